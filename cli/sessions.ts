@@ -1,0 +1,100 @@
+import type { Message, Session } from "./api-types.ts";
+import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
+import type { Style } from "./io.ts";
+
+/** "3m ago", "2d ago". */
+export function ago(then: number, now: number): string {
+  const s = Math.max(0, Math.round((now - then) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
+  return `${Math.floor(s / 86400)}d ago`;
+}
+
+export async function listSessions(client: ApiClient, limit = 50): Promise<Session[]> {
+  return (await client.json<{ sessions: Session[] }>("GET", `/v1/sessions?limit=${limit}`)).sessions;
+}
+
+export async function getSession(client: ApiClient, id: string): Promise<Session | null> {
+  try {
+    return (await client.json<{ session: Session }>("GET", `/v1/sessions/${encodeURIComponent(id)}`)).session;
+  } catch (err) {
+    if (err instanceof ApiRefusal && err.status === 404) return null;
+    throw err;
+  }
+}
+
+/**
+ * Finds a session from what a user typed: `latest`, an id, a title, or a unique prefix of
+ * either. `recent` is the numbered list shown last, for `/resume 2`.
+ */
+export async function resolveSession(client: ApiClient, ref: string, recent: readonly Session[] = []): Promise<Session> {
+  const r = ref.trim();
+  if (/^\d{1,3}$/.test(r) && recent.length > 0) {
+    const s = recent[Number(r) - 1];
+    if (!s) throw new CliError(`no session number ${r} in the last list (1-${recent.length})`);
+    return s;
+  }
+  if (r !== "latest") {
+    const direct = await getSession(client, r);
+    if (direct) return direct;
+  }
+  const all = await listSessions(client, 200);
+  if (r === "latest") {
+    if (!all[0]) throw new CliError("there are no sessions yet");
+    return all[0];
+  }
+  const exactTitle = all.find((s) => s.title === r);
+  if (exactTitle) return exactTitle;
+  const lower = r.toLowerCase();
+  const prefixed = all.filter((s) => s.id.startsWith(r) || (s.title ?? "").toLowerCase().startsWith(lower));
+  if (prefixed.length === 1) return prefixed[0]!;
+  if (prefixed.length > 1) {
+    throw new CliError(`'${r}' matches ${prefixed.length} sessions: ${prefixed.slice(0, 5).map((s) => s.id).join(", ")}; be more specific`);
+  }
+  throw new CliError(`no session matches '${r}' (try \`hermes-edge sessions list\`)`);
+}
+
+/** One line per session, numbered, for humans. */
+export function formatSessionList(sessions: readonly Session[], now: number, style: Style): string[] {
+  if (sessions.length === 0) return [style.dim("no sessions yet")];
+  return sessions.map((s, i) => {
+    const flags = [s.running ? style.yellow("running") : "", s.handoff ? `handoff:${s.handoff.state}` : ""].filter(Boolean).join(" ");
+    const title = s.title ? s.title : style.dim("(untitled)");
+    return `${String(i + 1).padStart(2)}. ${style.cyan(s.id)}  ${title}  ${style.dim(`${s.source} · ${s.message_count} msgs · ${ago(s.last_active_at, now)}`)}${flags ? `  ${flags}` : ""}`;
+  });
+}
+
+function oneLine(text: string | null, max: number): string {
+  const t = (text ?? "").replace(/\s+/g, " ").trim();
+  return t.length <= max ? t : `${t.slice(0, max - 1)}…`;
+}
+
+/** The last few user/assistant exchanges, shown when a session is resumed. */
+export function recap(messages: readonly Message[], style: Style, exchanges = 3, width = 160): string[] {
+  const visible = messages.filter((m) => (m.role === "user" || m.role === "assistant") && (m.content ?? "").trim() !== "");
+  const starts = visible.map((m, i) => (m.role === "user" ? i : -1)).filter((i) => i >= 0);
+  const from = starts.length > exchanges ? starts[starts.length - exchanges]! : 0;
+  return visible.slice(from).map((m) => {
+    const who = m.role === "user" ? style.bold("you") : style.cyan("agent");
+    const cut = m.finish_reason === "interrupted" ? style.dim(" [interrupted]") : "";
+    return `  ${who}: ${oneLine(m.content, width)}${cut}`;
+  });
+}
+
+/** A transcript, for `sessions show`. */
+export function formatTranscript(messages: readonly Message[], style: Style): string[] {
+  const out: string[] = [];
+  for (const m of messages) {
+    if (m.role === "tool") {
+      out.push(style.dim(`  [tool ${m.tool_name ?? "?"}] ${oneLine(m.content, 120)}`));
+      continue;
+    }
+    const calls = m.tool_calls?.map((c) => c.function.name).join(", ");
+    const head = m.role === "user" ? style.bold("you") : m.role === "assistant" ? style.cyan("agent") : style.dim(m.role);
+    const tail = m.finish_reason && m.finish_reason !== "stop" && m.finish_reason !== "tool_calls" ? style.dim(` [${m.finish_reason}]`) : "";
+    if (m.content) out.push(`${head}: ${m.content}${tail}`);
+    if (calls) out.push(style.dim(`  (calls ${calls})`));
+  }
+  return out;
+}

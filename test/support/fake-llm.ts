@@ -1,0 +1,156 @@
+/**
+ * A fake OpenAI-compatible provider written against web Request/Response, so the same fake
+ * serves workerd tests (through the fetch stub) and Node end-to-end tests (on loopback).
+ * Each call takes the next scripted reply, or echoes the last user message.
+ */
+
+export interface ToolCallScript {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type Reply =
+  | { kind: "text"; chunks: string[]; finish?: string; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | { kind: "tools"; calls: ToolCallScript[]; text?: string }
+  | { kind: "http"; status: number; body: string; headers?: Record<string, string> }
+  /** Sends the first chunks, then holds the stream open until released or cancelled. */
+  | { kind: "hold"; first: string[]; rest: string[]; gate: Gate }
+  /** A 200 response whose stream is not valid SSE JSON. */
+  | { kind: "garbage" };
+
+/**
+ * Lets a test decide when a held stream goes on. Plain flags, not promises: in workerd a
+ * promise resolved inside a Durable Object moves the awaiting test into that object's I/O
+ * context, so tests observe progress through the turn's own stream instead.
+ */
+export class Gate {
+  started = false;
+  released = false;
+  cancelled = false;
+
+  release(): void {
+    this.released = true;
+  }
+}
+
+/** How long a held stream waits for a release before it gives up (a test forgot to). */
+const HOLD_LIMIT_MS = 10_000;
+
+export interface RecordedCall {
+  body: {
+    model: string;
+    messages: Array<{ role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }>;
+    tools?: unknown[];
+    stream?: boolean;
+  };
+  authorization: string | null;
+}
+
+const encoder = new TextEncoder();
+
+function chunk(delta: Record<string, unknown>, finish: string | null = null): string {
+  return `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+}
+
+export function lastUserText(body: RecordedCall["body"]): string {
+  const users = body.messages.filter((m) => m.role === "user");
+  return String(users[users.length - 1]?.content ?? "");
+}
+
+export class FakeLlm {
+  readonly calls: RecordedCall[] = [];
+  readonly #script: Reply[] = [];
+
+  /** Queues replies for the next calls, in order. */
+  then(...replies: Reply[]): this {
+    this.#script.push(...replies);
+    return this;
+  }
+
+  text(...chunks: string[]): this {
+    return this.then({ kind: "text", chunks });
+  }
+
+  /** Queues a held reply and returns its gate. */
+  hold(first: string[] = ["partial "], rest: string[] = ["rest"]): Gate {
+    const gate = new Gate();
+    this.then({ kind: "hold", first, rest, gate });
+    return gate;
+  }
+
+  reset(): void {
+    this.calls.length = 0;
+    this.#script.length = 0;
+  }
+
+  /** Handles `POST …/chat/completions`. */
+  async handle(req: Request): Promise<Response> {
+    if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/chat/completions")) {
+      return new Response("not found", { status: 404 });
+    }
+    const body = (await req.json()) as RecordedCall["body"];
+    this.calls.push({ body, authorization: req.headers.get("authorization") });
+    const reply = this.#script.shift() ?? { kind: "text", chunks: echoChunks(lastUserText(body)) };
+    return respond(reply);
+  }
+}
+
+/** The default reply: "echo: <text>" in a few chunks. */
+export function echoChunks(text: string): string[] {
+  const words = `echo: ${text}`.match(/\S+\s*/g) ?? ["echo:"];
+  return words;
+}
+
+const SSE_HEADERS = { "content-type": "text/event-stream" };
+
+function respond(reply: Reply): Response {
+  switch (reply.kind) {
+    case "http":
+      return new Response(reply.body, { status: reply.status, headers: reply.headers ?? { "content-type": "application/json" } });
+    case "garbage":
+      return new Response("data: {not json\n\n", { headers: SSE_HEADERS });
+    case "text": {
+      const parts = reply.chunks.map((c) => chunk({ content: c }));
+      parts.push(chunk({}, reply.finish ?? "stop"));
+      if (reply.usage) parts.push(`data: ${JSON.stringify({ choices: [], usage: reply.usage })}\n\n`);
+      parts.push("data: [DONE]\n\n");
+      return new Response(parts.join(""), { headers: SSE_HEADERS });
+    }
+    case "tools": {
+      const parts: string[] = [];
+      if (reply.text) parts.push(chunk({ content: reply.text }));
+      reply.calls.forEach((c, index) => {
+        parts.push(chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }));
+        parts.push(chunk({ tool_calls: [{ index, function: { arguments: c.arguments } }] }));
+      });
+      parts.push(chunk({}, "tool_calls"), "data: [DONE]\n\n");
+      return new Response(parts.join(""), { headers: SSE_HEADERS });
+    }
+    case "hold": {
+      const { gate } = reply;
+      const stream = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          for (const c of reply.first) controller.enqueue(encoder.encode(chunk({ content: c })));
+          gate.started = true;
+          const until = Date.now() + HOLD_LIMIT_MS;
+          while (!gate.released && !gate.cancelled) {
+            if (Date.now() > until) {
+              controller.error(new Error("held stream was never released"));
+              return;
+            }
+            await new Promise((r) => setTimeout(r, 2));
+          }
+          if (gate.cancelled) return;
+          for (const c of reply.rest) controller.enqueue(encoder.encode(chunk({ content: c })));
+          controller.enqueue(encoder.encode(chunk({}, "stop") + "data: [DONE]\n\n"));
+          controller.close();
+        },
+        cancel() {
+          gate.cancelled = true;
+        },
+      });
+      return new Response(stream, { headers: SSE_HEADERS });
+    }
+  }
+}

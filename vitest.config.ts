@@ -1,0 +1,75 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+/**
+ * Every Worker setting, blank, so nothing from a developer's .dev.vars leaks into tests;
+ * then the few the workerd tests rely on. Outbound hosts are fakes behind a fetch stub.
+ */
+const WORKER_TEST_VARS: Record<string, string> = {
+  API_TOKEN: "test-token",
+  LLM_BASE_URL: "https://llm.test/v1",
+  LLM_API_KEY: "test-llm-key",
+  LLM_MODEL: "fake-model",
+  BUSY_POLICY: "queue",
+  OFFLINE_STREAM_DELAY_MS: "0",
+  TELEGRAM_BOT_TOKEN: "",
+  TELEGRAM_WEBHOOK_SECRET: "",
+  TELEGRAM_HOME_CHANNEL: "",
+  TELEGRAM_HOME_CHANNEL_THREAD_ID: "",
+  TELEGRAM_ALLOWED_USERS: "",
+  TELEGRAM_API_ROOT: "https://telegram.test",
+  DISCORD_APPLICATION_ID: "",
+  DISCORD_PUBLIC_KEY: "",
+  DISCORD_BOT_TOKEN: "",
+  DISCORD_HOME_CHANNEL: "",
+  DISCORD_ALLOWED_USERS: "",
+  DISCORD_API_BASE: "https://discord.test/api/v10",
+  SLACK_BOT_TOKEN: "",
+  SLACK_SIGNING_SECRET: "",
+  SLACK_HOME_CHANNEL: "",
+  SLACK_ALLOWED_USERS: "",
+  SLACK_API_URL: "https://slack.test/api/",
+  RELAY_PLATFORMS: "",
+  RELAY_SECRETS: "",
+};
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: { ...WORKER_TEST_VARS, TEST_MIGRATIONS: await readD1Migrations(path.join(import.meta.dirname, "migrations")) },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          setupFiles: ["test/worker/setup.ts"],
+        },
+      },
+      {
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/node/**/*.test.ts"],
+          setupFiles: ["test/node/setup.ts"],
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          environment: "node",
+          include: ["test/e2e/**/*.test.ts"],
+          setupFiles: ["test/node/setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+        },
+      },
+    ],
+  },
+});

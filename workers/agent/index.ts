@@ -1,0 +1,11 @@
+// The agent core: runs in workerd (SessionAgent) and in Node (the relay gateway).
+export { ProviderError, type ProviderErrorCode } from "./errors.ts";
+export { runTurn, type RunTurnOptions, type TurnEvent, type TurnOutcome } from "./loop.ts";
+export { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
+export { OFFLINE_MODEL_ID, OFFLINE_NOTICE, OfflineModel, offlineReply } from "./offline.ts";
+export { OpenAiModel, joinUrl, type OpenAiOptions } from "./openai.ts";
+export { MISSING_TOOL_RESULT, repairTranscript, transcriptProblem } from "./repair.ts";
+export { SseParser, formatSse, parseSse, type SseEvent } from "./sse.ts";
+export { ToolRegistry, fetchUrlTool, isBlockedHost, toolError, type Tool, type ToolContext } from "./tools.ts";
+export { createModel, toolsFor, type ModelConfig } from "./factory.ts";
+export type { ChatMessage, FinishReason, RawMessage, Role, ToolCall, ToolSchema, Usage } from "./types.ts";

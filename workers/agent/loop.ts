@@ -1,0 +1,105 @@
+import { ProviderError } from "./errors.ts";
+import type { ChatModel } from "./model.ts";
+import { repairTranscript } from "./repair.ts";
+import type { ToolRegistry } from "./tools.ts";
+import type { ChatMessage, FinishReason, Usage } from "./types.ts";
+
+/** Progress of a running turn, for streaming to whoever waits on it. */
+export type TurnEvent =
+  | { type: "text"; text: string }
+  | { type: "tool"; phase: "start" | "end"; name: string; id: string };
+
+/** How a turn ended. `error` is set when `finishReason` is "error". */
+export interface TurnOutcome {
+  finishReason: FinishReason;
+  /** Text of the last assistant message of the turn (partial when interrupted). */
+  text: string;
+  error?: { code: string; message: string };
+  usage: Usage;
+  toolCalls: number;
+}
+
+export interface RunTurnOptions {
+  model: ChatModel;
+  tools?: ToolRegistry;
+  /** The transcript so far, ending with the new user message. */
+  history: readonly ChatMessage[];
+  /** Persists one new message of this turn, in order, before the turn goes on. */
+  append: (message: ChatMessage, usage?: Usage) => Promise<void>;
+  onEvent?: (event: TurnEvent) => void;
+  signal?: AbortSignal;
+  /** fetch for tools (the model has its own). */
+  fetch?: typeof fetch;
+  /** Model calls allowed in one turn, tool rounds included. */
+  maxSteps?: number;
+}
+
+/**
+ * Runs one agent turn: model call, tool calls and their results, until the model answers
+ * in text, the turn is interrupted through `signal`, or it fails. Never throws for
+ * provider failures; they come back as an outcome with a typed error.
+ */
+export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
+  const { model, tools, signal } = opts;
+  const transcript: ChatMessage[] = [...opts.history];
+  const usage: Usage = { input: 0, output: 0 };
+  let toolCalls = 0;
+  const maxSteps = opts.maxSteps ?? 8;
+  const emit = (e: TurnEvent) => opts.onEvent?.(e);
+  const push = async (m: ChatMessage, u?: Usage) => {
+    transcript.push(m);
+    await opts.append(m, u);
+  };
+  const done = (finishReason: FinishReason, text: string, error?: TurnOutcome["error"]): TurnOutcome =>
+    error ? { finishReason, text, error, usage, toolCalls } : { finishReason, text, usage, toolCalls };
+
+  for (let step = 0; step < maxSteps; step++) {
+    let result;
+    try {
+      result = await model.complete({
+        messages: repairTranscript(transcript),
+        ...(tools ? { tools: tools.schemas() } : {}),
+        ...(signal ? { signal } : {}),
+        onText: (text) => emit({ type: "text", text }),
+      });
+    } catch (err) {
+      const e = err instanceof ProviderError ? err : null;
+      const partial = e?.partial ?? "";
+      if (partial) await push({ role: "assistant", content: partial, finish_reason: "error" });
+      const error = e ? { code: e.code, message: e.message } : { code: "internal", message: err instanceof Error ? err.message : String(err) };
+      return done("error", partial, error);
+    }
+    if (result.usage) {
+      usage.input += result.usage.input;
+      usage.output += result.usage.output;
+    }
+    if (result.finishReason === "interrupted" || signal?.aborted) {
+      await push({ role: "assistant", content: result.content, finish_reason: "interrupted" }, result.usage);
+      return done("interrupted", result.content);
+    }
+    if (result.toolCalls.length === 0 || !tools) {
+      await push({ role: "assistant", content: result.content, finish_reason: result.finishReason }, result.usage);
+      return done(result.finishReason, result.content);
+    }
+    await push({ role: "assistant", content: result.content || null, tool_calls: result.toolCalls, finish_reason: "tool_calls" }, result.usage);
+    for (const call of result.toolCalls) {
+      // An interrupted tool round leaves the remaining calls without results; the
+      // transcript repair gives them stub results before the next model call.
+      if (signal?.aborted) return done("interrupted", "");
+      toolCalls++;
+      emit({ type: "tool", phase: "start", name: call.function.name, id: call.id });
+      let output: string;
+      try {
+        output = await tools.run(call, { fetch: opts.fetch ?? ((i, init) => fetch(i, init)), ...(signal ? { signal } : {}) });
+      } catch (err) {
+        if (signal?.aborted) return done("interrupted", "");
+        throw err;
+      }
+      await push({ role: "tool", tool_call_id: call.id, name: call.function.name, content: output });
+      emit({ type: "tool", phase: "end", name: call.function.name, id: call.id });
+    }
+  }
+  const note = `(stopped after ${maxSteps} model calls in one turn)`;
+  await push({ role: "assistant", content: note, finish_reason: "length" });
+  return done("length", note);
+}

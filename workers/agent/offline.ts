@@ -1,0 +1,89 @@
+import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
+import type { ChatMessage } from "./types.ts";
+
+/** Model id stored on sessions that run on the built-in model. */
+export const OFFLINE_MODEL_ID = "offline";
+
+/** First line of every offline reply: says plainly what this is and how to get a real model. */
+export const OFFLINE_NOTICE =
+  "(offline model) No language model is configured, so this reply is canned. To use a real one, set LLM_BASE_URL to an OpenAI-compatible endpoint, LLM_MODEL, and LLM_API_KEY if it needs one (locally in .dev.vars, deployed with `wrangler secret put`).";
+const SHORT_NOTICE = "(offline model)";
+
+export interface OfflineOptions {
+  /** Pause between streamed words, so the reply visibly streams and can be interrupted. */
+  delayMs?: number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+function textOf(m: ChatMessage): string {
+  return typeof m.content === "string" ? m.content.trim() : "";
+}
+
+function clip(text: string, max: number): string {
+  const one = text.replace(/\s+/g, " ");
+  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
+}
+
+/**
+ * The reply the offline model gives to a transcript. Deterministic: it depends on the
+ * conversation only, so tests and handoff summaries work without keys.
+ */
+export function offlineReply(messages: readonly ChatMessage[]): string {
+  const users = messages.filter((m) => m.role === "user" && textOf(m) !== "");
+  const last = users[users.length - 1];
+  const earlier = users.slice(0, -1).map(textOf);
+  const toldBefore = messages.some((m) => m.role === "assistant" && textOf(m).startsWith(SHORT_NOTICE));
+  const lines = [toldBefore ? SHORT_NOTICE : OFFLINE_NOTICE];
+  if (!last) {
+    lines.push("There is nothing in this conversation yet.");
+    return lines.join("\n\n");
+  }
+  const said = textOf(last);
+  if (/summar/i.test(said)) {
+    if (earlier.length === 0) {
+      lines.push("Summary: this conversation has no earlier messages; it starts here.");
+    } else {
+      const shown = earlier.slice(-5);
+      const list = shown.map((t, i) => `${earlier.length - shown.length + i + 1}. ${clip(t, 100)}`).join("\n");
+      lines.push(`Summary: so far you sent ${earlier.length} message${earlier.length === 1 ? "" : "s"}:\n${list}`);
+    }
+    return lines.join("\n\n");
+  }
+  lines.push(`You said: "${clip(said, 200)}".`);
+  if (earlier.length > 0) {
+    lines.push(`Before that you said: "${clip(earlier[earlier.length - 1]!, 120)}" (${users.length} messages from you so far).`);
+  }
+  return lines.join("\n\n");
+}
+
+/** The built-in model used when LLM_BASE_URL is unset. It never calls tools or the network. */
+export class OfflineModel implements ChatModel {
+  readonly id = OFFLINE_MODEL_ID;
+  readonly #delayMs: number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+
+  constructor(opts: OfflineOptions = {}) {
+    this.#delayMs = opts.delayMs ?? 15;
+    this.#sleep = opts.sleep ?? abortableSleep;
+  }
+
+  async complete(req: ModelRequest): Promise<ModelResult> {
+    const text = offlineReply(req.messages);
+    const pieces = text.match(/\S+\s*/g) ?? [];
+    let sent = "";
+    for (const piece of pieces) {
+      if (req.signal?.aborted) return { content: sent, toolCalls: [], finishReason: "interrupted" };
+      if (this.#delayMs > 0 && sent !== "") {
+        try {
+          await this.#sleep(this.#delayMs, req.signal);
+        } catch {
+          return { content: sent, toolCalls: [], finishReason: "interrupted" };
+        }
+      }
+      sent += piece;
+      req.onText?.(piece);
+    }
+    const input = req.messages.reduce((n, m) => n + Math.ceil((m.content?.length ?? 0) / 4), 0);
+    return { content: sent, toolCalls: [], finishReason: "stop", usage: { input, output: Math.ceil(sent.length / 4) } };
+  }
+}

@@ -1,0 +1,285 @@
+import { ProviderError, errorForStatus } from "./errors.ts";
+import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
+import { SseParser } from "./sse.ts";
+import type { ChatMessage, FinishReason, ToolCall, Usage } from "./types.ts";
+
+/** Settings of an OpenAI-compatible provider (`POST {baseUrl}/chat/completions`). */
+export interface OpenAiOptions {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  fetch?: typeof fetch;
+  /** Longest silence allowed before the headers or between two chunks. */
+  idleTimeoutMs?: number;
+  /** Retries of 429/5xx/unreachable before any text was streamed. */
+  maxRetries?: number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/** A provider asking us to wait longer than this is reported, not waited for. */
+const MAX_RETRY_WAIT_MS = 10_000;
+
+interface WireMessage {
+  role: string;
+  content: string | null;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+}
+
+function toWire(m: ChatMessage): WireMessage {
+  const out: WireMessage = { role: m.role, content: m.content ?? (m.tool_calls ? null : "") };
+  if (m.tool_calls) out.tool_calls = m.tool_calls;
+  if (m.role === "tool") out.tool_call_id = m.tool_call_id ?? "";
+  return out;
+}
+
+interface PartialCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Accumulates one streamed completion. */
+class Accumulator {
+  content = "";
+  calls: PartialCall[] = [];
+  finish: string | null = null;
+  usage: Usage | undefined;
+  done = false;
+
+  /** Applies one decoded chunk; returns the text delta it carried. */
+  apply(chunk: unknown): string {
+    const obj = chunk as ChunkShape;
+    if (obj.error) {
+      const msg = typeof obj.error.message === "string" ? obj.error.message : JSON.stringify(obj.error);
+      throw new ProviderError("provider_rejected", `the model provider reported an error: ${msg}`);
+    }
+    if (obj.usage) this.usage = { input: obj.usage.prompt_tokens ?? 0, output: obj.usage.completion_tokens ?? 0 };
+    const choice = obj.choices?.[0];
+    if (!choice) return "";
+    const delta = choice.delta ?? choice.message ?? {};
+    let text = "";
+    if (typeof delta.content === "string") text = delta.content;
+    for (const tc of delta.tool_calls ?? []) {
+      const index = tc.index ?? this.calls.length;
+      const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
+      if (tc.id) slot.id = tc.id;
+      if (tc.function?.name) slot.name += tc.function.name;
+      if (tc.function?.arguments) slot.arguments += tc.function.arguments;
+    }
+    if (choice.finish_reason) this.finish = choice.finish_reason;
+    this.content += text;
+    return text;
+  }
+
+  result(): ModelResult {
+    const toolCalls: ToolCall[] = this.calls
+      .filter((c) => c && c.name)
+      .map((c, i) => ({ id: c.id || `call_${i}`, type: "function", function: { name: c.name, arguments: c.arguments || "{}" } }));
+    const out: ModelResult = { content: this.content, toolCalls, finishReason: mapFinish(this.finish, toolCalls.length > 0) };
+    if (this.usage) out.usage = this.usage;
+    return out;
+  }
+}
+
+interface ChunkShape {
+  error?: { message?: unknown };
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+  choices?: Array<{
+    delta?: DeltaShape;
+    message?: DeltaShape;
+    finish_reason?: string | null;
+  }>;
+}
+interface DeltaShape {
+  content?: string | null;
+  tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
+}
+
+function mapFinish(reason: string | null, hasCalls: boolean): FinishReason {
+  if (hasCalls) return "tool_calls";
+  switch (reason) {
+    case "length":
+      return "length";
+    case "content_filter":
+      return "content_filter";
+    case "tool_calls":
+    case "function_call":
+      return "tool_calls";
+    default:
+      return "stop";
+  }
+}
+
+async function errorDetail(res: Response): Promise<string> {
+  const text = (await res.text().catch(() => "")).slice(0, 2000);
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
+    const msg = typeof parsed.error === "string" ? parsed.error : parsed.error?.message ?? parsed.message;
+    if (msg) return String(msg).slice(0, 300);
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return text.trim().slice(0, 300);
+}
+
+function retryAfterSeconds(res: Response): number | undefined {
+  const h = res.headers.get("retry-after");
+  if (!h) return undefined;
+  const n = Number(h);
+  if (Number.isFinite(n)) return Math.max(0, n);
+  const at = Date.parse(h);
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - Date.now()) / 1000)) : undefined;
+}
+
+/** Joins a base URL and a path with exactly one slash. */
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+}
+
+/** The OpenAI-compatible streaming chat client. Errors are {@link ProviderError}s. */
+export class OpenAiModel implements ChatModel {
+  readonly id: string;
+  readonly #opts: Required<Omit<OpenAiOptions, "apiKey">> & { apiKey?: string };
+
+  constructor(opts: OpenAiOptions) {
+    this.id = opts.model;
+    this.#opts = {
+      fetch: (input, init) => fetch(input, init),
+      idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
+      maxRetries: 2,
+      sleep: abortableSleep,
+      ...opts,
+    };
+  }
+
+  async complete(req: ModelRequest): Promise<ModelResult> {
+    const body = JSON.stringify({
+      model: this.#opts.model,
+      messages: req.messages.map(toWire),
+      stream: true,
+      stream_options: { include_usage: true },
+      ...(req.tools && req.tools.length > 0 ? { tools: req.tools, tool_choice: "auto" } : {}),
+    });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#attempt(body, req);
+      } catch (err) {
+        if (!(err instanceof ProviderError) || !err.retryable || err.partial || attempt >= this.#opts.maxRetries) throw err;
+        const wait = err.retryAfter !== undefined ? err.retryAfter * 1000 : 500 * 2 ** attempt;
+        if (wait > MAX_RETRY_WAIT_MS) throw err;
+        try {
+          await this.#opts.sleep(wait, req.signal);
+        } catch {
+          return { content: "", toolCalls: [], finishReason: "interrupted" };
+        }
+      }
+    }
+  }
+
+  async #attempt(body: string, req: ModelRequest): Promise<ModelResult> {
+    const { signal } = req;
+    if (signal?.aborted) return { content: "", toolCalls: [], finishReason: "interrupted" };
+    const ctrl = new AbortController();
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        ctrl.abort(new Error("idle timeout"));
+      }, this.#opts.idleTimeoutMs);
+    };
+    const onAbort = () => ctrl.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const acc = new Accumulator();
+    const timeoutError = () =>
+      new ProviderError("provider_timeout", `the model provider sent nothing for ${Math.round(this.#opts.idleTimeoutMs / 1000)}s`);
+    try {
+      arm();
+      let res: Response;
+      try {
+        const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+        if (this.#opts.apiKey) headers.authorization = `Bearer ${this.#opts.apiKey}`;
+        res = await this.#opts.fetch(joinUrl(this.#opts.baseUrl, "chat/completions"), { method: "POST", headers, body, signal: ctrl.signal });
+      } catch (err) {
+        if (signal?.aborted) return { content: "", toolCalls: [], finishReason: "interrupted" };
+        if (timedOut) throw timeoutError();
+        const why = err instanceof Error ? err.message : String(err);
+        throw new ProviderError("provider_unreachable", `cannot reach the model provider at ${this.#opts.baseUrl} (${why})`);
+      }
+      if (!res.ok) {
+        const detail = await errorDetail(res);
+        throw errorForStatus(res.status, detail, retryAfterSeconds(res));
+      }
+      const type = res.headers.get("content-type") ?? "";
+      if (type.includes("application/json")) {
+        // Some servers ignore `stream: true` and answer with one JSON completion.
+        const parsed = await res.json().catch(() => {
+          throw new ProviderError("provider_bad_stream", "the model provider sent malformed JSON");
+        });
+        const text = acc.apply(parsed);
+        if (text) req.onText?.(text);
+        return acc.result();
+      }
+      if (!res.body) throw new ProviderError("provider_bad_stream", "the model provider sent an empty response");
+      await this.#readStream(res.body, acc, req, arm, ctrl.signal);
+      if (signal?.aborted) return { ...acc.result(), toolCalls: [], finishReason: "interrupted" };
+      if (!acc.done && acc.finish === null) {
+        const e = new ProviderError("provider_bad_stream", "the model provider's stream ended before the reply was complete");
+        e.partial = acc.content;
+        throw e;
+      }
+      return acc.result();
+    } catch (err) {
+      if (signal?.aborted) return { ...acc.result(), toolCalls: [], finishReason: "interrupted" };
+      const e = timedOut ? timeoutError() : err;
+      if (e instanceof ProviderError && !e.partial) e.partial = acc.content;
+      throw e;
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #readStream(body: ReadableStream<Uint8Array>, acc: Accumulator, req: ModelRequest, arm: () => void, signal: AbortSignal): Promise<void> {
+    const reader = body.getReader();
+    // Cancel the body ourselves on abort: not every fetch ties its body to the signal.
+    const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    const decoder = new TextDecoder();
+    const parser = new SseParser();
+    const handle = (events: { data: string }[]) => {
+      for (const ev of events) {
+        if (ev.data === "[DONE]") {
+          acc.done = true;
+          continue;
+        }
+        let chunk: unknown;
+        try {
+          chunk = JSON.parse(ev.data);
+        } catch {
+          throw new ProviderError("provider_bad_stream", "the model provider sent a malformed stream chunk");
+        }
+        const text = acc.apply(chunk);
+        if (text) req.onText?.(text);
+      }
+    };
+    try {
+      while (!acc.done) {
+        const { value, done } = await reader.read();
+        if (done) {
+          handle(parser.push(decoder.decode()));
+          handle(parser.end());
+          return;
+        }
+        arm();
+        handle(parser.push(decoder.decode(value, { stream: true })));
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      await reader.cancel().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/** One server-sent event: `event:` name (default "message") and its joined `data:` lines. */
+export interface SseEvent {
+  event: string;
+  data: string;
+}
+
+/**
+ * Incremental server-sent-events parser: feed it text, it returns the events completed so
+ * far. Handles events split across chunks, CRLF line ends, comments and multi-line data.
+ */
+export class SseParser {
+  #buffer = "";
+  #event = "";
+  #data: string[] = [];
+
+  push(text: string): SseEvent[] {
+    this.#buffer += text;
+    const out: SseEvent[] = [];
+    let nl: number;
+    while ((nl = this.#buffer.search(/\r\n|\n|\r/)) >= 0) {
+      // A lone trailing "\r" may be the first half of "\r\n": wait for more.
+      if (this.#buffer[nl] === "\r" && nl === this.#buffer.length - 1) break;
+      const line = this.#buffer.slice(0, nl);
+      this.#buffer = this.#buffer.slice(nl + (this.#buffer.startsWith("\r\n", nl) ? 2 : 1));
+      this.#line(line, out);
+    }
+    return out;
+  }
+
+  /** Flushes a final event that was not followed by a blank line. */
+  end(): SseEvent[] {
+    const out: SseEvent[] = [];
+    if (this.#buffer !== "") this.#line(this.#buffer, out);
+    this.#buffer = "";
+    this.#line("", out);
+    return out;
+  }
+
+  #line(line: string, out: SseEvent[]): void {
+    if (line === "") {
+      if (this.#data.length > 0) out.push({ event: this.#event || "message", data: this.#data.join("\n") });
+      this.#event = "";
+      this.#data = [];
+      return;
+    }
+    if (line.startsWith(":")) return;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "event") this.#event = value;
+    else if (field === "data") this.#data.push(value);
+  }
+}
+
+/** Reads a server-sent-events byte stream to its end; cancels it if the consumer stops early. */
+export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  let finished = false;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) {
+        finished = true;
+        yield* parser.push(decoder.decode());
+        yield* parser.end();
+        return;
+      }
+      yield* parser.push(decoder.decode(value, { stream: true }));
+    }
+  } finally {
+    if (!finished) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
+
+/** Encodes one server-sent event. */
+export function formatSse(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}

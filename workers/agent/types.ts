@@ -1,0 +1,50 @@
+/**
+ * Neutral chat types shared by the Worker, the Durable Objects and the Node relay gateway.
+ * Nothing here imports a runtime or an SDK: the agent core runs on `fetch` alone.
+ */
+
+/** Roles the transcript understands. Anything else is dropped by the repair pass. */
+export type Role = "system" | "user" | "assistant" | "tool";
+
+/** Why an assistant message ended. `interrupted` marks a reply cut short by /stop or Ctrl-C. */
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "interrupted" | "error";
+
+/** One tool call requested by the model, in the OpenAI chat-completions shape. */
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/** One transcript message. `finish_reason` is ours and is never sent to a provider. */
+export interface ChatMessage {
+  role: Role;
+  content: string | null;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  /** Tool name, on tool results. */
+  name?: string;
+  finish_reason?: FinishReason | null;
+}
+
+/** A message as it may come back from storage: any role, any optional fields. */
+export interface RawMessage {
+  role: string;
+  content?: string | null;
+  tool_calls?: ToolCall[] | null;
+  tool_call_id?: string | null;
+  name?: string | null;
+  finish_reason?: string | null;
+}
+
+/** Token usage reported by a provider (or estimated by the offline model). */
+export interface Usage {
+  input: number;
+  output: number;
+}
+
+/** JSON schema of one callable tool, as providers expect it. */
+export interface ToolSchema {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}

@@ -1,0 +1,114 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { ChatMessage, ToolCall, Usage } from "../agent/index.ts";
+import type { Db } from "./client.ts";
+import { titleFrom } from "./ids.ts";
+import { messages, sessions, type MessageRow } from "./schema.ts";
+
+/** Extra facts stored with a message. */
+export interface MessageMeta {
+  turnId?: string | undefined;
+  usage?: Usage | undefined;
+  platformMessageId?: string | undefined;
+  /** More session columns to set in the same batch (the running flag, say). */
+  sessionPatch?: Partial<typeof sessions.$inferInsert> | undefined;
+}
+
+/**
+ * Appends one message and updates the session's counters, activity time and (from the
+ * first user message) its title, in one batch so they commit together.
+ */
+export async function appendMessage(d: Db, sessionId: string, m: ChatMessage, meta: MessageMeta = {}, now = Date.now()): Promise<number> {
+  const calls = m.tool_calls?.length ?? 0;
+  const title = m.role === "user" && m.content ? titleFrom(m.content) : null;
+  const [inserted] = await d.batch([
+    d
+      .insert(messages)
+      .values({
+        sessionId,
+        role: m.role,
+        content: m.content,
+        toolCalls: m.tool_calls ? JSON.stringify(m.tool_calls) : null,
+        toolCallId: m.tool_call_id ?? null,
+        toolName: m.name ?? null,
+        createdAt: now,
+        finishReason: m.finish_reason ?? null,
+        tokenCount: meta.usage ? meta.usage.output : null,
+        platformMessageId: meta.platformMessageId ?? null,
+        turnId: meta.turnId ?? null,
+      })
+      .returning({ id: messages.id }),
+    d
+      .update(sessions)
+      .set({
+        messageCount: sql`${sessions.messageCount} + 1`,
+        toolCallCount: sql`${sessions.toolCallCount} + ${calls}`,
+        inputTokens: sql`${sessions.inputTokens} + ${meta.usage?.input ?? 0}`,
+        outputTokens: sql`${sessions.outputTokens} + ${meta.usage?.output ?? 0}`,
+        lastActiveAt: now,
+        ...(title ? { title: sql`COALESCE(${sessions.title}, ${title})` } : {}),
+        ...meta.sessionPatch,
+      })
+      .where(eq(sessions.id, sessionId)),
+  ]);
+  return inserted[0]!.id;
+}
+
+function parseCalls(json: string | null): ToolCall[] | undefined {
+  if (!json) return undefined;
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) && v.length > 0 ? (v as ToolCall[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A stored row as a transcript message (unrepaired: callers repair before use). */
+export function toChatMessage(r: MessageRow): ChatMessage {
+  const m: ChatMessage = { role: r.role as ChatMessage["role"], content: r.content };
+  const calls = parseCalls(r.toolCalls);
+  if (calls) m.tool_calls = calls;
+  if (r.toolCallId) m.tool_call_id = r.toolCallId;
+  if (r.toolName) m.name = r.toolName;
+  if (r.finishReason) m.finish_reason = r.finishReason as ChatMessage["finish_reason"];
+  return m;
+}
+
+export async function activeMessageRows(d: Db, sessionId: string): Promise<MessageRow[]> {
+  return d
+    .select()
+    .from(messages)
+    .where(and(eq(messages.sessionId, sessionId), eq(messages.active, 1)))
+    .orderBy(asc(messages.id));
+}
+
+/** The session's transcript, oldest first, as stored (repair happens before each model call). */
+export async function loadTranscript(d: Db, sessionId: string): Promise<ChatMessage[]> {
+  return (await activeMessageRows(d, sessionId)).map(toChatMessage);
+}
+
+/** A message as the API shows it. */
+export function messageJson(r: MessageRow) {
+  return {
+    id: r.id,
+    role: r.role,
+    content: r.content,
+    tool_calls: parseCalls(r.toolCalls) ?? null,
+    tool_call_id: r.toolCallId,
+    tool_name: r.toolName,
+    finish_reason: r.finishReason,
+    created_at: r.createdAt,
+    token_count: r.tokenCount,
+    platform_message_id: r.platformMessageId,
+  };
+}
+
+/** Id of the user message that opened `turnId`, if it was stored. */
+export async function turnUserMessageId(d: Db, sessionId: string, turnId: string): Promise<number | null> {
+  const row = await d
+    .select({ id: messages.id })
+    .from(messages)
+    .where(and(eq(messages.sessionId, sessionId), eq(messages.turnId, turnId), eq(messages.role, "user")))
+    .get();
+  return row?.id ?? null;
+}

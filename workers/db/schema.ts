@@ -1,0 +1,115 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** Times are epoch milliseconds throughout. */
+
+/** One conversation, wherever it started (cli, telegram, discord, slack). */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    source: text("source").notNull(),
+    userId: text("user_id"),
+    chatId: text("chat_id"),
+    chatType: text("chat_type"),
+    threadId: text("thread_id"),
+    sessionKey: text("session_key"),
+    title: text("title"),
+    model: text("model"),
+    parentSessionId: text("parent_session_id"),
+    startedAt: integer("started_at").notNull(),
+    endedAt: integer("ended_at"),
+    lastActiveAt: integer("last_active_at").notNull(),
+    endReason: text("end_reason"),
+    messageCount: integer("message_count").notNull().default(0),
+    toolCallCount: integer("tool_call_count").notNull().default(0),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    /** Set by the session's SessionAgent while a turn runs; null when idle. */
+    activeTurnId: text("active_turn_id"),
+    turnStartedAt: integer("turn_started_at"),
+    /** Handoff state machine (SPEC section 4): null, pending, running, completed, failed. */
+    handoffState: text("handoff_state"),
+    handoffPlatform: text("handoff_platform"),
+    handoffError: text("handoff_error"),
+    handoffRequestedAt: integer("handoff_requested_at"),
+    handoffClaimedAt: integer("handoff_claimed_at"),
+    handoffFinishedAt: integer("handoff_finished_at"),
+    /** Requested destination chat (null: the platform's home channel). */
+    handoffChatId: text("handoff_chat_id"),
+    /** 1: open a fresh thread in the destination; 0: post in the chat itself. */
+    handoffThread: integer("handoff_thread").notNull().default(1),
+    handoffDestChatId: text("handoff_dest_chat_id"),
+    handoffDestThreadId: text("handoff_dest_thread_id"),
+  },
+  (t) => [
+    index("sessions_last_active_idx").on(t.lastActiveAt),
+    index("sessions_key_idx").on(t.sessionKey),
+    index("sessions_title_idx").on(t.title),
+    index("sessions_source_user_idx").on(t.source, t.userId),
+    // Finds pending/running handoffs without scanning every session.
+    index("sessions_handoff_open_idx")
+      .on(t.handoffState, t.handoffRequestedAt)
+      .where(sql`handoff_state IN ('pending', 'running')`),
+  ],
+);
+
+/** Role-aware transcript: one row per message, oldest first by id. */
+export const messages = sqliteTable(
+  "messages",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    sessionId: text("session_id").notNull(),
+    role: text("role").notNull(),
+    content: text("content"),
+    /** JSON array of tool calls on assistant messages. */
+    toolCalls: text("tool_calls"),
+    toolCallId: text("tool_call_id"),
+    toolName: text("tool_name"),
+    createdAt: integer("created_at").notNull(),
+    finishReason: text("finish_reason"),
+    tokenCount: integer("token_count"),
+    platformMessageId: text("platform_message_id"),
+    /** 0 hides a message from replay without deleting it. */
+    active: integer("active").notNull().default(1),
+    turnId: text("turn_id"),
+  },
+  (t) => [index("messages_session_idx").on(t.sessionId, t.id)],
+);
+
+/** Session key → session id: which session a chat, thread or user talks to. */
+export const sessionRoutes = sqliteTable(
+  "session_routes",
+  {
+    sessionKey: text("session_key").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    /** JSON of the source the key was built from (platform, chat, thread, user). */
+    origin: text("origin"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("session_routes_session_idx").on(t.sessionId)],
+);
+
+/** Where a platform's handoffs go, set by /sethome (env values are the default). */
+export const homeChannels = sqliteTable("home_channels", {
+  platform: text("platform").primaryKey(),
+  chatId: text("chat_id").notNull(),
+  threadId: text("thread_id"),
+  chatName: text("chat_name"),
+  setBy: text("set_by"),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Platform delivery ids already taken in, so a redelivery starts no second turn. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    platform: text("platform").notNull(),
+    deliveryId: text("delivery_id").notNull(),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.platform, t.deliveryId] }), index("webhook_deliveries_received_idx").on(t.receivedAt)],
+);
+
+export type SessionRow = typeof sessions.$inferSelect;
+export type MessageRow = typeof messages.$inferSelect;

@@ -1,0 +1,16 @@
+// Secrets are optional (unset means the feature is off), so `wrangler types`, which only
+// sees [vars] and bindings, cannot know them. They are declared here, once.
+interface HermesSecrets {
+  API_TOKEN?: string;
+  LLM_API_KEY?: string;
+  TELEGRAM_BOT_TOKEN?: string;
+  TELEGRAM_WEBHOOK_SECRET?: string;
+  DISCORD_BOT_TOKEN?: string;
+  SLACK_BOT_TOKEN?: string;
+  SLACK_SIGNING_SECRET?: string;
+  RELAY_SECRETS?: string;
+}
+interface Env extends HermesSecrets {}
+declare namespace Cloudflare {
+  interface Env extends HermesSecrets {}
+}
