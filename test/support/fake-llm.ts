@@ -12,7 +12,7 @@ export interface ToolCallScript {
 
 export type Reply =
   | { kind: "text"; chunks: string[]; finish?: string; usage?: { prompt_tokens: number; completion_tokens: number } }
-  | { kind: "tools"; calls: ToolCallScript[]; text?: string }
+  | { kind: "tools"; calls: readonly ToolCallScript[]; text?: string }
   | { kind: "http"; status: number; body: string; headers?: Record<string, string> }
   /** Sends the first chunks, then holds the stream open until released or cancelled. */
   | { kind: "hold"; first: string[]; rest: string[]; gate: Gate }
