@@ -50,6 +50,7 @@ export default defineConfig({
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
           setupFiles: ["test/worker/setup.ts"],
+          testTimeout: 10_000,
         },
       },
       {

@@ -1,12 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
-import { createModel, formatSse, runTurn, toolsFor, type TurnEvent, type TurnOutcome } from "../workers/agent/index.ts";
+import { createModel, formatSse, runTurn, toolsFor, type ChatMessage, type TurnEvent, type TurnOutcome } from "../workers/agent/index.ts";
 import { modelConfig } from "../workers/config.ts";
 import { db } from "../workers/db/client.ts";
-import { appendMessage, loadTranscript, turnUserMessageId } from "../workers/db/messages.ts";
-import { clearRunningTurn } from "../workers/db/sessions.ts";
+import { loadSessionTranscript, turnUserMessageId } from "../workers/db/messages.ts";
+import { TurnWriter } from "./turn-writer.ts";
 
 /** How long a turn may go without the object proving it is alive before recovery kicks in. */
 export const WATCHDOG_MS = 30_000;
+/** Longest a turn's user message waits to reach D1 (it normally goes with the reply). */
+export const USER_WRITE_DELAY_MS = 250;
 /** Executions of one accepted turn before it is reported failed instead of run again. */
 export const MAX_TURN_ATTEMPTS = 2;
 /** Stored (and shown) when a turn could not be finished after the object restarted. */
@@ -16,7 +18,7 @@ export const RESTART_FAILURE =
 /** Outcome of asking for a turn. The stream is server-sent events (delta, then done or error). */
 export type StartTurnResult =
   | { ok: true; turnId: string; stream: ReadableStream<Uint8Array> }
-  | { ok: false; code: "turn_in_progress"; message: string };
+  | { ok: false; code: "turn_in_progress" | "not_found"; message: string };
 
 /** Where a turn's progress goes while it runs. */
 interface TurnSink {
@@ -24,7 +26,7 @@ interface TurnSink {
   end(outcome: TurnOutcome): void;
 }
 
-/** A turn accepted by this object, as kept in its own storage until it ends. */
+/** A turn accepted by this object, kept in its own storage until it ends. */
 interface TurnRecord {
   seq: number;
   turnId: string;
@@ -77,13 +79,28 @@ const detachedSink: TurnSink = {
   },
 };
 
+const failed = (code: string, message: string): TurnOutcome => ({
+  finishReason: "error",
+  text: "",
+  error: { code, message },
+  usage: { input: 0, output: 0 },
+  toolCalls: 0,
+});
+
 /**
- * One per session id. Owns that session's turns: one at a time, each accepted turn kept in
- * this object's storage until it ends, so a restart mid-turn runs it again (once) or
+ * One per session id. Owns that session's turns: one at a time; each accepted turn is kept
+ * in this object's storage until it ends, so a restart mid-turn runs it again (once) or
  * records a visible failure. Interrupts cancel exactly this session's turn.
+ *
+ * Every message of the session is written through this object, so it keeps the
+ * transcript in memory and a turn reaches the model without a database round trip.
  */
 export class SessionAgent extends DurableObject<Env> {
   #active: ActiveTurn | null = null;
+  /** Whether this instance has a watchdog alarm pending (so a turn need not set one). */
+  #watchdogArmed = false;
+  /** The session's transcript as stored in D1; null until loaded (or after a failure). */
+  #transcript: ChatMessage[] | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -125,9 +142,14 @@ export class SessionAgent extends DurableObject<Env> {
     return { running: this.#active !== null || this.#records("running").length > 0, queued: this.#records("queued").length };
   }
 
+  async #loadTranscript(sessionId: string): Promise<ChatMessage[] | null> {
+    this.#transcript ??= await loadSessionTranscript(db(this.env), sessionId);
+    return this.#transcript;
+  }
+
   /**
-   * Accepts a turn from the HTTP API and streams it. The user message is stored (D1) and
-   * the turn recorded (this object's storage) before the stream is returned.
+   * Accepts a turn from the HTTP API and streams it. The turn is recorded (and confirmed)
+   * in this object's storage before the stream is returned; it reaches D1 with its reply.
    */
   async startTurn(sessionId: string, content: string): Promise<StartTurnResult> {
     if (this.#active || this.#records().length > 0) {
@@ -137,25 +159,28 @@ export class SessionAgent extends DurableObject<Env> {
     // Claimed before the first await, so a concurrent call sees it.
     const active: ActiveTurn = { turnId, controller: new AbortController() };
     this.#active = active;
-    let record: TurnRecord;
+    let history: ChatMessage[] | null;
     try {
-      this.ctx.storage.sql.exec(
-        "INSERT INTO turns (turn_id, session_id, content, origin, state, attempts, created_at) VALUES (?, ?, ?, 'api', 'running', 1, ?)",
-        turnId,
-        sessionId,
-        content,
-        Date.now(),
-      );
-      record = this.#records("running")[0]!;
-      await this.#storeUserMessage(record);
-      await this.#armWatchdog();
+      history = await this.#loadTranscript(sessionId);
     } catch (err) {
       this.#active = null;
-      this.ctx.storage.sql.exec("DELETE FROM turns WHERE turn_id = ?", turnId);
       throw err;
     }
+    if (!history) {
+      this.#active = null;
+      return { ok: false, code: "not_found", message: `session ${sessionId} not found` };
+    }
+    this.ctx.storage.sql.exec(
+      "INSERT INTO turns (turn_id, session_id, content, origin, state, attempts, created_at) VALUES (?, ?, ?, 'api', 'running', 1, ?)",
+      turnId,
+      sessionId,
+      content,
+      Date.now(),
+    );
+    this.#armWatchdog();
+    const record = this.#records("running")[0]!;
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    void this.#execute(record, active, new SseSink(writable.getWriter()));
+    void this.#execute(record, active, new SseSink(writable.getWriter()), { fresh: true });
     return { ok: true, turnId, stream: readable };
   }
 
@@ -169,8 +194,9 @@ export class SessionAgent extends DurableObject<Env> {
 
   /** Watchdog and recovery: re-arms while a turn runs here; recovers turns a dead instance left. */
   override async alarm(): Promise<void> {
+    this.#watchdogArmed = false;
     if (this.#active) {
-      await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+      this.#armWatchdog();
       return;
     }
     for (const record of this.#records("running")) {
@@ -181,62 +207,100 @@ export class SessionAgent extends DurableObject<Env> {
       this.ctx.storage.sql.exec("UPDATE turns SET attempts = attempts + 1 WHERE seq = ?", record.seq);
       const active: ActiveTurn = { turnId: record.turnId, controller: new AbortController() };
       this.#active = active;
-      await this.#storeUserMessage(record);
-      await this.#armWatchdog();
-      await this.#execute({ ...record, attempts: record.attempts + 1 }, active, detachedSink);
+      this.#armWatchdog();
+      await this.#execute({ ...record, attempts: record.attempts + 1 }, active, detachedSink, { fresh: false });
     }
   }
 
-  async #storeUserMessage(record: TurnRecord): Promise<void> {
-    const d = db(this.env);
-    if ((await turnUserMessageId(d, record.sessionId, record.turnId)) !== null) {
-      return;
-    }
-    await appendMessage(d, record.sessionId, { role: "user", content: record.content }, {
-      turnId: record.turnId,
-      sessionPatch: { activeTurnId: record.turnId, turnStartedAt: Date.now() },
+  /** Called by the cron safety net for a session whose turn looks stuck. */
+  async recover(): Promise<boolean> {
+    if (this.#active || this.#records("running").length === 0) return false;
+    await this.alarm();
+    return true;
+  }
+
+  /**
+   * Makes sure an alarm will look at this object within WATCHDOG_MS. Not awaited and not
+   * confirmed before replying: the turn's own row (written first, and confirmed) is the
+   * durable record; the alarm only decides how soon a dead instance is noticed, and any
+   * later call to this object, or the cron trigger, notices it too.
+   */
+  #armWatchdog(): void {
+    if (this.#watchdogArmed) return;
+    this.#watchdogArmed = true;
+    this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS, { allowUnconfirmed: true }).catch((err: unknown) => {
+      this.#watchdogArmed = false;
+      console.error("could not set the watchdog alarm", err instanceof Error ? err.message : String(err));
     });
   }
 
-  async #armWatchdog(): Promise<void> {
-    await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+  /** Writes a turn's user message and the running flag, unless an earlier attempt did. */
+  async #storeUserMessage(record: TurnRecord): Promise<void> {
+    const d = db(this.env);
+    if ((await turnUserMessageId(d, record.sessionId, record.turnId)) !== null) return;
+    const writer = new TurnWriter(d, record.sessionId, record.turnId);
+    writer.add({ role: "user", content: record.content });
+    await writer.flush();
   }
 
-  async #execute(record: TurnRecord, active: ActiveTurn, sink: TurnSink): Promise<void> {
-    const d = db(this.env);
+  async #execute(record: TurnRecord, active: ActiveTurn, sink: TurnSink, opts: { fresh: boolean }): Promise<void> {
+    const writer = new TurnWriter(db(this.env), record.sessionId, record.turnId);
     let outcome: TurnOutcome;
+    let early: ReturnType<typeof setTimeout> | undefined;
     try {
-      const history = await loadTranscript(d, record.sessionId);
+      let transcript: ChatMessage[] | null;
+      if (opts.fresh) {
+        // The transcript is cached (startTurn loaded it) and the input is durable in this
+        // object's storage, so the model call goes first: the user message reaches D1 with
+        // the reply, or after USER_WRITE_DELAY_MS when the turn runs longer.
+        transcript = this.#transcript;
+        const user: ChatMessage = { role: "user", content: record.content };
+        transcript?.push(user);
+        writer.add(user);
+        early = setTimeout(() => void writer.flush().catch(() => undefined), USER_WRITE_DELAY_MS);
+      } else {
+        // A recovered turn starts from what the dead instance managed to store.
+        this.#transcript = null;
+        await this.#storeUserMessage(record);
+        transcript = await this.#loadTranscript(record.sessionId);
+      }
+      if (!transcript) throw new Error(`session ${record.sessionId} is gone`);
       const model = createModel(modelConfig(this.env));
       const tools = toolsFor(model);
+      const kept = transcript;
       outcome = await runTurn({
         model,
         ...(tools ? { tools } : {}),
-        history,
+        history: [...kept],
         signal: active.controller.signal,
         onEvent: (e) => sink.event(e),
         append: async (m, usage) => {
-          await appendMessage(d, record.sessionId, m, { turnId: record.turnId, usage });
+          kept.push(m);
+          writer.add(m, usage);
+          // Tool rounds are written as they complete, so a re-run resumes after them.
+          if (m.role === "tool" || m.tool_calls) await writer.flush();
         },
       });
+      if (early !== undefined) clearTimeout(early);
+      await writer.flush(true);
     } catch (err) {
+      if (early !== undefined) clearTimeout(early);
       console.error("turn failed", err instanceof Error ? err.message : String(err));
-      outcome = { finishReason: "error", text: "", error: { code: "internal", message: "the turn failed inside the gateway" }, usage: { input: 0, output: 0 }, toolCalls: 0 };
+      outcome = failed("internal", "the turn failed inside the gateway");
+      await writer.flush(true).catch(() => undefined);
     }
-    await this.#finish(record).catch((err) => console.error("could not close turn", err instanceof Error ? err.message : String(err)));
+    if (outcome.error) this.#transcript = null; // reload from D1 next time: it is the truth
+    this.ctx.storage.sql.exec("DELETE FROM turns WHERE turn_id = ?", record.turnId);
     if (this.#active === active) this.#active = null;
     sink.end(outcome);
   }
 
-  async #finish(record: TurnRecord): Promise<void> {
-    this.ctx.storage.sql.exec("DELETE FROM turns WHERE turn_id = ?", record.turnId);
-    await clearRunningTurn(db(this.env), record.sessionId, record.turnId);
-    if (this.#records().length === 0) await this.ctx.storage.deleteAlarm();
-  }
-
   async #failVisibly(record: TurnRecord): Promise<void> {
-    const d = db(this.env);
-    await appendMessage(d, record.sessionId, { role: "assistant", content: RESTART_FAILURE, finish_reason: "error" }, { turnId: record.turnId });
-    await this.#finish(record);
+    this.#transcript = null;
+    await this.#storeUserMessage(record);
+    const writer = new TurnWriter(db(this.env), record.sessionId, record.turnId);
+    writer.add({ role: "assistant", content: RESTART_FAILURE, finish_reason: "error" });
+    await writer.flush(true);
+    this.ctx.storage.sql.exec("DELETE FROM turns WHERE turn_id = ?", record.turnId);
   }
 }

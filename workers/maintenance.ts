@@ -1,12 +1,32 @@
-import { lt } from "drizzle-orm";
+import { and, isNotNull, lt } from "drizzle-orm";
+import { WATCHDOG_MS } from "../durable-objects/session-agent.ts";
 import { db } from "./db/client.ts";
-import { webhookDeliveries } from "./db/schema.ts";
+import { sessions, webhookDeliveries } from "./db/schema.ts";
+import { sessionAgent } from "./http/sessions.ts";
 
 /** Delivery ids are kept long past any platform's retry window, then pruned. */
 export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** Cron work (every minute): prunes old webhook delivery ids. */
-export async function runMaintenance(env: Env, now: number): Promise<{ prunedDeliveries: number }> {
-  const res = await db(env).delete(webhookDeliveries).where(lt(webhookDeliveries.receivedAt, now - DELIVERY_RETENTION_MS)).run();
-  return { prunedDeliveries: res.meta.changes ?? 0 };
+/** What one cron run did. */
+export interface MaintenanceReport {
+  prunedDeliveries: number;
+  /** Sessions whose turn looked stuck and whose object took up recovery. */
+  recoveredTurns: number;
+}
+
+/**
+ * Cron work (every minute): prunes old webhook delivery ids, and wakes the SessionAgent of
+ * any session whose turn has run for longer than two watchdog periods, so a turn whose
+ * instance died with its alarm unset is still recovered.
+ */
+export async function runMaintenance(env: Env, now: number): Promise<MaintenanceReport> {
+  const d = db(env);
+  const pruned = await d.delete(webhookDeliveries).where(lt(webhookDeliveries.receivedAt, now - DELIVERY_RETENTION_MS)).run();
+  const stuck = await d
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(isNotNull(sessions.activeTurnId), lt(sessions.turnStartedAt, now - 2 * WATCHDOG_MS)))
+    .limit(100);
+  const woken = await Promise.all(stuck.map((s) => sessionAgent(env, s.id).recover().catch(() => false)));
+  return { prunedDeliveries: pruned.meta.changes ?? 0, recoveredTurns: woken.filter(Boolean).length };
 }

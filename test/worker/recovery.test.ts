@@ -1,7 +1,8 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { RESTART_FAILURE } from "../../durable-objects/session-agent.ts";
+import { RESTART_FAILURE, WATCHDOG_MS } from "../../durable-objects/session-agent.ts";
+import { DELIVERY_RETENTION_MS, runMaintenance } from "../../workers/maintenance.ts";
 import { messages, newSession, openTurn, session } from "./helpers.ts";
 import { llm } from "./setup.ts";
 
@@ -48,5 +49,61 @@ describe("an accepted turn survives the object restarting mid-turn", () => {
     ]);
     expect(await session(id)).toMatchObject({ running: false });
     expect(await runDurableObjectAlarm(agent(id))).toBe(false);
+  });
+});
+
+describe("cron safety net", () => {
+  it("wakes a session whose turn has been stuck for two watchdog periods and recovers it", async () => {
+    const id = await newSession();
+    llm.hold(["half "], ["never"]);
+    const turn = await openTurn(id, "are you there");
+    expect(await turn.next()).toMatchObject({ event: "delta" });
+    await abortAllDurableObjects();
+    await turn.rest().catch(() => undefined);
+    // As if the watchdog alarm had been lost with the instance, after the running flag
+    // reached D1 (it goes with the first write of the turn).
+    const startedAt = Date.now();
+    await runInDurableObject(agent(id), async (_i, state) => {
+      await state.storage.deleteAlarm();
+    });
+    await env.DB.prepare("UPDATE sessions SET active_turn_id = 'x', turn_started_at = ? WHERE id = ?").bind(startedAt, id).run();
+
+    expect(await runMaintenance(env, startedAt + 1000)).toMatchObject({ recoveredTurns: 0 });
+    expect(await runMaintenance(env, startedAt + 2 * WATCHDOG_MS + 1)).toMatchObject({ recoveredTurns: 1 });
+    expect(await messages(id)).toMatchObject([
+      { role: "user", content: "are you there" },
+      { role: "assistant", content: "echo: are you there" },
+    ]);
+    expect(await session(id)).toMatchObject({ running: false });
+  });
+
+  it("prunes delivery ids older than the retention window", async () => {
+    const now = Date.now();
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO webhook_deliveries (platform, delivery_id, received_at) VALUES ('telegram', 'old', ?)").bind(now - DELIVERY_RETENTION_MS - 1),
+      env.DB.prepare("INSERT INTO webhook_deliveries (platform, delivery_id, received_at) VALUES ('telegram', 'new', ?)").bind(now),
+    ]);
+    expect(await runMaintenance(env, now)).toMatchObject({ prunedDeliveries: 1 });
+    const left = await env.DB.prepare("SELECT delivery_id FROM webhook_deliveries").all<{ delivery_id: string }>();
+    expect(left.results.map((r) => r.delivery_id)).toEqual(["new"]);
+  });
+});
+
+describe("a stuck turn is recovered on the session's next contact", () => {
+  it("even with no alarm and no D1 marker left behind", async () => {
+    const id = await newSession();
+    llm.hold(["half "], ["never"]);
+    const turn = await openTurn(id, "first words");
+    expect(await turn.next()).toMatchObject({ event: "delta" });
+    await abortAllDurableObjects();
+    await turn.rest().catch(() => undefined);
+    await runInDurableObject(agent(id), async (_i, state) => {
+      await state.storage.deleteAlarm();
+    });
+    await abortAllDurableObjects();
+    // Any call wakes a new instance, which sees the unfinished turn and schedules recovery.
+    expect(await agent(id).status()).toMatchObject({ running: true });
+    expect(await runDurableObjectAlarm(agent(id))).toBe(true);
+    expect((await messages(id)).map((m) => m.content)).toEqual(["first words", "echo: first words"]);
   });
 });

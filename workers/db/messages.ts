@@ -9,48 +9,84 @@ export interface MessageMeta {
   turnId?: string | undefined;
   usage?: Usage | undefined;
   platformMessageId?: string | undefined;
-  /** More session columns to set in the same batch (the running flag, say). */
-  sessionPatch?: Partial<typeof sessions.$inferInsert> | undefined;
+}
+
+/** A message waiting to be written, with its facts. */
+export interface PendingMessage {
+  message: ChatMessage;
+  meta?: MessageMeta;
+  at: number;
 }
 
 /**
- * Appends one message and updates the session's counters, activity time and (from the
- * first user message) its title, in one batch so they commit together.
+ * Appends messages and updates the session's counters, activity time and (from the first
+ * user message) its title, plus any `sessionPatch` columns, in one batch so they commit
+ * together. Returns the new message ids, in order.
  */
-export async function appendMessage(d: Db, sessionId: string, m: ChatMessage, meta: MessageMeta = {}, now = Date.now()): Promise<number> {
-  const calls = m.tool_calls?.length ?? 0;
-  const title = m.role === "user" && m.content ? titleFrom(m.content) : null;
-  const [inserted] = await d.batch([
-    d
-      .insert(messages)
-      .values({
+export async function appendMessages(
+  d: Db,
+  sessionId: string,
+  items: readonly PendingMessage[],
+  sessionPatch: Partial<typeof sessions.$inferInsert> = {},
+): Promise<number[]> {
+  if (items.length === 0 && Object.keys(sessionPatch).length === 0) return [];
+  let calls = 0;
+  let input = 0;
+  let output = 0;
+  let title: string | null = null;
+  for (const { message: m, meta } of items) {
+    calls += m.tool_calls?.length ?? 0;
+    input += meta?.usage?.input ?? 0;
+    output += meta?.usage?.output ?? 0;
+    if (!title && m.role === "user" && m.content) title = titleFrom(m.content);
+  }
+  const last = items.length > 0 ? items[items.length - 1]!.at : Date.now();
+  const update = d
+    .update(sessions)
+    .set({
+      ...(items.length > 0
+        ? {
+            messageCount: sql`${sessions.messageCount} + ${items.length}`,
+            toolCallCount: sql`${sessions.toolCallCount} + ${calls}`,
+            inputTokens: sql`${sessions.inputTokens} + ${input}`,
+            outputTokens: sql`${sessions.outputTokens} + ${output}`,
+            lastActiveAt: last,
+          }
+        : {}),
+      ...(title ? { title: sql`COALESCE(${sessions.title}, ${title})` } : {}),
+      ...sessionPatch,
+    })
+    .where(eq(sessions.id, sessionId));
+  if (items.length === 0) {
+    await update.run();
+    return [];
+  }
+  const insert = d
+    .insert(messages)
+    .values(
+      items.map(({ message: m, meta, at }) => ({
         sessionId,
         role: m.role,
         content: m.content,
         toolCalls: m.tool_calls ? JSON.stringify(m.tool_calls) : null,
         toolCallId: m.tool_call_id ?? null,
         toolName: m.name ?? null,
-        createdAt: now,
+        createdAt: at,
         finishReason: m.finish_reason ?? null,
-        tokenCount: meta.usage ? meta.usage.output : null,
-        platformMessageId: meta.platformMessageId ?? null,
-        turnId: meta.turnId ?? null,
-      })
-      .returning({ id: messages.id }),
-    d
-      .update(sessions)
-      .set({
-        messageCount: sql`${sessions.messageCount} + 1`,
-        toolCallCount: sql`${sessions.toolCallCount} + ${calls}`,
-        inputTokens: sql`${sessions.inputTokens} + ${meta.usage?.input ?? 0}`,
-        outputTokens: sql`${sessions.outputTokens} + ${meta.usage?.output ?? 0}`,
-        lastActiveAt: now,
-        ...(title ? { title: sql`COALESCE(${sessions.title}, ${title})` } : {}),
-        ...meta.sessionPatch,
-      })
-      .where(eq(sessions.id, sessionId)),
-  ]);
-  return inserted[0]!.id;
+        tokenCount: meta?.usage ? meta.usage.output : null,
+        platformMessageId: meta?.platformMessageId ?? null,
+        turnId: meta?.turnId ?? null,
+      })),
+    )
+    .returning({ id: messages.id });
+  const [inserted] = await d.batch([insert, update]);
+  return inserted.map((r) => r.id);
+}
+
+/** Appends one message (see {@link appendMessages}). */
+export async function appendMessage(d: Db, sessionId: string, m: ChatMessage, meta: MessageMeta = {}, now = Date.now()): Promise<number> {
+  const [id] = await appendMessages(d, sessionId, [{ message: m, meta, at: now }]);
+  return id!;
 }
 
 function parseCalls(json: string | null): ToolCall[] | undefined {
@@ -111,4 +147,20 @@ export async function turnUserMessageId(d: Db, sessionId: string, turnId: string
     .where(and(eq(messages.sessionId, sessionId), eq(messages.turnId, turnId), eq(messages.role, "user")))
     .get();
   return row?.id ?? null;
+}
+
+/**
+ * The session's transcript in one round trip, or null when there is no such session.
+ * Used by a SessionAgent when it first needs its session.
+ */
+export async function loadSessionTranscript(d: Db, sessionId: string): Promise<ChatMessage[] | null> {
+  const [found, rows] = await d.batch([
+    d.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, sessionId)).limit(1),
+    d
+      .select()
+      .from(messages)
+      .where(and(eq(messages.sessionId, sessionId), eq(messages.active, 1)))
+      .orderBy(asc(messages.id)),
+  ]);
+  return found.length === 0 ? null : rows.map(toChatMessage);
 }

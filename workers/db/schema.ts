@@ -47,6 +47,10 @@ export const sessions = sqliteTable(
     index("sessions_key_idx").on(t.sessionKey),
     index("sessions_title_idx").on(t.title),
     index("sessions_source_user_idx").on(t.source, t.userId),
+    // Sessions with a turn in flight, for the cron safety net.
+    index("sessions_running_idx")
+      .on(t.turnStartedAt)
+      .where(sql`active_turn_id IS NOT NULL`),
     // Finds pending/running handoffs without scanning every session.
     index("sessions_handoff_open_idx")
       .on(t.handoffState, t.handoffRequestedAt)

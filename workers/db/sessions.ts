@@ -124,11 +124,3 @@ export function sessionJson(row: SessionRow) {
 }
 
 export type SessionJson = ReturnType<typeof sessionJson>;
-
-/** Clears the running flag, only if it still belongs to `turnId`. */
-export async function clearRunningTurn(d: Db, sessionId: string, turnId: string): Promise<void> {
-  await d
-    .update(sessions)
-    .set({ activeTurnId: null, turnStartedAt: null })
-    .where(and(eq(sessions.id, sessionId), eq(sessions.activeTurnId, turnId)));
-}

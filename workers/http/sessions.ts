@@ -40,16 +40,23 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
     const rows = await listSessions(db(c.env), q.data);
     return c.json({ sessions: rows.map(sessionJson) });
   })
-  .get("/:id", async (c) => c.json({ session: sessionJson(await requireSession(c.env, c.req.param("id"))) }))
+  .get("/:id", async (c) => {
+    const row = await requireSession(c.env, c.req.param("id"));
+    // The session's own object knows whether a turn runs; the D1 flag can lag it.
+    const { running } = await sessionAgent(c.env, row.id).status();
+    return c.json({ session: { ...sessionJson(row), running } });
+  })
   .get("/:id/messages", async (c) => {
     const row = await requireSession(c.env, c.req.param("id"));
     const rows = await activeMessageRows(db(c.env), row.id);
     return c.json({ messages: rows.map(messageJson) });
   })
   .post("/:id/turns", async (c) => {
-    const row = await requireSession(c.env, c.req.param("id"));
+    // No lookup here: the session's object knows (and caches) whether its session exists.
+    const id = c.req.param("id");
     const { content } = await jsonBody(c, TurnInput);
-    const result = await sessionAgent(c.env, row.id).startTurn(row.id, content);
+    const result = await sessionAgent(c.env, id).startTurn(id, content);
+    if (!result.ok && result.code === "not_found") throw notFound(`session ${id}`);
     if (!result.ok) throw new ApiError(409, result.code, result.message);
     return new Response(result.stream, {
       status: 200,

@@ -1,0 +1,1 @@
+CREATE INDEX `sessions_running_idx` ON `sessions` (`turn_started_at`) WHERE active_turn_id IS NOT NULL;
