@@ -1,6 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST } from "./test/support/signing.ts";
 
 /**
  * Every Worker setting, blank, so nothing from a developer's .dev.vars leaks into tests;
@@ -13,22 +14,22 @@ const WORKER_TEST_VARS: Record<string, string> = {
   LLM_MODEL: "fake-model",
   BUSY_POLICY: "queue",
   OFFLINE_STREAM_DELAY_MS: "0",
-  TELEGRAM_BOT_TOKEN: "",
-  TELEGRAM_WEBHOOK_SECRET: "",
+  TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token,
+  TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
   TELEGRAM_HOME_CHANNEL: "",
   TELEGRAM_HOME_CHANNEL_THREAD_ID: "",
-  TELEGRAM_ALLOWED_USERS: "",
+  TELEGRAM_ALLOWED_USERS: "1001,1002",
   TELEGRAM_API_ROOT: "https://telegram.test",
-  DISCORD_APPLICATION_ID: "",
-  DISCORD_PUBLIC_KEY: "",
-  DISCORD_BOT_TOKEN: "",
+  DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId,
+  DISCORD_PUBLIC_KEY: DISCORD_TEST_PUBLIC_KEY,
+  DISCORD_BOT_TOKEN: DISCORD_TEST.botToken,
   DISCORD_HOME_CHANNEL: "",
-  DISCORD_ALLOWED_USERS: "",
+  DISCORD_ALLOWED_USERS: "2001,2002",
   DISCORD_API_BASE: "https://discord.test/api/v10",
-  SLACK_BOT_TOKEN: "",
-  SLACK_SIGNING_SECRET: "",
+  SLACK_BOT_TOKEN: SLACK_TEST.token,
+  SLACK_SIGNING_SECRET: SLACK_TEST.secret,
   SLACK_HOME_CHANNEL: "",
-  SLACK_ALLOWED_USERS: "",
+  SLACK_ALLOWED_USERS: "U1001,U1002",
   SLACK_API_URL: "https://slack.test/api/",
   RELAY_PLATFORMS: "",
   RELAY_SECRETS: "",

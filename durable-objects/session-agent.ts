@@ -1,8 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { createModel, formatSse, runTurn, toolsFor, type ChatMessage, type TurnEvent, type TurnOutcome } from "../workers/agent/index.ts";
-import { modelConfig } from "../workers/config.ts";
+import { busyPolicy, modelConfig } from "../workers/config.ts";
 import { db } from "../workers/db/client.ts";
 import { loadSessionTranscript, turnUserMessageId } from "../workers/db/messages.ts";
+import { adapterFor } from "../workers/platforms/registry.ts";
+import { PlatformReply } from "../workers/platforms/reply.ts";
+import type { ReplyTarget } from "../workers/platforms/types.ts";
 import { TurnWriter } from "./turn-writer.ts";
 
 /** How long a turn may go without the object proving it is alive before recovery kicks in. */
@@ -11,6 +14,8 @@ export const WATCHDOG_MS = 30_000;
 export const USER_WRITE_DELAY_MS = 250;
 /** Executions of one accepted turn before it is reported failed instead of run again. */
 export const MAX_TURN_ATTEMPTS = 2;
+/** Delivery keys of finished platform turns are remembered this long, against late redeliveries. */
+export const SEEN_RETENTION_MS = 2 * 24 * 60 * 60 * 1000;
 /** Stored (and shown) when a turn could not be finished after the object restarted. */
 export const RESTART_FAILURE =
   "The agent restarted while answering and could not finish this reply. Your message is kept; send it again to retry.";
@@ -20,10 +25,28 @@ export type StartTurnResult =
   | { ok: true; turnId: string; stream: ReadableStream<Uint8Array> }
   | { ok: false; code: "turn_in_progress" | "not_found"; message: string };
 
+/** A platform message (or an internal one, such as a handoff notice) for this session. */
+export interface QueuedTurnInput {
+  sessionId: string;
+  content: string;
+  target: ReplyTarget;
+  /** `<platform>:<delivery id>`: the same key twice is one turn. */
+  deliveryKey: string;
+  origin?: "platform" | "internal";
+}
+
+export interface EnqueueResult {
+  /** False when this delivery was already taken in (now or earlier). */
+  accepted: boolean;
+  /** Turns ahead of this one (0: it runs now). */
+  position: number;
+}
+
 /** Where a turn's progress goes while it runs. */
 interface TurnSink {
+  start?(): void;
   event(e: TurnEvent): void;
-  end(outcome: TurnOutcome): void;
+  end(outcome: TurnOutcome): void | Promise<void>;
 }
 
 /** A turn accepted by this object, kept in its own storage until it ends. */
@@ -35,6 +58,8 @@ interface TurnRecord {
   origin: string;
   state: "queued" | "running";
   attempts: number;
+  target: ReplyTarget | null;
+  deliveryKey: string | null;
 }
 
 interface ActiveTurn {
@@ -71,7 +96,7 @@ class SseSink implements TurnSink {
   }
 }
 
-/** For turns nobody is listening to (re-run after a restart): the result is in D1. */
+/** For API turns nobody is listening to any more (re-run after a restart): the result is in D1. */
 const detachedSink: TurnSink = {
   event() {},
   end(o) {
@@ -87,10 +112,20 @@ const failed = (code: string, message: string): TurnOutcome => ({
   toolCalls: 0,
 });
 
+function parseTarget(v: unknown): ReplyTarget | null {
+  if (typeof v !== "string" || v === "") return null;
+  try {
+    return JSON.parse(v) as ReplyTarget;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * One per session id. Owns that session's turns: one at a time; each accepted turn is kept
- * in this object's storage until it ends, so a restart mid-turn runs it again (once) or
- * records a visible failure. Interrupts cancel exactly this session's turn.
+ * One per session id. Owns that session's turns, one at a time. API turns stream back to
+ * their caller; platform turns queue here (in this object's storage) and reply into their
+ * chat. Every accepted turn is kept until it ends, so a restart mid-turn runs it again
+ * (once) or records a visible failure. Interrupts cancel exactly this session's turn.
  *
  * Every message of the session is written through this object, so it keeps the
  * transcript in memory and a turn reaches the model without a database round trip.
@@ -101,6 +136,8 @@ export class SessionAgent extends DurableObject<Env> {
   #watchdogArmed = false;
   /** The session's transcript as stored in D1; null until loaded (or after a failure). */
   #transcript: ChatMessage[] | null = null;
+  #pumping = false;
+  #idleWaiters: Array<() => void> = [];
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -113,10 +150,13 @@ export class SessionAgent extends DurableObject<Env> {
         origin TEXT NOT NULL,
         state TEXT NOT NULL,
         attempts INTEGER NOT NULL DEFAULT 0,
-        created_at INTEGER NOT NULL
+        created_at INTEGER NOT NULL,
+        target TEXT,
+        delivery_key TEXT UNIQUE
       )`);
-      // Turns left running by a previous instance: recover them from the alarm, promptly.
-      if (this.#records("running").length > 0 && (await ctx.storage.getAlarm()) === null) {
+      ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS seen (delivery_key TEXT PRIMARY KEY, at INTEGER NOT NULL)");
+      // Turns left by a previous instance: recover them from the alarm, promptly.
+      if (this.#records().length > 0 && (await ctx.storage.getAlarm()) === null) {
         await ctx.storage.setAlarm(Date.now());
       }
     });
@@ -134,7 +174,39 @@ export class SessionAgent extends DurableObject<Env> {
       origin: String(r.origin),
       state: r.state === "queued" ? "queued" : "running",
       attempts: Number(r.attempts),
+      target: parseTarget(r.target),
+      deliveryKey: r.delivery_key === null ? null : String(r.delivery_key),
     }));
+  }
+
+  #insert(turnId: string, input: { sessionId: string; content: string; origin: string; state: TurnRecord["state"]; target?: ReplyTarget | null; deliveryKey?: string | null }): void {
+    this.ctx.storage.sql.exec(
+      "INSERT INTO turns (turn_id, session_id, content, origin, state, attempts, created_at, target, delivery_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      turnId,
+      input.sessionId,
+      input.content,
+      input.origin,
+      input.state,
+      input.state === "running" ? 1 : 0,
+      Date.now(),
+      input.target ? JSON.stringify(input.target) : null,
+      input.deliveryKey ?? null,
+    );
+  }
+
+  /** Resolves once no turn runs or waits here (a handoff waits on its synthetic turn so). */
+  async idle(): Promise<void> {
+    if (this.#isIdle()) return;
+    await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #isIdle(): boolean {
+    return this.#active === null && this.#records().length === 0;
+  }
+
+  #wakeIdleWaiters(): void {
+    if (!this.#isIdle()) return;
+    for (const w of this.#idleWaiters.splice(0)) w();
   }
 
   /** Is a turn running or waiting? */
@@ -170,31 +242,87 @@ export class SessionAgent extends DurableObject<Env> {
       this.#active = null;
       return { ok: false, code: "not_found", message: `session ${sessionId} not found` };
     }
-    this.ctx.storage.sql.exec(
-      "INSERT INTO turns (turn_id, session_id, content, origin, state, attempts, created_at) VALUES (?, ?, ?, 'api', 'running', 1, ?)",
-      turnId,
-      sessionId,
-      content,
-      Date.now(),
-    );
+    this.#insert(turnId, { sessionId, content, origin: "api", state: "running" });
     this.#armWatchdog();
     const record = this.#records("running")[0]!;
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    void this.#execute(record, active, new SseSink(writable.getWriter()), { fresh: true });
+    void this.#execute(record, active, new SseSink(writable.getWriter()), { fresh: true }).finally(() => this.#pump());
     return { ok: true, turnId, stream: readable };
   }
 
-  /** Cancels this session's running turn. True if there was one to cancel. */
-  async interrupt(): Promise<boolean> {
+  /**
+   * Takes in a platform message for this session: stored before this returns, then run in
+   * order after any turn ahead of it (or, with BUSY_POLICY=interrupt, after stopping it).
+   * The same delivery key twice is one turn.
+   */
+  async enqueue(input: QueuedTurnInput): Promise<EnqueueResult> {
+    const dup =
+      this.ctx.storage.sql.exec("SELECT 1 FROM turns WHERE delivery_key = ?", input.deliveryKey).toArray().length > 0 ||
+      this.ctx.storage.sql.exec("SELECT 1 FROM seen WHERE delivery_key = ?", input.deliveryKey).toArray().length > 0;
+    if (dup) return { accepted: false, position: -1 };
+    const ahead = this.#records().length;
+    this.#insert(crypto.randomUUID(), { ...input, origin: input.origin ?? "platform", state: "queued" });
+    this.#armWatchdog();
+    if (this.#active && busyPolicy(this.env) === "interrupt") this.#active.controller.abort(new Error("superseded by a newer message"));
+    void this.#pump();
+    return { accepted: true, position: ahead };
+  }
+
+  /**
+   * Cancels this session's running turn. With `dropQueued`, platform messages waiting
+   * behind it are dropped too (the /stop command). Reports what happened.
+   */
+  async interrupt(opts: { dropQueued?: boolean } = {}): Promise<{ interrupted: boolean; dropped: number }> {
+    let dropped = 0;
+    if (opts.dropQueued) {
+      const queued = this.#records("queued");
+      for (const r of queued) this.#forget(r);
+      dropped = queued.length;
+    }
     const active = this.#active;
-    if (!active || active.controller.signal.aborted) return false;
+    if (!active || active.controller.signal.aborted) return { interrupted: false, dropped };
     active.controller.abort(new Error("interrupted"));
-    return true;
+    return { interrupted: true, dropped };
+  }
+
+  /** Removes a turn's row; a platform delivery is remembered so a redelivery stays a no-op. */
+  #forget(record: TurnRecord): void {
+    this.ctx.storage.sql.exec("DELETE FROM turns WHERE turn_id = ?", record.turnId);
+    if (record.deliveryKey) {
+      this.ctx.storage.sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", record.deliveryKey, Date.now());
+    }
+  }
+
+  /** Runs queued turns one after another while nothing else runs. */
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (!this.#active) {
+        const next = this.#records("queued")[0];
+        if (!next) break;
+        this.ctx.storage.sql.exec("UPDATE turns SET state = 'running', attempts = 1 WHERE seq = ?", next.seq);
+        const active: ActiveTurn = { turnId: next.turnId, controller: new AbortController() };
+        this.#active = active;
+        await this.#execute({ ...next, state: "running", attempts: 1 }, active, await this.#sinkFor(next), { fresh: true });
+      }
+    } finally {
+      this.#pumping = false;
+      this.#wakeIdleWaiters();
+    }
+  }
+
+  async #sinkFor(record: TurnRecord): Promise<TurnSink> {
+    if (!record.target) return detachedSink;
+    const adapter = adapterFor(this.env, record.target.platform);
+    if (!adapter) return detachedSink;
+    return new PlatformReply(adapter, record.target);
   }
 
   /** Watchdog and recovery: re-arms while a turn runs here; recovers turns a dead instance left. */
   override async alarm(): Promise<void> {
     this.#watchdogArmed = false;
+    this.ctx.storage.sql.exec("DELETE FROM seen WHERE at < ?", Date.now() - SEEN_RETENTION_MS);
     if (this.#active) {
       this.#armWatchdog();
       return;
@@ -208,13 +336,14 @@ export class SessionAgent extends DurableObject<Env> {
       const active: ActiveTurn = { turnId: record.turnId, controller: new AbortController() };
       this.#active = active;
       this.#armWatchdog();
-      await this.#execute({ ...record, attempts: record.attempts + 1 }, active, detachedSink, { fresh: false });
+      await this.#execute({ ...record, attempts: record.attempts + 1 }, active, await this.#sinkFor(record), { fresh: false });
     }
+    await this.#pump();
   }
 
   /** Called by the cron safety net for a session whose turn looks stuck. */
   async recover(): Promise<boolean> {
-    if (this.#active || this.#records("running").length === 0) return false;
+    if (this.#active || this.#records().length === 0) return false;
     await this.alarm();
     return true;
   }
@@ -247,13 +376,14 @@ export class SessionAgent extends DurableObject<Env> {
     const writer = new TurnWriter(db(this.env), record.sessionId, record.turnId);
     let outcome: TurnOutcome;
     let early: ReturnType<typeof setTimeout> | undefined;
+    sink.start?.();
     try {
       let transcript: ChatMessage[] | null;
       if (opts.fresh) {
-        // The transcript is cached (startTurn loaded it) and the input is durable in this
-        // object's storage, so the model call goes first: the user message reaches D1 with
-        // the reply, or after USER_WRITE_DELAY_MS when the turn runs longer.
-        transcript = this.#transcript;
+        // The input is durable in this object's storage, so the model call goes first: the
+        // user message reaches D1 with the reply, or after USER_WRITE_DELAY_MS when the
+        // turn runs longer.
+        transcript = await this.#loadTranscript(record.sessionId);
         const user: ChatMessage = { role: "user", content: record.content };
         transcript?.push(user);
         writer.add(user);
@@ -290,9 +420,13 @@ export class SessionAgent extends DurableObject<Env> {
       await writer.flush(true).catch(() => undefined);
     }
     if (outcome.error) this.#transcript = null; // reload from D1 next time: it is the truth
-    this.ctx.storage.sql.exec("DELETE FROM turns WHERE turn_id = ?", record.turnId);
+    this.#forget(record);
     if (this.#active === active) this.#active = null;
-    sink.end(outcome);
+    try {
+      await sink.end(outcome);
+    } catch (err) {
+      console.error("could not deliver the reply", err instanceof Error ? err.message : String(err));
+    }
   }
 
   async #failVisibly(record: TurnRecord): Promise<void> {
@@ -301,6 +435,11 @@ export class SessionAgent extends DurableObject<Env> {
     const writer = new TurnWriter(db(this.env), record.sessionId, record.turnId);
     writer.add({ role: "assistant", content: RESTART_FAILURE, finish_reason: "error" });
     await writer.flush(true);
-    this.ctx.storage.sql.exec("DELETE FROM turns WHERE turn_id = ?", record.turnId);
+    this.#forget(record);
+    const sink = await this.#sinkFor(record);
+    if (sink !== detachedSink) {
+      sink.event({ type: "text", text: RESTART_FAILURE });
+      await Promise.resolve(sink.end({ finishReason: "error", text: RESTART_FAILURE, usage: { input: 0, output: 0 }, toolCalls: 0 })).catch(() => undefined);
+    }
   }
 }

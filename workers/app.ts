@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import { limitBody, requireApiToken } from "./http/auth.ts";
-import { ApiError, errorBody, handleError } from "./http/errors.ts";
+import { errorBody, handleError } from "./http/errors.ts";
+import { platformRoutes } from "./http/platforms.ts";
 import { sessionRoutes } from "./http/sessions.ts";
+import { webhookRoutes } from "./http/webhooks.ts";
 
 export const VERSION = "0.1.0";
 
@@ -12,9 +14,9 @@ app.get("/health", (c) => c.json({ ok: true, service: "hermes-edge", version: VE
 
 app.use("/v1/*", requireApiToken, limitBody);
 app.route("/v1/sessions", sessionRoutes);
-app.get("/v1/platforms", () => {
-  throw new ApiError(501, "not_implemented", "platforms are not available in this build yet");
-});
+app.route("/v1/platforms", platformRoutes);
+app.use("/webhooks/*", limitBody);
+app.route("/webhooks", webhookRoutes);
 
 app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
 app.onError(handleError);

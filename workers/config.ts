@@ -1,12 +1,6 @@
 import type { ModelConfig } from "./agent/index.ts";
 
-/** Platforms the gateway knows. */
-export const PLATFORMS = ["telegram", "discord", "slack"] as const;
-export type PlatformName = (typeof PLATFORMS)[number];
-
-export function isPlatformName(v: string): v is PlatformName {
-  return (PLATFORMS as readonly string[]).includes(v);
-}
+export { PLATFORMS, isPlatformName, type PlatformName } from "./platforms/names.ts";
 
 /** What to do with a platform message that arrives while its session runs a turn. */
 export type BusyPolicy = "queue" | "interrupt";

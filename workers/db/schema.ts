@@ -104,15 +104,32 @@ export const homeChannels = sqliteTable("home_channels", {
   updatedAt: integer("updated_at").notNull(),
 });
 
-/** Platform delivery ids already taken in, so a redelivery starts no second turn. */
+/**
+ * Platform delivery ids already taken in, so a redelivery starts no second turn. A row is
+ * written when a delivery arrives and marked accepted once its session's object holds it;
+ * a redelivery of a row never marked accepted is handed over again (the object dedupes).
+ */
 export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",
   {
     platform: text("platform").notNull(),
     deliveryId: text("delivery_id").notNull(),
     receivedAt: integer("received_at").notNull(),
+    acceptedAt: integer("accepted_at"),
+    sessionId: text("session_id"),
   },
   (t) => [primaryKey({ columns: [t.platform, t.deliveryId] }), index("webhook_deliveries_received_idx").on(t.receivedAt)],
+);
+
+/** Last time an unauthorised user in a chat was told no (at most one refusal per 10 minutes). */
+export const refusalNotices = sqliteTable(
+  "refusal_notices",
+  {
+    platform: text("platform").notNull(),
+    chatId: text("chat_id").notNull(),
+    sentAt: integer("sent_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.platform, t.chatId] })],
 );
 
 export type SessionRow = typeof sessions.$inferSelect;

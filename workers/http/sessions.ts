@@ -65,6 +65,6 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
   })
   .post("/:id/interrupt", async (c) => {
     const row = await requireSession(c.env, c.req.param("id"));
-    const interrupted = await sessionAgent(c.env, row.id).interrupt();
+    const { interrupted } = await sessionAgent(c.env, row.id).interrupt();
     return c.json({ interrupted });
   });

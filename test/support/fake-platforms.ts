@@ -1,0 +1,152 @@
+/**
+ * Fake Telegram, Discord and Slack APIs, written against web Request/Response so the same
+ * fakes serve workerd tests (behind the fetch stub) and end-to-end runs (on loopback).
+ * They record every call and answer 404 to anything they do not know.
+ */
+import { DISCORD_TEST, SLACK_TEST, TELEGRAM_TEST } from "./signing.ts";
+
+export interface ApiCall {
+  method: string;
+  path: string;
+  body: Record<string, unknown>;
+}
+
+/** A scripted failure for the next call matching `match`. */
+interface Failure {
+  match: string;
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+abstract class FakeApi {
+  readonly calls: ApiCall[] = [];
+  #failures: Failure[] = [];
+  #seq = 100;
+
+  /** Makes the next call whose path contains `match` fail. */
+  failNext(match: string, status: number, body: unknown, headers?: Record<string, string>): void {
+    this.#failures.push({ match, status, body, ...(headers ? { headers } : {}) });
+  }
+
+  reset(): void {
+    this.calls.length = 0;
+    this.#failures = [];
+  }
+
+  protected nextId(): number {
+    return ++this.#seq;
+  }
+
+  /** Calls whose path ends with `suffix`. */
+  called(suffix: string): ApiCall[] {
+    return this.calls.filter((c) => c.path.endsWith(suffix));
+  }
+
+  async handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const text = req.method === "GET" ? "" : await req.text();
+    const type = req.headers.get("content-type") ?? "";
+    let body: Record<string, unknown> = {};
+    if (text) {
+      if (type.includes("application/x-www-form-urlencoded")) body = Object.fromEntries(new URLSearchParams(text));
+      else {
+        try {
+          body = JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          body = { raw: text };
+        }
+      }
+    }
+    const call = { method: req.method, path: url.pathname + url.search, body };
+    this.calls.push(call);
+    const f = this.#failures.findIndex((x) => call.path.includes(x.match));
+    if (f >= 0) {
+      const [failure] = this.#failures.splice(f, 1);
+      return Response.json(failure!.body, { status: failure!.status, ...(failure!.headers ? { headers: failure!.headers } : {}) });
+    }
+    return this.answer(call, req);
+  }
+
+  protected abstract answer(call: ApiCall, req: Request): Response;
+}
+
+/** The Bot API at `<root>/bot<token>/<method>`. */
+export class FakeTelegram extends FakeApi {
+  /** Chats where createForumTopic works (forum supergroups, private chats with topics). */
+  readonly forums = new Set<string>();
+
+  /** Sent and edited texts, in order, per chat. */
+  texts(chatId: string | number): string[] {
+    return this.calls.filter((c) => (c.path.endsWith("/sendMessage") || c.path.endsWith("/editMessageText")) && String(c.body.chat_id) === String(chatId)).map((c) => String(c.body.text));
+  }
+
+  protected answer(call: ApiCall): Response {
+    const m = /\/bot([^/]+)\/(\w+)$/.exec(call.path);
+    if (!m) return Response.json({ ok: false, error_code: 404, description: "Not Found" }, { status: 404 });
+    if (m[1] !== TELEGRAM_TEST.token) return Response.json({ ok: false, error_code: 401, description: "Unauthorized" }, { status: 401 });
+    const ok = (result: unknown) => Response.json({ ok: true, result });
+    switch (m[2]) {
+      case "getMe":
+        return ok({ id: TELEGRAM_TEST.botId, is_bot: true, first_name: "Hermes", username: TELEGRAM_TEST.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+      case "sendMessage":
+        return ok({ message_id: this.nextId(), date: 0, chat: { id: Number(call.body.chat_id), type: "private" }, text: call.body.text });
+      case "editMessageText":
+        return ok(true);
+      case "sendChatAction":
+        return ok(true);
+      case "setWebhook":
+        return ok(true);
+      case "createForumTopic":
+        if (!this.forums.has(String(call.body.chat_id))) return Response.json({ ok: false, error_code: 400, description: "Bad Request: the chat is not a forum" }, { status: 400 });
+        return ok({ message_thread_id: this.nextId(), name: call.body.name, icon_color: 0 });
+      default:
+        return Response.json({ ok: false, error_code: 404, description: "Not Found: method not found" }, { status: 404 });
+    }
+  }
+}
+
+/** The REST API at `<base>/…` and the interaction webhooks. */
+export class FakeDiscord extends FakeApi {
+  /** Contents posted or edited, in order. */
+  contents(): string[] {
+    return this.calls.filter((c) => c.method !== "GET" && typeof c.body.content === "string").map((c) => String(c.body.content));
+  }
+
+  protected answer(call: ApiCall, req: Request): Response {
+    const p = call.path.replace(/^.*\/api\/v10/, "").replace(/\?.*$/, "");
+    const hook = /^\/webhooks\/(\d+)\/([^/]+)(\/messages\/([^/]+))?$/.exec(p);
+    if (hook) {
+      if (hook[1] !== DISCORD_TEST.applicationId) return Response.json({ message: "Unknown Webhook" }, { status: 404 });
+      return Response.json({ id: hook[4] && hook[4] !== "@original" ? hook[4] : String(this.nextId()), content: call.body.content });
+    }
+    if (req.headers.get("authorization") !== `Bot ${DISCORD_TEST.botToken}`) return Response.json({ message: "401: Unauthorized" }, { status: 401 });
+    if (/^\/channels\/\d+\/typing$/.test(p)) return new Response(null, { status: 204 });
+    if (/^\/channels\/\d+\/messages\/\d+\/threads$/.test(p)) return Response.json({ id: String(this.nextId()), name: call.body.name, type: 11 });
+    if (/^\/channels\/\d+\/messages(\/\d+)?$/.test(p)) return Response.json({ id: String(this.nextId()), content: call.body.content });
+    if (/^\/applications\/\d+\/commands$/.test(p) && call.method === "PUT") return Response.json(Array.isArray(call.body) ? call.body : []);
+    return Response.json({ message: "404: Not Found" }, { status: 404 });
+  }
+}
+
+/** The Web API at `<url>/<method>`. */
+export class FakeSlack extends FakeApi {
+  texts(channel: string): string[] {
+    return this.calls.filter((c) => (c.path.endsWith("/chat.postMessage") || c.path.endsWith("/chat.update")) && c.body.channel === channel).map((c) => String(c.body.text));
+  }
+
+  protected answer(call: ApiCall, req: Request): Response {
+    const method = call.path.replace(/\?.*$/, "").split("/").pop();
+    if (req.headers.get("authorization") !== `Bearer ${SLACK_TEST.token}`) return Response.json({ ok: false, error: "invalid_auth" });
+    switch (method) {
+      case "auth.test":
+        return Response.json({ ok: true, team_id: SLACK_TEST.team, user_id: SLACK_TEST.botUserId, bot_id: "B0BOT" });
+      case "chat.postMessage":
+        return Response.json({ ok: true, channel: call.body.channel, ts: `1700000000.${String(this.nextId()).padStart(6, "0")}` });
+      case "chat.update":
+        return Response.json({ ok: true, channel: call.body.channel, ts: call.body.ts });
+      default:
+        return Response.json({ ok: false, error: "unknown_method" }, { status: 404 });
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { REFUSAL_TEXT } from "../../workers/platforms/intake.ts";
+import { dc } from "../support/fixtures.ts";
+import { discordHeaders } from "../support/signing.ts";
+import { deliver, routeOf, settle, toDiscord } from "./platform-helpers.ts";
+import { discord, llm } from "./setup.ts";
+
+describe("Discord interactions webhook", () => {
+  it("refuses a forged, missing or stale-keyed signature with 401", async () => {
+    const body = JSON.stringify(dc.ping());
+    const good = await discordHeaders(body);
+    const forged = { ...good, "x-signature-ed25519": good["x-signature-ed25519"]!.replace(/^./, (ch) => (ch === "a" ? "b" : "a")) };
+    const cases: Array<Record<string, string>> = [forged, { "content-type": "application/json" }, { ...good, "x-signature-timestamp": "1" }];
+    for (const headers of cases) expect((await deliver("discord", body, headers)).status).toBe(401);
+    expect((await deliver("discord", `${body} `, good)).status).toBe(401);
+    expect(discord.calls).toEqual([]);
+  });
+
+  it("answers PING with PONG", async () => {
+    const res = await toDiscord(dc.ping());
+    expect(await res.json()).toEqual({ type: 1 });
+  });
+
+  it("defers /ask at once, then edits @original with the reply", async () => {
+    const interaction = dc.command("ask", { prompt: "hello discord" });
+    const res = await toDiscord(interaction);
+    expect(await res.json()).toEqual({ type: 5 });
+    await settle();
+    const edit = discord.calls.find((c) => c.method === "PATCH")!;
+    expect(edit.path).toBe(`/api/v10/webhooks/5550001/${interaction.token}/messages/@original`);
+    expect(edit.body).toMatchObject({ content: "echo: hello discord" });
+    expect(await routeOf("agent:main:discord:group:3001:2001")).not.toBeNull();
+  });
+
+  it("keys a thread on the thread id, shared by everyone in it", async () => {
+    await toDiscord(dc.command("ask", { prompt: "from alice" }, { userId: "2001", thread: { id: "4444", parent: "3001" } }));
+    await toDiscord(dc.command("ask", { prompt: "from bob" }, { userId: "2002", thread: { id: "4444", parent: "3001" } }));
+    await settle();
+    const sessionId = await routeOf("agent:main:discord:thread:4444:4444");
+    expect(sessionId).not.toBeNull();
+    expect(llm.calls[1]!.body.messages.map((m) => m.content)).toEqual(["from alice", "echo: from alice", "from bob"]);
+  });
+
+  it("sends a reply over 2000 characters as @original plus follow-ups", async () => {
+    llm.text("word ".repeat(900));
+    const interaction = dc.command("ask", { prompt: "long" });
+    await toDiscord(interaction);
+    await settle();
+    const hook = `/api/v10/webhooks/5550001/${interaction.token}`;
+    const posts = discord.calls.filter((c) => c.path.startsWith(hook));
+    expect(posts.map((c) => c.method)).toEqual(["PATCH", "POST", "POST"]);
+    for (const p of posts) expect(String(p.body.content).length).toBeLessThanOrEqual(2000);
+  });
+
+  it("answers chat commands inline, and refuses unauthorised users inline with no model call", async () => {
+    const stop = await toDiscord(dc.command("stop"));
+    expect(await stop.json()).toEqual({ type: 4, data: { content: "Nothing is running here." } });
+    const help = await toDiscord(dc.command("help"));
+    expect(((await help.json()) as { data: { content: string } }).data.content).toContain("/ask");
+    const denied = await toDiscord(dc.command("ask", { prompt: "hi" }, { userId: "6666" }));
+    expect(await denied.json()).toEqual({ type: 4, data: { content: REFUSAL_TEXT } });
+    await settle();
+    expect(llm.calls).toHaveLength(0);
+  });
+});

@@ -1,0 +1,81 @@
+import type { Context } from "hono";
+import { isAllowed, isPlatformName } from "../config.ts";
+import { db } from "../db/client.ts";
+import { claimRefusal, markDeliveryAccepted, recordDelivery } from "../db/platform-state.ts";
+import { routeFor } from "../db/routes.ts";
+import { ApiError, errorBody } from "../http/errors.ts";
+import { sessionAgent } from "../http/sessions.ts";
+import { isChatCommand, runCommand } from "./commands.ts";
+import { adapterFor, platformSettings } from "./registry.ts";
+import { buildSessionKey } from "./session-key.ts";
+import { sessionForSource } from "./sessions.ts";
+import type { InboundMessage, PlatformAdapter } from "./types.ts";
+
+/** The short answer an unauthorised user gets (at most once per chat per 10 minutes). */
+export const REFUSAL_TEXT = "Sorry, you are not allowed to use this bot. Ask its owner to add your user id to the allowed users.";
+
+const ok = () => new Response(null, { status: 200 });
+
+/** What the intake decided, for logs and tests. */
+export type IntakeOutcome = "responded" | "ignored" | "unaddressed" | "refused" | "duplicate" | "command" | "queued";
+
+/**
+ * A platform webhook, in order: the platform must be enabled; the body is verified
+ * (secret or signature, before any parsing: 401 otherwise); parsed; messages not for the
+ * bot are ignored; unauthorised users are refused; the delivery id is recorded so a
+ * redelivery does nothing; then a chat command runs, or the message is handed to its
+ * session's object, durably, before the platform gets its 2xx.
+ */
+export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: string): Promise<Response> {
+  const env = c.env;
+  if (!isPlatformName(platform)) throw new ApiError(404, "not_found", `unknown platform ${platform}`);
+  const settings = platformSettings(env, platform);
+  if (!settings.enabled) throw new ApiError(404, "not_found", `${platform} is not enabled on this Worker (missing ${settings.missing.join(", ")})`);
+  const adapter = adapterFor(env, platform)!;
+  const raw = await c.req.text();
+  if (!(await adapter.verify(c.req.raw.headers, raw, Date.now()))) {
+    return c.json(errorBody("unauthorized", "bad or missing webhook signature"), 401);
+  }
+  const intake = await adapter.parse(raw, c.req.raw.headers);
+  if (intake.kind === "respond") return intake.response;
+  if (intake.kind === "ignore") return ok();
+  const { response, work } = await takeIn(env, adapter, intake.message);
+  if (work) c.executionCtx.waitUntil(work.catch((err: unknown) => console.error(`${platform}: follow-up failed`, err instanceof Error ? err.message : String(err))));
+  return response;
+}
+
+/** Reply with `text`: inline in the HTTP answer where the platform allows, else by API call. */
+function reply(adapter: PlatformAdapter, message: InboundMessage, text: string): { response: Response; work?: Promise<unknown> } {
+  const inline = adapter.respondInline?.(message, text);
+  if (inline) return { response: inline };
+  return { response: ok(), work: adapter.send(message.target, text) };
+}
+
+async function takeIn(env: Env, adapter: PlatformAdapter, message: InboundMessage): Promise<{ response: Response; work?: Promise<unknown>; outcome?: IntakeOutcome }> {
+  const d = db(env);
+  const { source } = message;
+  const settings = platformSettings(env, adapter.name);
+  // Threads and topics bound to a session (a handoff thread, say) hear every message.
+  const bound = !message.addressed && source.threadId ? await routeFor(d, buildSessionKey(source)) : null;
+  if (!message.addressed && !bound) return { response: ok() };
+  if (!isAllowed(settings.allowed, source.userId)) {
+    if (await claimRefusal(d, adapter.name, message.target.chatId)) return reply(adapter, message, REFUSAL_TEXT);
+    return { response: adapter.respondInline?.(message, REFUSAL_TEXT) ?? ok() };
+  }
+  const state = await recordDelivery(d, adapter.name, message.deliveryId);
+  if (state === "accepted") return { response: adapter.name === "discord" ? adapter.acknowledge(message) : ok() };
+  if (isChatCommand(message.command)) {
+    const text = await runCommand(d, env, source, message.command);
+    await markDeliveryAccepted(d, adapter.name, message.deliveryId, null);
+    return reply(adapter, message, text);
+  }
+  const { sessionId } = await sessionForSource(d, env, source);
+  await sessionAgent(env, sessionId).enqueue({
+    sessionId,
+    content: message.text,
+    target: message.target,
+    deliveryKey: `${adapter.name}:${message.deliveryId}`,
+  });
+  await markDeliveryAccepted(d, adapter.name, message.deliveryId, sessionId);
+  return { response: adapter.acknowledge(message) };
+}

@@ -1,0 +1,81 @@
+import { and, desc, eq, or, type SQL } from "drizzle-orm";
+import { OFFLINE_MODEL_ID } from "../agent/index.ts";
+import { modelConfig } from "../config.ts";
+import type { Db } from "../db/client.ts";
+import { newSessionId } from "../db/ids.ts";
+import { bindRoute, routeFor } from "../db/routes.ts";
+import { sessionRoutes, sessions, type SessionRow } from "../db/schema.ts";
+import { resolveSession, type Resolved } from "../db/sessions.ts";
+import { buildSessionKey } from "./session-key.ts";
+import type { SessionSource } from "./types.ts";
+
+/** The model name a new session records. */
+export function modelName(env: Env): string {
+  const cfg = modelConfig(env);
+  return cfg.baseUrl ? (cfg.model ?? "gpt-4o-mini") : OFFLINE_MODEL_ID;
+}
+
+/**
+ * The session a platform message belongs to: its key's route, or a new session bound to
+ * the key. Two first messages racing for one key end up in the same session.
+ */
+export async function sessionForSource(d: Db, env: Env, source: SessionSource, now = Date.now()): Promise<{ sessionId: string; key: string; created: boolean }> {
+  const key = buildSessionKey(source);
+  const existing = await routeFor(d, key);
+  if (existing) return { sessionId: existing, key, created: false };
+  const id = newSessionId(now);
+  await d.batch([
+    d.insert(sessions).values({
+      id,
+      source: source.platform,
+      userId: source.userId,
+      chatId: source.chatId,
+      chatType: source.chatType,
+      threadId: source.threadId ?? null,
+      sessionKey: key,
+      model: modelName(env),
+      startedAt: now,
+      lastActiveAt: now,
+    }),
+    d.insert(sessionRoutes).values({ sessionKey: key, sessionId: id, origin: JSON.stringify(source), updatedAt: now }).onConflictDoNothing(),
+  ]);
+  const winner = (await routeFor(d, key))!;
+  if (winner !== id) await d.delete(sessions).where(eq(sessions.id, id));
+  return { sessionId: winner, key, created: winner === id };
+}
+
+/** A fresh session for a key (the /new command); the key's previous session ends. */
+export async function newSessionForSource(d: Db, env: Env, source: SessionSource, now = Date.now()): Promise<{ sessionId: string; previous: string | null }> {
+  const key = buildSessionKey(source);
+  const id = newSessionId(now);
+  await d.insert(sessions).values({
+    id,
+    source: source.platform,
+    userId: source.userId,
+    chatId: source.chatId,
+    chatType: source.chatType,
+    threadId: source.threadId ?? null,
+    sessionKey: key,
+    model: modelName(env),
+    startedAt: now,
+    lastActiveAt: now,
+  });
+  const previous = await bindRoute(d, key, id, source, now);
+  return { sessionId: id, previous };
+}
+
+/** Sessions a platform user may resume: their own (by user or chat) and CLI sessions. */
+export function resumableBy(source: SessionSource): SQL {
+  return or(
+    eq(sessions.source, "cli"),
+    and(eq(sessions.source, source.platform), or(eq(sessions.userId, source.userId), eq(sessions.chatId, source.chatId))),
+  )!;
+}
+
+export async function resolveForSource(d: Db, source: SessionSource, ref: string): Promise<Resolved> {
+  return resolveSession(d, ref, resumableBy(source));
+}
+
+export async function recentForSource(d: Db, source: SessionSource, limit = 5): Promise<SessionRow[]> {
+  return d.select().from(sessions).where(resumableBy(source)).orderBy(desc(sessions.lastActiveAt)).limit(limit);
+}
