@@ -68,7 +68,7 @@ export default defineConfig({
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
           setupFiles: ["test/node/setup.ts"],
-          testTimeout: 60_000,
+          testTimeout: 20_000,
           hookTimeout: 90_000,
         },
       },

@@ -5,6 +5,7 @@ import { ApiClient, CliError, resolveTarget } from "./client.ts";
 import { processIo, println, styleFor, type CliIo, type Style } from "./io.ts";
 import { runLocal } from "./local.ts";
 import { formatSessionList, formatTranscript, resolveSession } from "./sessions.ts";
+import { runSetup, SETUP_USAGE } from "./setup.ts";
 
 export const CLI_VERSION = "0.1.0";
 
@@ -15,6 +16,7 @@ Usage: hermes-edge <command> [options]
 Commands:
   chat                      interactive chat (a terminal, or lines piped on stdin)
   sessions list|show|messages   sessions and transcripts (--json for scripts)
+  setup telegram|discord|slack   point a platform at the Worker (webhook, commands, manifest)
   start                     local Worker + chat (what \`npm start\` runs)
   dev                       local Worker only (what \`npm run dev\` runs)
 
@@ -121,6 +123,13 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
         return 0;
       }
       throw new CliError(`unknown sessions command '${sub}'\n\n${SESSIONS_USAGE}`, 2);
+    },
+
+    async setup(args) {
+      const { values, positionals } = parse(args, { url: { type: "string" }, json: { type: "boolean" } }, SETUP_USAGE);
+      if (values.help) return out(SETUP_USAGE), 0;
+      if (positionals.length > 1) throw new CliError(`setup takes one platform\n\n${SETUP_USAGE}`, 2);
+      return runSetup(positionals[0], { io, style, url: str(values.url), json: values.json === true });
     },
 
     async start(args) {

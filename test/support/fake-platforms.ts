@@ -23,6 +23,17 @@ abstract class FakeApi {
   readonly calls: ApiCall[] = [];
   #failures: Failure[] = [];
   #seq = 100;
+  #waiters: Array<{ pred: (c: ApiCall) => boolean; resolve: (c: ApiCall) => void }> = [];
+
+  /**
+   * Resolves with the first call (already made, or still to come) matching `pred`. For
+   * Node tests: in workerd, wait on the session's object instead (see worker helpers).
+   */
+  waitFor(pred: (c: ApiCall) => boolean): Promise<ApiCall> {
+    const seen = this.calls.find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.#waiters.push({ pred, resolve }));
+  }
 
   /** Makes the next call whose path contains `match` fail. */
   failNext(match: string, status: number, body: unknown, headers?: Record<string, string>): void {
@@ -60,6 +71,10 @@ abstract class FakeApi {
     }
     const call = { method: req.method, path: url.pathname + url.search, body };
     this.calls.push(call);
+    for (const w of this.#waiters.filter((x) => x.pred(call))) {
+      this.#waiters.splice(this.#waiters.indexOf(w), 1);
+      w.resolve(call);
+    }
     const f = this.#failures.findIndex((x) => call.path.includes(x.match));
     if (f >= 0) {
       const [failure] = this.#failures.splice(f, 1);
@@ -124,7 +139,15 @@ export class FakeDiscord extends FakeApi {
     if (/^\/channels\/\d+\/typing$/.test(p)) return new Response(null, { status: 204 });
     if (/^\/channels\/\d+\/messages\/\d+\/threads$/.test(p)) return Response.json({ id: String(this.nextId()), name: call.body.name, type: 11 });
     if (/^\/channels\/\d+\/messages(\/\d+)?$/.test(p)) return Response.json({ id: String(this.nextId()), content: call.body.content });
-    if (/^\/applications\/\d+\/commands$/.test(p) && call.method === "PUT") return Response.json(Array.isArray(call.body) ? call.body : []);
+    if (/^\/applications\/\d+\/commands$/.test(p) && call.method === "PUT") {
+      if (!p.includes(`/${DISCORD_TEST.applicationId}/`)) return Response.json({ message: "Unknown Application" }, { status: 404 });
+      return Response.json(Array.isArray(call.body) ? call.body : Object.values(call.body));
+    }
+    if (p === "/applications/@me" && call.method === "PATCH") {
+      const url = String(call.body.interactions_endpoint_url ?? "");
+      if (!url.startsWith("https://")) return Response.json({ message: "Invalid Form Body: interactions_endpoint_url could not be verified" }, { status: 400 });
+      return Response.json({ id: DISCORD_TEST.applicationId, interactions_endpoint_url: url });
+    }
     return Response.json({ message: "404: Not Found" }, { status: 404 });
   }
 }

@@ -1,6 +1,6 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "./client.ts";
-import { homeChannels, refusalNotices, webhookDeliveries } from "./schema.ts";
+import { homeChannels, refusalNotices, sessionRoutes, webhookDeliveries } from "./schema.ts";
 
 /** A platform's home channel as stored by /sethome. */
 export interface StoredHome {
@@ -27,18 +27,21 @@ export async function setHome(d: Db, platform: string, home: Omit<StoredHome, "u
 export type DeliveryState = "new" | "unaccepted" | "accepted";
 
 /**
- * Records a delivery id (atomically: the first writer wins). "unaccepted" means an earlier
- * attempt recorded it but never handed the message over; it may be handed over again.
+ * Records a delivery id (atomically: the first writer wins) and, in the same round trip,
+ * looks up the route of `sessionKey`. "unaccepted" means an earlier attempt recorded the
+ * delivery but never handed it over; it may be handed over again (the object dedupes).
  */
-export async function recordDelivery(d: Db, platform: string, deliveryId: string, now = Date.now()): Promise<DeliveryState> {
-  const inserted = await d.insert(webhookDeliveries).values({ platform, deliveryId, receivedAt: now }).onConflictDoNothing().returning({ id: webhookDeliveries.deliveryId });
-  if (inserted.length > 0) return "new";
-  const row = await d
-    .select({ acceptedAt: webhookDeliveries.acceptedAt })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.platform, platform), eq(webhookDeliveries.deliveryId, deliveryId)))
-    .get();
-  return row?.acceptedAt ? "accepted" : "unaccepted";
+export async function recordDelivery(d: Db, platform: string, deliveryId: string, sessionKey: string, now = Date.now()): Promise<{ state: DeliveryState; sessionId: string | null }> {
+  const [inserted, existing, route] = await d.batch([
+    d.insert(webhookDeliveries).values({ platform, deliveryId, receivedAt: now }).onConflictDoNothing().returning({ id: webhookDeliveries.deliveryId }),
+    d
+      .select({ acceptedAt: webhookDeliveries.acceptedAt })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.platform, platform), eq(webhookDeliveries.deliveryId, deliveryId))),
+    d.select({ sessionId: sessionRoutes.sessionId }).from(sessionRoutes).where(eq(sessionRoutes.sessionKey, sessionKey)),
+  ]);
+  const state: DeliveryState = inserted.length > 0 ? "new" : existing[0]?.acceptedAt ? "accepted" : "unaccepted";
+  return { state, sessionId: route[0]?.sessionId ?? null };
 }
 
 export async function markDeliveryAccepted(d: Db, platform: string, deliveryId: string, sessionId: string | null, now = Date.now()): Promise<void> {

@@ -16,9 +16,6 @@ export const REFUSAL_TEXT = "Sorry, you are not allowed to use this bot. Ask its
 
 const ok = () => new Response(null, { status: 200 });
 
-/** What the intake decided, for logs and tests. */
-export type IntakeOutcome = "responded" | "ignored" | "unaddressed" | "refused" | "duplicate" | "command" | "queued";
-
 /**
  * A platform webhook, in order: the platform must be enabled; the body is verified
  * (secret or signature, before any parsing: 401 otherwise); parsed; messages not for the
@@ -51,31 +48,32 @@ function reply(adapter: PlatformAdapter, message: InboundMessage, text: string):
   return { response: ok(), work: adapter.send(message.target, text) };
 }
 
-async function takeIn(env: Env, adapter: PlatformAdapter, message: InboundMessage): Promise<{ response: Response; work?: Promise<unknown>; outcome?: IntakeOutcome }> {
+async function takeIn(env: Env, adapter: PlatformAdapter, message: InboundMessage): Promise<{ response: Response; work?: Promise<unknown> }> {
   const d = db(env);
   const { source } = message;
+  const key = buildSessionKey(source);
   const settings = platformSettings(env, adapter.name);
   // Threads and topics bound to a session (a handoff thread, say) hear every message.
-  const bound = !message.addressed && source.threadId ? await routeFor(d, buildSessionKey(source)) : null;
-  if (!message.addressed && !bound) return { response: ok() };
+  if (!message.addressed && !(source.threadId && (await routeFor(d, key)))) return { response: ok() };
   if (!isAllowed(settings.allowed, source.userId)) {
     if (await claimRefusal(d, adapter.name, message.target.chatId)) return reply(adapter, message, REFUSAL_TEXT);
     return { response: adapter.respondInline?.(message, REFUSAL_TEXT) ?? ok() };
   }
-  const state = await recordDelivery(d, adapter.name, message.deliveryId);
-  if (state === "accepted") return { response: adapter.name === "discord" ? adapter.acknowledge(message) : ok() };
+  const delivery = await recordDelivery(d, adapter.name, message.deliveryId, key);
+  if (delivery.state === "accepted") return { response: adapter.acknowledge(message) };
   if (isChatCommand(message.command)) {
     const text = await runCommand(d, env, source, message.command);
-    await markDeliveryAccepted(d, adapter.name, message.deliveryId, null);
-    return reply(adapter, message, text);
+    const sent = reply(adapter, message, text);
+    const accepted = markDeliveryAccepted(d, adapter.name, message.deliveryId, null);
+    return { response: sent.response, work: Promise.all([sent.work, accepted]) };
   }
-  const { sessionId } = await sessionForSource(d, env, source);
+  const { sessionId } = await sessionForSource(d, env, source, delivery.sessionId);
   await sessionAgent(env, sessionId).enqueue({
     sessionId,
     content: message.text,
     target: message.target,
     deliveryKey: `${adapter.name}:${message.deliveryId}`,
   });
-  await markDeliveryAccepted(d, adapter.name, message.deliveryId, sessionId);
-  return { response: adapter.acknowledge(message) };
+  // The object holds the message now (and dedupes it); recording that can trail the 2xx.
+  return { response: adapter.acknowledge(message), work: markDeliveryAccepted(d, adapter.name, message.deliveryId, sessionId) };
 }

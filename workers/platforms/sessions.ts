@@ -19,12 +19,12 @@ export function modelName(env: Env): string {
  * The session a platform message belongs to: its key's route, or a new session bound to
  * the key. Two first messages racing for one key end up in the same session.
  */
-export async function sessionForSource(d: Db, env: Env, source: SessionSource, now = Date.now()): Promise<{ sessionId: string; key: string; created: boolean }> {
+export async function sessionForSource(d: Db, env: Env, source: SessionSource, known?: string | null, now = Date.now()): Promise<{ sessionId: string; key: string; created: boolean }> {
   const key = buildSessionKey(source);
-  const existing = await routeFor(d, key);
+  const existing = known === undefined ? await routeFor(d, key) : known;
   if (existing) return { sessionId: existing, key, created: false };
   const id = newSessionId(now);
-  await d.batch([
+  const [, won] = await d.batch([
     d.insert(sessions).values({
       id,
       source: source.platform,
@@ -37,11 +37,12 @@ export async function sessionForSource(d: Db, env: Env, source: SessionSource, n
       startedAt: now,
       lastActiveAt: now,
     }),
-    d.insert(sessionRoutes).values({ sessionKey: key, sessionId: id, origin: JSON.stringify(source), updatedAt: now }).onConflictDoNothing(),
+    d.insert(sessionRoutes).values({ sessionKey: key, sessionId: id, origin: JSON.stringify(source), updatedAt: now }).onConflictDoNothing().returning({ sessionId: sessionRoutes.sessionId }),
   ]);
-  const winner = (await routeFor(d, key))!;
-  if (winner !== id) await d.delete(sessions).where(eq(sessions.id, id));
-  return { sessionId: winner, key, created: winner === id };
+  if (won.length > 0) return { sessionId: id, key, created: true };
+  // Another first message bound the key a moment earlier: use its session, drop ours.
+  await d.delete(sessions).where(eq(sessions.id, id));
+  return { sessionId: (await routeFor(d, key))!, key, created: false };
 }
 
 /** A fresh session for a key (the /new command); the key's previous session ends. */

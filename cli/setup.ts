@@ -1,0 +1,94 @@
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { applicationIdFromToken, setupDiscord } from "../workers/platforms/discord/setup.ts";
+import { slackManifest } from "../workers/platforms/slack/manifest.ts";
+import { checkSlackToken } from "../workers/platforms/slack/setup.ts";
+import { setupTelegramWebhook } from "../workers/platforms/telegram/setup.ts";
+import { CliError, DEFAULT_URL, readDevVar } from "./client.ts";
+import { println, type CliIo, type Style } from "./io.ts";
+
+export const SETUP_USAGE = `Usage: hermes-edge setup <telegram|discord|slack> [--url <worker url>] [--json]
+
+  telegram   checks TELEGRAM_BOT_TOKEN and sets the bot's webhook to <url>/webhooks/telegram
+             with TELEGRAM_WEBHOOK_SECRET as its secret token
+  discord    registers the slash commands (/ask, /stop, /new, /resume, /sethome, /help) with
+             DISCORD_BOT_TOKEN and sets the interactions endpoint to <url>/webhooks/discord
+  slack      prints the app manifest (event URL, scopes, events, /hermes) to paste at
+             api.slack.com/apps; with SLACK_BOT_TOKEN set, checks it too
+
+Settings are read from the environment, then ./.dev.vars. The Worker's URL is --url, else
+HERMES_EDGE_URL; platforms need it public (https).`;
+
+interface SetupOptions {
+  io: CliIo;
+  style: Style;
+  url: string | undefined;
+  json: boolean;
+}
+
+function settingFrom(io: CliIo, name: string): string | undefined {
+  const v = io.env[name]?.trim();
+  if (v) return v;
+  return readDevVar(path.join(io.cwd, ".dev.vars"), name)?.trim() || undefined;
+}
+
+function need(io: CliIo, name: string, hint: string): string {
+  const v = settingFrom(io, name);
+  if (!v) throw new CliError(`${name} is not set (environment or ./.dev.vars): ${hint}`);
+  return v;
+}
+
+export async function runSetup(platform: string | undefined, opts: SetupOptions): Promise<number> {
+  const { io, style } = opts;
+  const out = (s = "") => println(io.stdout, s);
+  const workerUrl = (opts.url ?? io.env.HERMES_EDGE_URL ?? DEFAULT_URL).replace(/\/+$/, "");
+  const warnIfLocal = () => {
+    if (!workerUrl.startsWith("https://")) println(io.stderr, style.yellow(`warning: ${workerUrl} is not a public https URL; ${platform} cannot reach it (pass --url https://…)`));
+  };
+  switch (platform) {
+    case "telegram": {
+      const token = need(io, "TELEGRAM_BOT_TOKEN", "the token @BotFather gave you");
+      const secret = need(io, "TELEGRAM_WEBHOOK_SECRET", `any random string, set on the Worker too (wrangler secret put TELEGRAM_WEBHOOK_SECRET); for example ${randomBytes(24).toString("base64url")}`);
+      warnIfLocal();
+      const result = await setupTelegramWebhook({ token, secret, workerUrl, apiRoot: settingFrom(io, "TELEGRAM_API_ROOT") ?? "https://api.telegram.org", fetch: io.fetch }).catch((err: Error) => {
+        throw new CliError(err.message);
+      });
+      if (opts.json) return out(JSON.stringify(result)), 0;
+      out(`${style.green("✓")} @${result.bot.username}: webhook set to ${result.webhookUrl} (updates: ${result.allowedUpdates.join(", ")})`);
+      out("  Telegram now sends messages to the Worker with your secret token; set TELEGRAM_ALLOWED_USERS on the Worker to who may talk to it.");
+      return 0;
+    }
+    case "discord": {
+      const botToken = need(io, "DISCORD_BOT_TOKEN", "the bot token from the Discord developer portal");
+      const applicationId = settingFrom(io, "DISCORD_APPLICATION_ID") ?? applicationIdFromToken(botToken);
+      if (!applicationId) throw new CliError("DISCORD_APPLICATION_ID is not set and cannot be read from the bot token");
+      warnIfLocal();
+      const result = await setupDiscord({ botToken, applicationId, workerUrl, apiBase: settingFrom(io, "DISCORD_API_BASE") ?? "https://discord.com/api/v10", fetch: io.fetch }).catch((err: Error) => {
+        throw new CliError(err.message);
+      });
+      if (opts.json) return out(JSON.stringify(result)), 0;
+      out(`${style.green("✓")} registered ${result.commands.map((c) => `/${c}`).join(", ")} for application ${result.applicationId}`);
+      if (result.endpointSet) out(`${style.green("✓")} interactions endpoint set to ${result.interactionsUrl}`);
+      else out(`${style.yellow("!")} could not set the interactions endpoint (${result.endpointError}); paste ${result.interactionsUrl} into "Interactions Endpoint URL" in the developer portal once the Worker is deployed`);
+      return 0;
+    }
+    case "slack": {
+      const manifest = slackManifest(workerUrl);
+      const token = settingFrom(io, "SLACK_BOT_TOKEN");
+      const who = token ? await checkSlackToken({ token, apiUrl: settingFrom(io, "SLACK_API_URL") ?? "https://slack.com/api/", fetch: io.fetch }).catch((err: Error) => {
+        throw new CliError(err.message);
+      }) : null;
+      if (opts.json) return out(JSON.stringify(who ? { manifest, token: who } : { manifest })), 0;
+      out("Paste this manifest at https://api.slack.com/apps → Create New App → From an app manifest:");
+      out();
+      out(JSON.stringify(manifest, null, 2));
+      out();
+      out("Then install the app, and set SLACK_BOT_TOKEN (xoxb-…) and SLACK_SIGNING_SECRET on the Worker.");
+      if (who) out(`${style.green("✓")} SLACK_BOT_TOKEN works: bot ${who.botUserId} in ${who.team} (${who.teamId})`);
+      else out(style.dim("(SLACK_BOT_TOKEN is not set here, so the token was not checked)"));
+      return 0;
+    }
+    default:
+      throw new CliError(`${platform ? `unknown platform '${platform}'` : "which platform?"}\n\n${SETUP_USAGE}`, 2);
+  }
+}

@@ -1,0 +1,100 @@
+import { EventEmitter } from "node:events";
+import { tmpdir } from "node:os";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CliIo } from "../../cli/io.ts";
+import { createCli } from "../../cli/main.ts";
+import { FakeDiscord, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
+import { serve, type LoopbackServer } from "../support/http.ts";
+import { DISCORD_TEST, SLACK_TEST, TELEGRAM_TEST } from "../support/signing.ts";
+
+const telegram = new FakeTelegram();
+const discord = new FakeDiscord();
+const slack = new FakeSlack();
+let servers: LoopbackServer[] = [];
+
+beforeAll(async () => {
+  servers = await Promise.all([serve((r) => telegram.handle(r)), serve((r) => discord.handle(r)), serve((r) => slack.handle(r))]);
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+async function run(argv: string[], env: Record<string, string>) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (d: Buffer) => (out += d.toString()));
+  stderr.on("data", (d: Buffer) => (err += d.toString()));
+  const [tg, dc, sl] = servers.map((s) => s.url);
+  const io: CliIo = {
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    env: { TELEGRAM_API_ROOT: tg!, DISCORD_API_BASE: `${dc!}/api/v10`, SLACK_API_URL: `${sl!}/api/`, ...env },
+    fetch: (i, init) => fetch(i, init),
+    cwd: tmpdir(),
+    signals: new EventEmitter(),
+    now: () => Date.now(),
+  };
+  const code = await createCli(argv, io).run();
+  return { code, out, err };
+}
+
+const URL = "https://edge.example.com";
+
+describe("hermes-edge setup", () => {
+  it("telegram: checks the token and sets the webhook with the secret and allowed updates", async () => {
+    telegram.reset();
+    const r = await run(["setup", "telegram", "--url", URL, "--json"], { TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token, TELEGRAM_WEBHOOK_SECRET: "s3cret" });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({ bot: { id: TELEGRAM_TEST.botId, username: TELEGRAM_TEST.username }, webhookUrl: `${URL}/webhooks/telegram`, allowedUpdates: ["message"] });
+    expect(telegram.called("/setWebhook")[0]!.body).toMatchObject({ url: `${URL}/webhooks/telegram`, secret_token: "s3cret", allowed_updates: ["message"] });
+  });
+
+  it("telegram: a bad token is one clear error and exit code 1; a missing secret says what to set", async () => {
+    const bad = await run(["setup", "telegram", "--url", URL], { TELEGRAM_BOT_TOKEN: "999:nope", TELEGRAM_WEBHOOK_SECRET: "s" });
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/Telegram refused getMe: Unauthorized \(is TELEGRAM_BOT_TOKEN right\?\)/);
+    const missing = await run(["setup", "telegram"], { TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token });
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain("TELEGRAM_WEBHOOK_SECRET is not set");
+  });
+
+  it("discord: registers the slash commands and the interactions endpoint", async () => {
+    discord.reset();
+    const r = await run(["setup", "discord", "--url", URL], { DISCORD_BOT_TOKEN: DISCORD_TEST.botToken, DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("registered /ask, /stop, /new, /resume, /sethome, /help");
+    expect(r.out).toContain(`interactions endpoint set to ${URL}/webhooks/discord`);
+    const put = discord.calls.find((c) => c.method === "PUT")!;
+    expect(put.path).toBe(`/api/v10/applications/${DISCORD_TEST.applicationId}/commands`);
+  });
+
+  it("discord: a bad token fails clearly", async () => {
+    const r = await run(["setup", "discord", "--url", URL], { DISCORD_BOT_TOKEN: "wrong", DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("HTTP 401");
+    expect(r.err).toContain("DISCORD_BOT_TOKEN");
+  });
+
+  it("slack: prints the manifest with the event URL, scopes and events, and checks the token", async () => {
+    const r = await run(["setup", "slack", "--url", URL, "--json"], { SLACK_BOT_TOKEN: SLACK_TEST.token });
+    expect(r.code).toBe(0);
+    const { manifest, token } = JSON.parse(r.out) as { manifest: { settings: { event_subscriptions: { request_url: string; bot_events: string[] } }; oauth_config: { scopes: { bot: string[] } } }; token: { teamId: string } };
+    expect(manifest.settings.event_subscriptions.request_url).toBe(`${URL}/webhooks/slack`);
+    expect(manifest.settings.event_subscriptions.bot_events).toContain("app_mention");
+    expect(manifest.oauth_config.scopes.bot).toContain("chat:write");
+    expect(token.teamId).toBe(SLACK_TEST.team);
+    const bad = await run(["setup", "slack", "--url", URL], { SLACK_BOT_TOKEN: "xoxb-wrong" });
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("invalid_auth");
+  });
+
+  it("refuses an unknown platform with the usage", async () => {
+    const r = await run(["setup", "irc"], {});
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("Usage: hermes-edge setup");
+  });
+});

@@ -1,0 +1,51 @@
+import { joinUrl } from "../../agent/index.ts";
+import { DISCORD_COMMANDS } from "./parse.ts";
+
+export interface DiscordSetupResult {
+  applicationId: string;
+  commands: string[];
+  interactionsUrl: string;
+  /** Whether Discord accepted the interactions endpoint (it PINGs the URL first). */
+  endpointSet: boolean;
+  endpointError: string | null;
+}
+
+/** A bot token's first part is the bot's user id (= the application id), base64-encoded. */
+export function applicationIdFromToken(token: string): string | null {
+  const first = token.split(".")[0];
+  if (!first) return null;
+  try {
+    const id = atob(first.replace(/-/g, "+").replace(/_/g, "/"));
+    return /^\d{5,}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Registers the slash commands (a bulk overwrite, so re-running is safe) and tries to set
+ * the interactions endpoint URL, which Discord only accepts once the Worker answers its PING.
+ */
+export async function setupDiscord(opts: { botToken: string; applicationId: string; workerUrl: string; apiBase: string; fetch: typeof fetch }): Promise<DiscordSetupResult> {
+  const headers = { authorization: `Bot ${opts.botToken}`, "content-type": "application/json" };
+  const interactionsUrl = `${opts.workerUrl.replace(/\/+$/, "")}/webhooks/discord`;
+  let res: Response;
+  try {
+    res = await opts.fetch(joinUrl(opts.apiBase, `applications/${opts.applicationId}/commands`), { method: "PUT", headers, body: JSON.stringify(DISCORD_COMMANDS) });
+  } catch (err) {
+    throw new Error(`cannot reach Discord at ${opts.apiBase}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!res.ok) {
+    const detail = ((await res.json().catch(() => ({}))) as { message?: string }).message ?? "";
+    const hint = res.status === 401 ? " (is DISCORD_BOT_TOKEN right?)" : res.status === 403 || res.status === 404 ? " (is DISCORD_APPLICATION_ID right?)" : "";
+    throw new Error(`Discord refused the command registration: HTTP ${res.status} ${detail}${hint}`.trim());
+  }
+  const registered = (await res.json()) as Array<{ name: string }>;
+  let endpointSet = false;
+  let endpointError: string | null = null;
+  const patch = await opts.fetch(joinUrl(opts.apiBase, "applications/@me"), { method: "PATCH", headers, body: JSON.stringify({ interactions_endpoint_url: interactionsUrl }) }).catch((err: unknown) => err as Error);
+  if (patch instanceof Error) endpointError = patch.message;
+  else if (patch.ok) endpointSet = true;
+  else endpointError = `HTTP ${patch.status} ${((await patch.json().catch(() => ({}))) as { message?: string }).message ?? ""}`.trim();
+  return { applicationId: opts.applicationId, commands: registered.map((c) => c.name), interactionsUrl, endpointSet, endpointError };
+}

@@ -1,0 +1,32 @@
+import { Api, GrammyError, HttpError } from "grammy";
+
+/** What `hermes-edge setup telegram` did. */
+export interface TelegramSetupResult {
+  bot: { id: number; username: string };
+  webhookUrl: string;
+  allowedUpdates: string[];
+}
+
+/** Updates the Worker handles; anything else Telegram need not send. */
+export const TELEGRAM_ALLOWED_UPDATES = ["message"];
+
+/**
+ * Checks the token (getMe) and points the bot's webhook at the Worker with the secret
+ * token Telegram will send back in X-Telegram-Bot-Api-Secret-Token.
+ */
+export async function setupTelegramWebhook(opts: { token: string; secret: string; workerUrl: string; apiRoot: string; fetch: typeof fetch }): Promise<TelegramSetupResult> {
+  const api = new Api(opts.token, { apiRoot: opts.apiRoot, fetch: opts.fetch as never });
+  const webhookUrl = `${opts.workerUrl.replace(/\/+$/, "")}/webhooks/telegram`;
+  try {
+    const me = await api.getMe();
+    await api.setWebhook(webhookUrl, { secret_token: opts.secret, allowed_updates: TELEGRAM_ALLOWED_UPDATES as never, drop_pending_updates: false });
+    return { bot: { id: me.id, username: me.username }, webhookUrl, allowedUpdates: TELEGRAM_ALLOWED_UPDATES };
+  } catch (err) {
+    if (err instanceof GrammyError) {
+      const hint = err.error_code === 401 || err.error_code === 404 ? " (is TELEGRAM_BOT_TOKEN right?)" : "";
+      throw new Error(`Telegram refused ${err.method}: ${err.description}${hint}`);
+    }
+    if (err instanceof HttpError) throw new Error(`cannot reach Telegram at ${opts.apiRoot}: ${err.message}`);
+    throw err;
+  }
+}
