@@ -68,6 +68,12 @@ export default defineConfig({
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
           setupFiles: ["test/node/setup.ts"],
+          globalSetup: ["test/e2e/global-setup.ts"],
+          // One process, files one after another, modules shared: the files share one
+          // wrangler dev (test/support/e2e.ts) instead of starting their own.
+          pool: "forks",
+          isolate: false,
+          fileParallelism: false,
           testTimeout: 20_000,
           hookTimeout: 90_000,
         },

@@ -1,28 +1,25 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../cli/local.ts";
-import { FakeLlm } from "../support/fake-llm.ts";
-import { serve, type LoopbackServer } from "../support/http.ts";
-import { startWorker, type DevWorker } from "../support/wrangler-dev.ts";
+import { harness, type Harness } from "../support/e2e.ts";
+import type { FakeLlm } from "../support/fake-llm.ts";
+import type { DevWorker } from "../support/wrangler-dev.ts";
 
 /**
  * The real thing: `wrangler dev` running the Worker and its Durable Objects, the real CLI
  * as a child process talking to it through a pipe, and a fake model on loopback.
  */
+let h: Harness;
 let worker: DevWorker;
-let provider: LoopbackServer;
-const llm = new FakeLlm();
+let llm: FakeLlm;
 
 beforeAll(async () => {
-  provider = await serve((req) => llm.handle(req));
-  worker = await startWorker({ LLM_BASE_URL: `${provider.url}/v1`, LLM_MODEL: "fake" });
+  h = await harness();
+  ({ worker, llm } = h);
 });
 
-afterAll(async () => {
-  await worker?.stop();
-  await provider?.close();
-});
+beforeEach(() => h.reset());
 
 interface Cli {
   child: ChildProcessWithoutNullStreams;
@@ -67,7 +64,6 @@ async function api<T>(p: string): Promise<T> {
 
 describe("hermes-edge chat against wrangler dev", () => {
   it("streams replies through a pipe, and the second turn replays the first exchange", async () => {
-    llm.reset();
     const cli = runCli(["chat"]);
     cli.child.stdin.write("my name is Ada\n");
     await cli.waitFor("echo: my name is Ada");
@@ -81,7 +77,6 @@ describe("hermes-edge chat against wrangler dev", () => {
   });
 
   it("Ctrl-C interrupts the running reply, keeps the partial text, and the chat goes on", async () => {
-    llm.reset();
     llm.hold(["a long story begins"], ["and never ends"]);
     const cli = runCli(["chat"]);
     cli.child.stdin.write("tell me a story\n");

@@ -1,44 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeLlm } from "../support/fake-llm.ts";
-import { FakeDiscord, FakeSlack, FakeTelegram, type ApiCall } from "../support/fake-platforms.ts";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { harness, type Harness } from "../support/e2e.ts";
+import type { FakeLlm } from "../support/fake-llm.ts";
+import type { ApiCall, FakeDiscord, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
 import { dc, sl, tg } from "../support/fixtures.ts";
-import { serve, type LoopbackServer } from "../support/http.ts";
-import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, discordHeaders, slackHeaders, telegramHeaders } from "../support/signing.ts";
-import { startWorker, type DevWorker } from "../support/wrangler-dev.ts";
+import { DISCORD_TEST, discordHeaders, slackHeaders, telegramHeaders } from "../support/signing.ts";
+import type { DevWorker } from "../support/wrangler-dev.ts";
 
 /** Each platform end to end: signed webhooks into a real `wrangler dev`, replies out to loopback fakes. */
-const llm = new FakeLlm();
-const telegram = new FakeTelegram();
-const discord = new FakeDiscord();
-const slack = new FakeSlack();
-let servers: LoopbackServer[] = [];
+let h: Harness;
 let worker: DevWorker;
+let llm: FakeLlm;
+let telegram: FakeTelegram;
+let discord: FakeDiscord;
+let slack: FakeSlack;
 
 beforeAll(async () => {
-  servers = await Promise.all([llm, telegram, discord, slack].map((f) => serve((r) => f.handle(r))));
-  const [l, t, d, s] = servers.map((x) => x.url);
-  worker = await startWorker({
-    LLM_BASE_URL: `${l}/v1`,
-    TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token,
-    TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
-    TELEGRAM_ALLOWED_USERS: "1001,1002",
-    TELEGRAM_API_ROOT: t!,
-    DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId,
-    DISCORD_PUBLIC_KEY: DISCORD_TEST_PUBLIC_KEY,
-    DISCORD_BOT_TOKEN: DISCORD_TEST.botToken,
-    DISCORD_ALLOWED_USERS: "2001",
-    DISCORD_API_BASE: `${d}/api/v10`,
-    SLACK_BOT_TOKEN: SLACK_TEST.token,
-    SLACK_SIGNING_SECRET: SLACK_TEST.secret,
-    SLACK_ALLOWED_USERS: "U1001",
-    SLACK_API_URL: `${s}/api/`,
-  });
+  h = await harness();
+  ({ worker, llm, telegram, discord, slack } = h);
 });
 
-afterAll(async () => {
-  await worker?.stop();
-  await Promise.all(servers.map((s) => s.close()));
-});
+beforeEach(() => h.reset());
 
 const post = (platform: string, body: string, headers: Record<string, string>) => fetch(`${worker.url}/webhooks/${platform}`, { method: "POST", headers, body });
 const text = (c: ApiCall) => String(c.body.text ?? c.body.content ?? "");

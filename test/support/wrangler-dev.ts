@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { applyLocalMigrations, PROJECT_ROOT, wranglerEnv } from "../../cli/local.ts";
@@ -23,6 +23,8 @@ export interface DevWorker {
   /** Everything wrangler printed, for failure messages. */
   output(): string;
   stop(): Promise<void>;
+  /** Kills it at once (for process exit, where nothing can be awaited). */
+  kill(): void;
 }
 
 export async function startWorker(vars: Record<string, string>, opts: { token?: string } = {}): Promise<DevWorker> {
@@ -44,6 +46,8 @@ export async function startWorker(vars: Record<string, string>, opts: { token?: 
     ...Object.entries(all).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
   const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: wranglerEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true });
+  // Recorded for the e2e global teardown, which stops it even if this process dies first.
+  if (process.env.HERMES_E2E_PIDFILE && child.pid !== undefined) appendFileSync(process.env.HERMES_E2E_PIDFILE, `${child.pid}\n`);
   let output = "";
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
@@ -75,5 +79,15 @@ export async function startWorker(vars: Record<string, string>, opts: { token?: 
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, token, output: () => output, stop };
+  const kill = () => {
+    if (child.pid !== undefined && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+    rmSync(persist, { recursive: true, force: true });
+  };
+  return { url, token, output: () => output, stop, kill };
 }

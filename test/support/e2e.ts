@@ -1,0 +1,80 @@
+import { FakeLlm } from "./fake-llm.ts";
+import { FakeDiscord, FakeSlack, FakeTelegram } from "./fake-platforms.ts";
+import { serve, type LoopbackServer } from "./http.ts";
+import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST } from "./signing.ts";
+import { startWorker, type DevWorker } from "./wrangler-dev.ts";
+
+/**
+ * One real `wrangler dev` shared by the end-to-end files (they run one after another in
+ * one process: see vitest.config.ts), with every platform pointed at loopback fakes and
+ * the model at a fake provider. Starting it once keeps the suite fast.
+ */
+export interface Harness {
+  worker: DevWorker;
+  llm: FakeLlm;
+  telegram: FakeTelegram;
+  discord: FakeDiscord;
+  slack: FakeSlack;
+  /** Clears every fake's calls and scripts. */
+  reset(): void;
+}
+
+/** Settings every e2e Worker shares (platform fakes and the model at `urls`). */
+export function platformVars(urls: { llm: string; telegram: string; discord: string; slack: string }): Record<string, string> {
+  return {
+    LLM_BASE_URL: `${urls.llm}/v1`,
+    LLM_MODEL: "fake",
+    TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token,
+    TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
+    TELEGRAM_ALLOWED_USERS: "1001,1002",
+    TELEGRAM_API_ROOT: urls.telegram,
+    DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId,
+    DISCORD_PUBLIC_KEY: DISCORD_TEST_PUBLIC_KEY,
+    DISCORD_BOT_TOKEN: DISCORD_TEST.botToken,
+    DISCORD_ALLOWED_USERS: "2001",
+    DISCORD_API_BASE: `${urls.discord}/api/v10`,
+    SLACK_BOT_TOKEN: SLACK_TEST.token,
+    SLACK_SIGNING_SECRET: SLACK_TEST.secret,
+    SLACK_ALLOWED_USERS: "U1001",
+    SLACK_API_URL: `${urls.slack}/api/`,
+  };
+}
+
+/** Starts fakes on loopback and a Worker wired to them. */
+export async function startHarness(extra: Record<string, string> = {}): Promise<Harness & { stop(): Promise<void> }> {
+  const llm = new FakeLlm();
+  const telegram = new FakeTelegram();
+  const discord = new FakeDiscord();
+  const slack = new FakeSlack();
+  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack].map((f) => serve((r) => f.handle(r))));
+  const [l, t, d, s] = servers.map((x) => x.url) as [string, string, string, string];
+  const worker = await startWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s }), ...extra });
+  return {
+    worker,
+    llm,
+    telegram,
+    discord,
+    slack,
+    reset() {
+      llm.reset();
+      telegram.reset();
+      discord.reset();
+      slack.reset();
+    },
+    async stop() {
+      await worker.stop();
+      await Promise.all(servers.map((x) => x.close()));
+    },
+  };
+}
+
+let shared: Promise<Harness & { stop(): Promise<void> }> | null = null;
+
+/** The shared harness, started on first use and stopped when the test process exits. */
+export function harness(): Promise<Harness> {
+  if (!shared) {
+    shared = startHarness();
+    void shared.then((h) => process.once("exit", () => h.worker.kill()));
+  }
+  return shared;
+}
