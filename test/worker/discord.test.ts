@@ -63,3 +63,15 @@ describe("Discord interactions webhook", () => {
     expect(llm.calls).toHaveLength(0);
   });
 });
+
+describe("Discord bad input", () => {
+  it("answers unsupported interaction types ephemerally and ignores malformed JSON, with no turn", async () => {
+    const component = { ...dc.ping(), type: 3 };
+    const res = await toDiscord(component);
+    expect(await res.json()).toMatchObject({ type: 4, data: { flags: 64 } });
+    const body = "{broken";
+    expect((await deliver("discord", body, await discordHeaders(body))).status).toBe(200);
+    await settle();
+    expect(llm.calls).toHaveLength(0);
+  });
+});

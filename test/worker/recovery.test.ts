@@ -107,3 +107,18 @@ describe("a stuck turn is recovered on the session's next contact", () => {
     expect((await messages(id)).map((m) => m.content)).toEqual(["first words", "echo: first words"]);
   });
 });
+
+describe("an accepted platform message survives the object restarting", () => {
+  it("is answered in its chat after the restart", async () => {
+    const { toTelegram, routeOf } = await import("./platform-helpers.ts");
+    const { tg } = await import("../support/fixtures.ts");
+    const { telegram } = await import("./setup.ts");
+    llm.hold(["half "], ["never"]);
+    expect((await toTelegram(tg.dm("survive this", 1002))).status).toBe(200);
+    const sessionId = (await routeOf("agent:main:telegram:dm:1002"))!;
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(agent(sessionId))).toBe(true);
+    expect(telegram.texts(1002).at(-1)).toBe("echo: survive this");
+    expect((await messages(sessionId)).map((m) => m.content)).toEqual(["survive this", "echo: survive this"]);
+  });
+});

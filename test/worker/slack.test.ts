@@ -75,3 +75,16 @@ describe("Slack Events API webhook", () => {
     expect(llm.calls).toHaveLength(0);
   });
 });
+
+describe("Slack bad input", () => {
+  it("ignores malformed JSON and unknown payload types with a 2xx, and refuses oversize bodies", async () => {
+    for (const body of ["{nope", JSON.stringify({ type: "app_rate_limited" }), JSON.stringify(sl.envelope({ type: "reaction_added", user: "U1001" }))]) {
+      expect((await deliver("slack", body, await slackHeaders(body))).status).toBe(200);
+    }
+    const big = JSON.stringify({ type: "event_callback", pad: "x".repeat(1024 * 1024) });
+    expect((await deliver("slack", big, await slackHeaders(big))).status).toBe(413);
+    await settle();
+    expect(llm.calls).toHaveLength(0);
+    expect(slack.calls).toEqual([]);
+  });
+});
