@@ -32,6 +32,7 @@ const WORKER_TEST_VARS: Record<string, string> = {
   SLACK_ALLOWED_USERS: "U1001,U1002",
   SLACK_API_URL: "https://slack.test/api/",
   RELAY_PLATFORMS: "",
+  HANDOFF_PICKUP: "event",
   RELAY_SECRETS: "",
 };
 

@@ -2,10 +2,14 @@ import { DurableObject } from "cloudflare:workers";
 import { createModel, formatSse, runTurn, toolsFor, type ChatMessage, type TurnEvent, type TurnOutcome } from "../workers/agent/index.ts";
 import { busyPolicy, modelConfig } from "../workers/config.ts";
 import { db } from "../workers/db/client.ts";
+import { failHandoff, getHandoffRow, requestHandoff, STALE_HANDOFF_ERROR, type HandoffRequest } from "../workers/db/handoff.ts";
 import { loadSessionTranscript, turnUserMessageId } from "../workers/db/messages.ts";
+import { handoffJson } from "../workers/db/sessions.ts";
 import { adapterFor } from "../workers/platforms/registry.ts";
 import { PlatformReply } from "../workers/platforms/reply.ts";
 import type { ReplyTarget } from "../workers/platforms/types.ts";
+import { carryOutHandoff, HandoffFailure, type HandoffJob } from "./handoff.ts";
+import { handoffScheduler } from "./handoff-scheduler.ts";
 import { TurnWriter } from "./turn-writer.ts";
 
 /** How long a turn may go without the object proving it is alive before recovery kicks in. */
@@ -138,6 +142,12 @@ export class SessionAgent extends DurableObject<Env> {
   #transcript: ChatMessage[] | null = null;
   #pumping = false;
   #idleWaiters: Array<() => void> = [];
+  /** Callers waiting for a particular turn's end (a handoff waits on its synthetic turn). */
+  #turnWaiters = new Map<string, (r: { outcome: TurnOutcome; deliveryError: string | null }) => void>();
+  /** The handoff this instance is carrying out, if any. */
+  #handoff: Promise<void> | null = null;
+  /** Resolved (and replaced) whenever this session's handoff state may have changed. */
+  #handoffChanged = Promise.withResolvers<void>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -155,8 +165,10 @@ export class SessionAgent extends DurableObject<Env> {
         delivery_key TEXT UNIQUE
       )`);
       ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS seen (delivery_key TEXT PRIMARY KEY, at INTEGER NOT NULL)");
-      // Turns left by a previous instance: recover them from the alarm, promptly.
-      if (this.#records().length > 0 && (await ctx.storage.getAlarm()) === null) {
+      ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS handoff_jobs (session_id TEXT PRIMARY KEY, job TEXT NOT NULL, started_at INTEGER NOT NULL)");
+      // Work left by a previous instance: recover it from the alarm, promptly.
+      const leftovers = this.#records().length + ctx.storage.sql.exec("SELECT 1 FROM handoff_jobs").toArray().length;
+      if (leftovers > 0 && (await ctx.storage.getAlarm()) === null) {
         await ctx.storage.setAlarm(Date.now());
       }
     });
@@ -256,16 +268,22 @@ export class SessionAgent extends DurableObject<Env> {
    * The same delivery key twice is one turn.
    */
   async enqueue(input: QueuedTurnInput): Promise<EnqueueResult> {
+    const taken = this.#enqueueLocal(input);
+    return taken ? { accepted: true, position: taken.position } : { accepted: false, position: -1 };
+  }
+
+  #enqueueLocal(input: QueuedTurnInput): { turnId: string; position: number } | null {
     const dup =
       this.ctx.storage.sql.exec("SELECT 1 FROM turns WHERE delivery_key = ?", input.deliveryKey).toArray().length > 0 ||
       this.ctx.storage.sql.exec("SELECT 1 FROM seen WHERE delivery_key = ?", input.deliveryKey).toArray().length > 0;
-    if (dup) return { accepted: false, position: -1 };
-    const ahead = this.#records().length;
-    this.#insert(crypto.randomUUID(), { ...input, origin: input.origin ?? "platform", state: "queued" });
+    if (dup) return null;
+    const position = this.#records().length;
+    const turnId = crypto.randomUUID();
+    this.#insert(turnId, { ...input, origin: input.origin ?? "platform", state: "queued" });
     this.#armWatchdog();
     if (this.#active && busyPolicy(this.env) === "interrupt") this.#active.controller.abort(new Error("superseded by a newer message"));
     void this.#pump();
-    return { accepted: true, position: ahead };
+    return { turnId, position };
   }
 
   /**
@@ -323,6 +341,7 @@ export class SessionAgent extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.#watchdogArmed = false;
     this.ctx.storage.sql.exec("DELETE FROM seen WHERE at < ?", Date.now() - SEEN_RETENTION_MS);
+    await this.#reclaimHandoffJobs();
     if (this.#active) {
       this.#armWatchdog();
       return;
@@ -343,7 +362,8 @@ export class SessionAgent extends DurableObject<Env> {
 
   /** Called by the cron safety net for a session whose turn looks stuck. */
   async recover(): Promise<boolean> {
-    if (this.#active || this.#records().length === 0) return false;
+    const jobs = this.ctx.storage.sql.exec("SELECT 1 FROM handoff_jobs").toArray().length;
+    if (this.#active || this.#records().length + (this.#handoff ? 0 : jobs) === 0) return false;
     await this.alarm();
     return true;
   }
@@ -422,10 +442,108 @@ export class SessionAgent extends DurableObject<Env> {
     if (outcome.error) this.#transcript = null; // reload from D1 next time: it is the truth
     this.#forget(record);
     if (this.#active === active) this.#active = null;
+    let deliveryError: string | null = null;
     try {
       await sink.end(outcome);
     } catch (err) {
-      console.error("could not deliver the reply", err instanceof Error ? err.message : String(err));
+      deliveryError = err instanceof Error ? err.message : String(err);
+      console.error("could not deliver the reply", deliveryError);
+    }
+    const waiter = this.#turnWaiters.get(record.turnId);
+    this.#turnWaiters.delete(record.turnId);
+    waiter?.({ outcome, deliveryError });
+  }
+
+  // ---- Handoff (SPEC section 4) -------------------------------------------------------
+
+  #notifyHandoff(): void {
+    this.#handoffChanged.resolve();
+    this.#handoffChanged = Promise.withResolvers<void>();
+  }
+
+  /**
+   * Requests a handoff of this session (the HTTP API checked platform and destination).
+   * Refused while a turn runs or another handoff is in flight; otherwise the scheduler
+   * is told at once.
+   */
+  async requestHandoff(sessionId: string, req: HandoffRequest): Promise<{ ok: true } | { ok: false; code: "turn_in_progress" | "handoff_in_flight" | "not_found" }> {
+    if (this.#active || this.#records().length > 0) return { ok: false, code: "turn_in_progress" };
+    const d = db(this.env);
+    if (!(await requestHandoff(d, sessionId, req))) {
+      return { ok: false, code: (await getHandoffRow(d, sessionId)) ? "handoff_in_flight" : "not_found" };
+    }
+    this.#notifyHandoff();
+    await handoffScheduler(this.env).notify();
+    return { ok: true };
+  }
+
+  /** From the scheduler, right after it claimed this session's row: carry it out here. */
+  async acceptHandoff(job: HandoffJob): Promise<void> {
+    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO handoff_jobs (session_id, job, started_at) VALUES (?, ?, ?)", job.sessionId, JSON.stringify(job), Date.now());
+    this.#armWatchdog();
+    this.#notifyHandoff();
+    this.#handoff = this.#runHandoff(job).finally(() => {
+      this.#handoff = null;
+      this.#notifyHandoff();
+    });
+  }
+
+  async #runHandoff(job: HandoffJob): Promise<void> {
+    const d = db(this.env);
+    try {
+      await carryOutHandoff(this.env, job, (content, target, deliveryKey) => {
+        const taken = this.#enqueueLocal({ sessionId: job.sessionId, content, target, deliveryKey, origin: "internal" });
+        if (!taken) throw new HandoffFailure("this handoff's turn already ran once");
+        return new Promise((resolve) => this.#turnWaiters.set(taken.turnId, resolve));
+      });
+    } catch (err) {
+      const reason = err instanceof HandoffFailure ? err.message : `handoff failed: ${err instanceof Error ? err.message : String(err)}`;
+      console.warn("handoff failed", job.sessionId, reason);
+      await failHandoff(d, job.sessionId, reason, { onlyStates: ["running"] });
+    } finally {
+      this.ctx.storage.sql.exec("DELETE FROM handoff_jobs WHERE session_id = ?", job.sessionId);
+    }
+  }
+
+  /**
+   * A handoff job left by a dead instance is failed, never carried out again (that could
+   * deliver twice), and its synthetic turn, if still waiting, is dropped.
+   */
+  async #reclaimHandoffJobs(): Promise<void> {
+    if (this.#handoff) return;
+    const jobs = this.ctx.storage.sql.exec("SELECT session_id FROM handoff_jobs").toArray();
+    if (jobs.length === 0) return;
+    for (const r of this.#records()) if (r.origin === "internal" && r.deliveryKey?.startsWith("handoff:")) this.#forget(r);
+    for (const j of jobs) {
+      await failHandoff(db(this.env), String(j.session_id), STALE_HANDOFF_ERROR, { onlyStates: ["running"] });
+      this.ctx.storage.sql.exec("DELETE FROM handoff_jobs WHERE session_id = ?", j.session_id);
+    }
+    this.#notifyHandoff();
+  }
+
+  /** The CLI gave up waiting for pickup: fail the row, but only while it is still pending. */
+  async failPendingHandoff(sessionId: string, reason: string): Promise<boolean> {
+    const failed = await failHandoff(db(this.env), sessionId, reason, { onlyStates: ["pending"] });
+    this.#notifyHandoff();
+    return failed;
+  }
+
+  /**
+   * The handoff state, once it differs from `state` (null: none requested) or after
+   * `timeoutMs`. Woken by every transition made through this object; D1 is re-read at
+   * least every second for the ones made elsewhere (the scheduler's claim, the cron).
+   */
+  async waitHandoff(sessionId: string, state: string | null, timeoutMs: number): Promise<{ found: boolean; handoff: ReturnType<typeof handoffJson> }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const changed = this.#handoffChanged.promise;
+      const row = await getHandoffRow(db(this.env), sessionId);
+      if (!row) return { found: false, handoff: null };
+      const left = deadline - Date.now();
+      if ((row.handoffState ?? null) !== state || left <= 0) return { found: true, handoff: handoffJson(row) };
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([changed, new Promise<void>((r) => (timer = setTimeout(r, Math.min(1000, left))))]);
+      if (timer !== undefined) clearTimeout(timer);
     }
   }
 

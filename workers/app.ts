@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { limitBody, requireApiToken } from "./http/auth.ts";
 import { errorBody, handleError } from "./http/errors.ts";
+import { handoffRoutes } from "./http/handoff.ts";
 import { platformRoutes } from "./http/platforms.ts";
 import { sessionRoutes } from "./http/sessions.ts";
 import { webhookRoutes } from "./http/webhooks.ts";
@@ -14,6 +15,7 @@ app.get("/health", (c) => c.json({ ok: true, service: "hermes-edge", version: VE
 
 app.use("/v1/*", requireApiToken, limitBody);
 app.route("/v1/sessions", sessionRoutes);
+app.route("/v1/sessions", handoffRoutes);
 app.route("/v1/platforms", platformRoutes);
 app.use("/webhooks/*", limitBody);
 app.route("/webhooks", webhookRoutes);

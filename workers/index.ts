@@ -1,6 +1,7 @@
 import { app } from "./app.ts";
 import { runMaintenance } from "./maintenance.ts";
 
+export { HandoffScheduler } from "../durable-objects/handoff-scheduler.ts";
 export { SessionAgent } from "../durable-objects/session-agent.ts";
 
 export default {

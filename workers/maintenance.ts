@@ -1,4 +1,5 @@
 import { and, isNotNull, lt } from "drizzle-orm";
+import { handoffScheduler } from "../durable-objects/handoff-scheduler.ts";
 import { WATCHDOG_MS } from "../durable-objects/session-agent.ts";
 import { db } from "./db/client.ts";
 import { sessions, webhookDeliveries } from "./db/schema.ts";
@@ -12,12 +13,15 @@ export interface MaintenanceReport {
   prunedDeliveries: number;
   /** Sessions whose turn looked stuck and whose object took up recovery. */
   recoveredTurns: number;
+  /** Handoffs failed because their worker died mid-handoff. */
+  reclaimedHandoffs: number;
 }
 
 /**
- * Cron work (every minute): prunes old webhook delivery ids, and wakes the SessionAgent of
- * any session whose turn has run for longer than two watchdog periods, so a turn whose
- * instance died with its alarm unset is still recovered.
+ * Cron work (every minute): prunes old webhook delivery ids; wakes the SessionAgent of any
+ * session whose turn has run for longer than two watchdog periods, so a turn whose
+ * instance died with its alarm unset is still recovered; and ticks the handoff scheduler
+ * (re-arm its alarm, fail handoffs running past their lease).
  */
 export async function runMaintenance(env: Env, now: number): Promise<MaintenanceReport> {
   const d = db(env);
@@ -28,5 +32,6 @@ export async function runMaintenance(env: Env, now: number): Promise<Maintenance
     .where(and(isNotNull(sessions.activeTurnId), lt(sessions.turnStartedAt, now - 2 * WATCHDOG_MS)))
     .limit(100);
   const woken = await Promise.all(stuck.map((s) => sessionAgent(env, s.id).recover().catch(() => false)));
-  return { prunedDeliveries: pruned.meta.changes ?? 0, recoveredTurns: woken.filter(Boolean).length };
+  const { reclaimed } = await handoffScheduler(env).tick(now);
+  return { prunedDeliveries: pruned.meta.changes ?? 0, recoveredTurns: woken.filter(Boolean).length, reclaimedHandoffs: reclaimed.length };
 }

@@ -125,7 +125,8 @@ export class PlatformReply {
     this.#timer = null;
     const text = outcome.error ? failureText({ ...outcome, text: this.#text || outcome.text }) : this.#text.trim() === "" ? (outcome.finishReason === "interrupted" ? STOPPED_TEXT : "(no reply)") : this.#text;
     const pieces = splitText(text, this.#adapter.capabilities.maxMessageLength, this.#adapter.capabilities.lengthUnit);
-    await this.#enqueue(async () => {
+    // Unlike live updates, a failed final delivery is the caller's to know about.
+    const final = this.#chain.then(async () => {
       // A 429 during the live updates still holds for the final text.
       const hold = this.#notBefore - this.#clock.now();
       if (hold > 0) await new Promise((r) => this.#clock.setTimeout(() => r(undefined), hold));
@@ -136,6 +137,8 @@ export class PlatformReply {
         this.messageIds.push(sent.messageId);
       }
     });
+    this.#chain = final.catch(() => undefined);
+    await final;
   }
 
   async #retryOnce<T>(fn: () => Promise<T>): Promise<T> {
