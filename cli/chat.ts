@@ -2,7 +2,8 @@ import readline from "node:readline";
 import type { Message, Session } from "./api-types.ts";
 import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
-import { formatSessionList, listSessions, recap, resolveSession } from "./sessions.ts";
+import { HANDOFF_USAGE, runHandoff } from "./handoff.ts";
+import { formatSessionList, getSession, listSessions, recap, resolveSession } from "./sessions.ts";
 
 export interface ChatOptions {
   client: ApiClient;
@@ -28,6 +29,7 @@ export const CHAT_HELP = [
   "  /new                      start a fresh session with your next message",
   "  /sessions                 list recent sessions, numbered",
   "  /resume [n|id|title]      continue a session (no argument: list them)",
+  "  /handoff <platform>       move this session to telegram, discord or slack",
   "  /help                     this help",
   "  /quit, /exit              leave (the session stays; resume it later)",
 ];
@@ -43,6 +45,8 @@ export class Chat {
   #turn: RunningTurn | null = null;
   #failed = false;
   #rl: readline.Interface | null = null;
+  /** Set while /handoff waits, so Ctrl-C can stop the wait. */
+  #handoffWait: AbortController | null = null;
 
   constructor(opts: ChatOptions) {
     this.#client = opts.client;
@@ -108,6 +112,10 @@ export class Chat {
 
   /** Ctrl-C: stop the running reply; at the prompt, leave. A second Ctrl-C stops waiting. */
   #onInterrupt(): void {
+    if (this.#handoffWait) {
+      this.#handoffWait.abort();
+      return;
+    }
     const turn = this.#turn;
     if (!turn) {
       if (this.#tty) this.#out();
@@ -151,9 +159,41 @@ export class Chat {
           await this.#resume(arg);
         }
         return "continue";
+      case "/handoff":
+        return this.#handoff(arg);
       default:
         this.#error(`unknown command ${cmd}; /help lists the commands`);
         return "continue";
+    }
+  }
+
+  async #handoff(arg: string): Promise<Next> {
+    if (!arg) {
+      for (const l of HANDOFF_USAGE.split("\n")) this.#out(l);
+      if (this.#session) this.#note(`(this session is ${this.#session.id}; it stays resumable either way)`);
+      return "continue";
+    }
+    if (!this.#session) {
+      this.#error("nothing to hand off yet: send a message first, or /resume a session");
+      return "continue";
+    }
+    const session = (await getSession(this.#client, this.#session.id)) ?? this.#session;
+    this.#handoffWait = new AbortController();
+    try {
+      const { outcome } = await runHandoff({
+        client: this.#client,
+        io: this.#io,
+        style: this.#style,
+        session,
+        platform: arg.toLowerCase(),
+        thread: true,
+        wait: true,
+        progress: this.#tty ? this.#io.stdout : this.#io.stderr,
+        signal: this.#handoffWait.signal,
+      });
+      return outcome === "completed" ? "quit" : "continue";
+    } finally {
+      this.#handoffWait = null;
     }
   }
 

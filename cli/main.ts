@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Message, Session } from "./api-types.ts";
 import { Chat } from "./chat.ts";
+import { runHandoff } from "./handoff.ts";
 import { ApiClient, CliError, resolveTarget } from "./client.ts";
 import { processIo, println, styleFor, type CliIo, type Style } from "./io.ts";
 import { runLocal } from "./local.ts";
@@ -43,11 +44,15 @@ Options:
 
 In the chat: /new, /sessions, /resume [n|id|title], /help, /quit`;
 
-const SESSIONS_USAGE = `Usage: hermes-edge sessions <list|show|messages> [options]
+const SESSIONS_USAGE = `Usage: hermes-edge sessions <list|show|messages|handoff> [options]
 
-  list [--limit N] [--json]      recent sessions, newest first
+  list [--limit N] [--json]            recent sessions, newest first
   show <id|title|latest> [--json]      one session and its transcript
   messages <id|title|latest> [--json]  the transcript only
+  handoff <id|title|latest> --to <platform>[:<chat_id>] [--no-thread] [--no-wait] [--json]
+                                       move a session to a platform's home channel (or that
+                                       chat); waits for the result and exits 0 only when it
+                                       completed (--no-wait: once it is queued)
 
 --json prints the object the matching API route returns.`;
 
@@ -94,7 +99,11 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
     },
 
     async sessions(args) {
-      const { values, positionals } = parse(args, { json: { type: "boolean" }, limit: { type: "string" } }, SESSIONS_USAGE);
+      const { values, positionals } = parse(
+        args,
+        { json: { type: "boolean" }, limit: { type: "string" }, to: { type: "string" }, "no-thread": { type: "boolean" }, "no-wait": { type: "boolean" } },
+        SESSIONS_USAGE,
+      );
       const [sub, ref, ...extra] = positionals;
       if (values.help || !sub) return out(SESSIONS_USAGE), values.help ? 0 : 2;
       if (extra.length > 0) throw new CliError(`unexpected arguments: ${extra.join(" ")}\n\n${SESSIONS_USAGE}`, 2);
@@ -121,6 +130,26 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
         }
         for (const l of formatTranscript(body.messages, style)) out(l);
         return 0;
+      }
+      if (sub === "handoff") {
+        if (!ref) throw new CliError(`sessions handoff needs a session id, title or "latest"\n\n${SESSIONS_USAGE}`, 2);
+        const to = str(values.to);
+        if (!to) throw new CliError(`sessions handoff needs --to <platform>[:<chat_id>]\n\n${SESSIONS_USAGE}`, 2);
+        const [platform = "", ...chat] = to.split(":");
+        const s = await resolveSession(api, ref);
+        const { outcome, handoff } = await runHandoff({
+          client: api,
+          io,
+          style,
+          session: s,
+          platform: platform.toLowerCase(),
+          chatId: chat.length > 0 ? chat.join(":") : undefined,
+          thread: values["no-thread"] !== true,
+          wait: values["no-wait"] !== true,
+          progress: values.json ? io.stderr : io.stdout,
+        });
+        if (values.json) out(JSON.stringify(outcome === "queued" ? await api.json("GET", `/v1/sessions/${encodeURIComponent(s.id)}/handoff`) : { handoff }));
+        return outcome === "completed" || outcome === "queued" ? 0 : 1;
       }
       throw new CliError(`unknown sessions command '${sub}'\n\n${SESSIONS_USAGE}`, 2);
     },
