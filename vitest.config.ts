@@ -32,29 +32,36 @@ const WORKER_TEST_VARS: Record<string, string> = {
   SLACK_ALLOWED_USERS: "U1001,U1002",
   SLACK_API_URL: "https://slack.test/api/",
   RELAY_PLATFORMS: "",
+  RELAY_BUFFER_LIMIT: "",
   HANDOFF_PICKUP: "event",
   RELAY_SECRETS: "",
 };
 
+/** A workerd project running the Worker from wrangler.toml with test bindings. */
+function workerProject(name: string, include: string, overrides: Record<string, string> = {}) {
+  return {
+    plugins: [
+      cloudflareTest(async () => ({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: { ...WORKER_TEST_VARS, ...overrides, TEST_MIGRATIONS: await readD1Migrations(path.join(import.meta.dirname, "migrations")) },
+        },
+      })),
+    ],
+    test: { name, include: [include], setupFiles: ["test/worker/setup.ts"], testTimeout: 10_000 },
+  };
+}
+
 export default defineConfig({
   test: {
     projects: [
-      {
-        plugins: [
-          cloudflareTest(async () => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: { ...WORKER_TEST_VARS, TEST_MIGRATIONS: await readD1Migrations(path.join(import.meta.dirname, "migrations")) },
-            },
-          })),
-        ],
-        test: {
-          name: "worker",
-          include: ["test/worker/**/*.test.ts"],
-          setupFiles: ["test/worker/setup.ts"],
-          testTimeout: 10_000,
-        },
-      },
+      workerProject("worker", "test/worker/**/*.test.ts"),
+      // The same Worker with Telegram relayed to gateways, and a small relay buffer.
+      workerProject("relay", "test/worker-relay/**/*.test.ts", {
+        RELAY_PLATFORMS: "telegram",
+        RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret",
+        RELAY_BUFFER_LIMIT: "5",
+      }),
       {
         test: {
           name: "node",

@@ -3,6 +3,7 @@ import { limitBody, requireApiToken } from "./http/auth.ts";
 import { errorBody, handleError } from "./http/errors.ts";
 import { handoffRoutes } from "./http/handoff.ts";
 import { platformRoutes } from "./http/platforms.ts";
+import { relayStatusRoutes, relayUpgrade } from "./http/relay.ts";
 import { sessionRoutes } from "./http/sessions.ts";
 import { webhookRoutes } from "./http/webhooks.ts";
 
@@ -17,6 +18,8 @@ app.use("/v1/*", requireApiToken, limitBody);
 app.route("/v1/sessions", sessionRoutes);
 app.route("/v1/sessions", handoffRoutes);
 app.route("/v1/platforms", platformRoutes);
+app.route("/v1/relay", relayStatusRoutes);
+app.get("/relay", (c) => relayUpgrade(c.req.raw, c.env));
 app.use("/webhooks/*", limitBody);
 app.route("/webhooks", webhookRoutes);
 

@@ -5,6 +5,7 @@ import { db } from "../db/client.ts";
 import { getHandoffRow } from "../db/handoff.ts";
 import { handoffJson } from "../db/sessions.ts";
 import { platformSettings } from "../platforms/registry.ts";
+import { isRelayed } from "../relay/config.ts";
 import { ApiError, notFound } from "./errors.ts";
 import { homeChannel } from "./platforms.ts";
 import { sessionAgent } from "./sessions.ts";
@@ -33,6 +34,7 @@ export const handoffRoutes = new Hono<{ Bindings: Env }>()
     if (!isPlatformName(platform)) throw new ApiError(400, "unknown_platform", `unknown platform '${body.platform}' (telegram, discord, slack)`);
     const settings = platformSettings(c.env, platform);
     if (!settings.enabled) throw new ApiError(422, "platform_not_configured", `${platform} is not configured on this Worker (set ${settings.missing.join(", ")})`);
+    if (isRelayed(c.env, platform)) throw new ApiError(422, "platform_not_configured", `${platform} turns run on a relay gateway, which keeps its own transcripts; hand off to a platform the Worker serves`);
     if (!body.chat_id && !(await homeChannel(c.env, platform))) {
       throw new ApiError(422, "no_home_channel", `${platform} has no home channel: run /sethome in the destination chat, or pass chat_id`);
     }

@@ -3,6 +3,7 @@ import { PLATFORMS, type PlatformName } from "../config.ts";
 import { db } from "../db/client.ts";
 import { storedHome } from "../db/platform-state.ts";
 import { platformSettings } from "../platforms/registry.ts";
+import { isRelayed } from "../relay/config.ts";
 
 /** A platform's home channel: set by /sethome (D1), else the env default. */
 export async function homeChannel(env: Env, name: PlatformName) {
@@ -17,7 +18,7 @@ export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) =
   const platforms = await Promise.all(
     PLATFORMS.map(async (name) => {
       const s = platformSettings(c.env, name);
-      return { name, enabled: s.enabled, relay: s.relay, home_channel: await homeChannel(c.env, name) };
+      return { name, enabled: s.enabled, relay: isRelayed(c.env, name), home_channel: await homeChannel(c.env, name) };
     }),
   );
   return c.json({ platforms });

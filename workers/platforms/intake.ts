@@ -6,6 +6,7 @@ import { routeFor } from "../db/routes.ts";
 import { ApiError, errorBody } from "../http/errors.ts";
 import { sessionAgent } from "../http/sessions.ts";
 import { isChatCommand, runCommand } from "./commands.ts";
+import { gatewayFor, isRelayed, relayObject } from "../relay/config.ts";
 import { adapterFor, platformSettings } from "./registry.ts";
 import { buildSessionKey } from "./session-key.ts";
 import { sessionForSource } from "./sessions.ts";
@@ -41,6 +42,48 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
   return response;
 }
 
+/** Commands the connector answers itself for relayed platforms; the rest go to the gateway. */
+const LOCAL_ON_RELAY = new Set(["help", "sethome", "start"]);
+
+/** Where a relayed message went, said on platforms that need an immediate visible answer. */
+export const RELAYED_NOTE = "⏳ Sent to your gateway; the reply follows here.";
+
+/**
+ * A relayed platform: `/stop` becomes `interrupt_inbound` for exactly this session key;
+ * anything else is stored in the gateway's buffer (before the 2xx) and sent to it live.
+ */
+async function relayIn(env: Env, adapter: PlatformAdapter, message: InboundMessage, key: string): Promise<{ response: Response; work?: Promise<unknown> }> {
+  const d = db(env);
+  const relay = relayObject(env, await gatewayFor(env, adapter.name));
+  const accepted = () => markDeliveryAccepted(d, adapter.name, message.deliveryId, null);
+  if (message.command?.name === "stop") {
+    const reached = await relay.interruptInbound(key, message.source.chatId);
+    const sent = reply(adapter, message, reached ? "Stopping…" : "Nothing is running here: the gateway is offline.");
+    return { response: sent.response, work: Promise.all([sent.work, accepted()]) };
+  }
+  const { source } = message;
+  await relay.deliver({
+    deliveryKey: `${adapter.name}:${message.deliveryId}`,
+    event: {
+      text: message.text,
+      message_id: message.messageId,
+      session_key: key,
+      source: {
+        platform: source.platform,
+        chat_id: source.chatId,
+        chat_type: source.chatType,
+        user_id: source.userId,
+        user_name: source.userName ?? null,
+        thread_id: source.threadId ?? null,
+        ...(source.workspaceId ? { scope_id: source.workspaceId } : {}),
+      },
+    },
+  });
+  // Discord's deferred "thinking…" would never be edited: the gateway replies in the channel.
+  const response = adapter.name === "discord" ? (adapter.respondInline?.(message, RELAYED_NOTE) ?? adapter.acknowledge(message)) : adapter.acknowledge(message);
+  return { response, work: accepted() };
+}
+
 /** Reply with `text`: inline in the HTTP answer where the platform allows, else by API call. */
 function reply(adapter: PlatformAdapter, message: InboundMessage, text: string): { response: Response; work?: Promise<unknown> } {
   const inline = adapter.respondInline?.(message, text);
@@ -61,6 +104,7 @@ async function takeIn(env: Env, adapter: PlatformAdapter, message: InboundMessag
   }
   const delivery = await recordDelivery(d, adapter.name, message.deliveryId, key);
   if (delivery.state === "accepted") return { response: adapter.acknowledge(message) };
+  if (isRelayed(env, adapter.name) && !(message.command && LOCAL_ON_RELAY.has(message.command.name))) return relayIn(env, adapter, message, key);
   if (isChatCommand(message.command)) {
     const text = await runCommand(d, env, source, message.command);
     const sent = reply(adapter, message, text);

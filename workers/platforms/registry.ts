@@ -1,4 +1,4 @@
-import { allowList, isPlatformName, list, setting, type AllowList, type PlatformName } from "../config.ts";
+import { allowList, isPlatformName, setting, type AllowList, type PlatformName } from "../config.ts";
 import { DiscordAdapter } from "./discord/index.ts";
 import { SlackAdapter } from "./slack/index.ts";
 import { TelegramAdapter } from "./telegram/index.ts";
@@ -14,8 +14,6 @@ export interface PlatformSettings {
   allowed: AllowList;
   /** The home channel from env (a /sethome in D1 overrides it). */
   envHome: { chatId: string; threadId: string | null } | null;
-  /** Its turns run on a relay-connected gateway (RELAY_PLATFORMS). */
-  relay: boolean;
 }
 
 function required(env: Env, names: Array<keyof Env>): string[] {
@@ -23,22 +21,21 @@ function required(env: Env, names: Array<keyof Env>): string[] {
 }
 
 export function platformSettings(env: Env, name: PlatformName): PlatformSettings {
-  const relay = list(env.RELAY_PLATFORMS).map((s) => s.toLowerCase()).includes(name);
   switch (name) {
     case "telegram": {
       const missing = required(env, ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"]);
       const home = setting(env.TELEGRAM_HOME_CHANNEL);
-      return { name, enabled: missing.length === 0, missing, relay, allowed: allowList(env.TELEGRAM_ALLOWED_USERS), envHome: home ? { chatId: home, threadId: setting(env.TELEGRAM_HOME_CHANNEL_THREAD_ID) ?? null } : null };
+      return { name, enabled: missing.length === 0, missing, allowed: allowList(env.TELEGRAM_ALLOWED_USERS), envHome: home ? { chatId: home, threadId: setting(env.TELEGRAM_HOME_CHANNEL_THREAD_ID) ?? null } : null };
     }
     case "discord": {
       const missing = required(env, ["DISCORD_BOT_TOKEN", "DISCORD_PUBLIC_KEY"]);
       const home = setting(env.DISCORD_HOME_CHANNEL);
-      return { name, enabled: missing.length === 0, missing, relay, allowed: allowList(env.DISCORD_ALLOWED_USERS), envHome: home ? { chatId: home, threadId: null } : null };
+      return { name, enabled: missing.length === 0, missing, allowed: allowList(env.DISCORD_ALLOWED_USERS), envHome: home ? { chatId: home, threadId: null } : null };
     }
     case "slack": {
       const missing = required(env, ["SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"]);
       const home = setting(env.SLACK_HOME_CHANNEL);
-      return { name, enabled: missing.length === 0, missing, relay, allowed: allowList(env.SLACK_ALLOWED_USERS), envHome: home ? { chatId: home, threadId: null } : null };
+      return { name, enabled: missing.length === 0, missing, allowed: allowList(env.SLACK_ALLOWED_USERS), envHome: home ? { chatId: home, threadId: null } : null };
     }
   }
 }

@@ -1,0 +1,74 @@
+import { exports } from "cloudflare:workers";
+import { mintRelayToken } from "../../workers/relay/token.ts";
+
+export const GW = { id: "gw1", secret: "s3cret-a", rotated: "s3cret-b" };
+
+export type Frame = Record<string, unknown> & { type: string };
+
+/** A gateway's socket as a test drives it: frames received, waits on them, raw sends. */
+export interface TestSocket {
+  ws: WebSocket;
+  frames: Frame[];
+  /** Resolves with the next frame (after those already seen by earlier calls) matching `pred`. */
+  next(pred?: string | ((f: Frame) => boolean)): Promise<Frame>;
+  send(...frames: unknown[]): void;
+  raw(text: string): void;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+export async function token(opts: { id?: string; secret?: string; exp?: number } = {}): Promise<string> {
+  return mintRelayToken(opts.id ?? GW.id, opts.secret ?? GW.secret, opts.exp ?? Math.floor(Date.now() / 1000) + 300);
+}
+
+export async function connect(bearer: string | null): Promise<TestSocket> {
+  const headers: Record<string, string> = { upgrade: "websocket" };
+  if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
+  const res = await exports.default.fetch("http://edge.test/relay", { headers });
+  if (res.status !== 101 || !res.webSocket) throw new Error(`no upgrade: ${res.status}`);
+  const ws = res.webSocket;
+  const frames: Frame[] = [];
+  let buffer = "";
+  let consumed = 0;
+  const waiters: Array<() => void> = [];
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason })));
+  ws.addEventListener("message", (e) => {
+    buffer += typeof e.data === "string" ? e.data : new TextDecoder().decode(e.data as ArrayBuffer);
+    const lines = buffer.split("\n");
+    buffer = lines.pop() ?? "";
+    for (const l of lines) if (l.trim()) frames.push(JSON.parse(l) as Frame);
+    waiters.splice(0).forEach((w) => w());
+  });
+  ws.accept();
+  const matches = (pred: string | ((f: Frame) => boolean) | undefined, f: Frame) => (pred === undefined ? true : typeof pred === "string" ? f.type === pred : pred(f));
+  return {
+    ws,
+    frames,
+    async next(pred) {
+      for (;;) {
+        const i = frames.findIndex((f, k) => k >= consumed && matches(pred, f));
+        if (i >= 0) {
+          consumed = i + 1;
+          return frames[i]!;
+        }
+        await Promise.race([new Promise<void>((r) => waiters.push(r)), closed.then(() => {
+          throw new Error(`socket closed while waiting; frames: ${JSON.stringify(frames)}`);
+        })]);
+      }
+    },
+    send(...fs) {
+      ws.send(fs.map((f) => `${JSON.stringify(f)}\n`).join(""));
+    },
+    raw(text) {
+      ws.send(text);
+    },
+    closed,
+  };
+}
+
+/** Connects and completes the handshake for Telegram. */
+export async function gateway(): Promise<TestSocket> {
+  const s = await connect(await token());
+  s.send({ type: "hello", platform: "telegram", botId: "123456" });
+  await s.next("descriptor");
+  return s;
+}

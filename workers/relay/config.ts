@@ -1,0 +1,40 @@
+import { list, setting, type PlatformName } from "../config.ts";
+import { db } from "../db/client.ts";
+import { relayRoutes } from "../db/schema.ts";
+import { eq } from "drizzle-orm";
+import { parseRelaySecrets } from "./token.ts";
+
+/** Platforms whose turns run on a relay gateway, when at least one gateway is configured. */
+export function relayedPlatforms(env: Env): PlatformName[] {
+  if (parseRelaySecrets(setting(env.RELAY_SECRETS)).size === 0) return [];
+  return list(env.RELAY_PLATFORMS)
+    .map((p) => p.toLowerCase())
+    .filter((p): p is PlatformName => p === "telegram" || p === "discord" || p === "slack");
+}
+
+export function isRelayed(env: Env, platform: PlatformName): boolean {
+  return relayedPlatforms(env).includes(platform);
+}
+
+/**
+ * The gateway that serves a relayed platform: the one whose hello for it was answered last,
+ * else the first gateway id in RELAY_SECRETS (messages wait in its buffer until it connects).
+ */
+export async function gatewayFor(env: Env, platform: PlatformName): Promise<string> {
+  const row = await db(env).select({ gatewayId: relayRoutes.gatewayId }).from(relayRoutes).where(eq(relayRoutes.platform, platform)).get();
+  const ids = [...parseRelaySecrets(setting(env.RELAY_SECRETS)).keys()];
+  if (row && ids.includes(row.gatewayId)) return row.gatewayId;
+  return ids[0]!;
+}
+
+export async function recordGatewayFor(env: Env, platform: PlatformName, gatewayId: string, now = Date.now()): Promise<void> {
+  await db(env)
+    .insert(relayRoutes)
+    .values({ platform, gatewayId, updatedAt: now })
+    .onConflictDoUpdate({ target: relayRoutes.platform, set: { gatewayId, updatedAt: now } });
+}
+
+/** The Relay object of one gateway. */
+export function relayObject(env: Env, gatewayId: string) {
+  return env.RELAY.get(env.RELAY.idFromName(gatewayId));
+}
