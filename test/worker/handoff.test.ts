@@ -106,18 +106,18 @@ describe("handoff to Telegram", () => {
   });
 
   it("falls back to the home chat itself when it cannot open a topic", async () => {
-    await setHome(db(env), "telegram", { chatId: "1001", threadId: null, chatName: null, setBy: "1001" });
+    await setHome(db(env), "telegram", { chatId: "1005", threadId: null, chatName: null, setBy: "1005" });
     const id = await cliSession(["hello"]);
     await handoff(id, { platform: "telegram" });
-    expect(await finished(id)).toMatchObject({ state: "completed", destination: { chat_id: "1001", thread_id: null } });
-    expect(await routeOf("agent:main:telegram:dm:1001")).toBe(id);
+    expect(await finished(id)).toMatchObject({ state: "completed", destination: { chat_id: "1005", thread_id: null } });
+    expect(await routeOf("agent:main:telegram:dm:1005")).toBe(id);
   });
 
   it("ends the session that held the destination key before, with session_switch", async () => {
-    await setHome(db(env), "telegram", { chatId: "1002", threadId: null, chatName: null, setBy: "1002" });
-    await toTelegram(tg.dm("my own chat", 1002));
+    await setHome(db(env), "telegram", { chatId: "1006", threadId: null, chatName: null, setBy: "1006" });
+    await toTelegram(tg.dm("my own chat", 1006));
     await settle();
-    const before = (await routeOf("agent:main:telegram:dm:1002"))!;
+    const before = (await routeOf("agent:main:telegram:dm:1006"))!;
     const id = await cliSession(["from the cli"]);
     await handoff(id, { platform: "telegram", thread: false });
     await finished(id);
@@ -157,7 +157,7 @@ describe("handoff to Discord and Slack", () => {
 
 describe("handoff pickup under load", () => {
   it("50 concurrent requests across sessions are each claimed and delivered exactly once, even with concurrent pickups", async () => {
-    await setHome(db(env), "telegram", { chatId: "1001", threadId: null, chatName: null, setBy: "1001" });
+    await setHome(db(env), "telegram", { chatId: "1005", threadId: null, chatName: null, setBy: "1005" });
     const ids = await Promise.all(Array.from({ length: 50 }, (_, i) => newSession(`load test ${i}`)));
     const scheduler = env.HANDOFF_SCHEDULER.get(env.HANDOFF_SCHEDULER.idFromName("global"));
     const requests = ids.map((id) => handoff(id, { platform: "telegram", thread: false }));
@@ -166,7 +166,7 @@ describe("handoff pickup under load", () => {
     await Promise.all(extra);
     const results = await Promise.all(ids.map((id) => finished(id)));
     expect(results.map((r) => r.state)).toEqual(ids.map(() => "completed"));
-    const summaries = telegram.texts(1001);
+    const summaries = telegram.texts(1005);
     for (let i = 0; i < 50; i++) expect(summaries.filter((t) => t.includes(`("load test ${i}")`)), `session ${i}`).toHaveLength(1);
   });
 });
@@ -210,7 +210,7 @@ describe("handoff failures", () => {
   });
 
   it("a failure at the platform marks the row failed with the reason and leaves the session usable", async () => {
-    await setHome(db(env), "telegram", { chatId: "1001", threadId: null, chatName: null, setBy: "1001" });
+    await setHome(db(env), "telegram", { chatId: "1005", threadId: null, chatName: null, setBy: "1005" });
     for (let i = 0; i < 3; i++) telegram.failNext("/sendMessage", 403, { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" });
     const id = await cliSession(["hi"]);
     await handoff(id, { platform: "telegram", thread: false });

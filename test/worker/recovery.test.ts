@@ -83,8 +83,8 @@ describe("cron safety net", () => {
       env.DB.prepare("INSERT INTO webhook_deliveries (platform, delivery_id, received_at) VALUES ('telegram', 'old', ?)").bind(now - DELIVERY_RETENTION_MS - 1),
       env.DB.prepare("INSERT INTO webhook_deliveries (platform, delivery_id, received_at) VALUES ('telegram', 'new', ?)").bind(now),
     ]);
-    expect(await runMaintenance(env, now)).toMatchObject({ prunedDeliveries: 1 });
-    const left = await env.DB.prepare("SELECT delivery_id FROM webhook_deliveries").all<{ delivery_id: string }>();
+    expect((await runMaintenance(env, now)).prunedDeliveries).toBeGreaterThanOrEqual(1);
+    const left = await env.DB.prepare("SELECT delivery_id FROM webhook_deliveries WHERE delivery_id IN ('old', 'new')").all<{ delivery_id: string }>();
     expect(left.results.map((r) => r.delivery_id)).toEqual(["new"]);
   });
 });
@@ -114,11 +114,11 @@ describe("an accepted platform message survives the object restarting", () => {
     const { tg } = await import("../support/fixtures.ts");
     const { telegram } = await import("./setup.ts");
     llm.hold(["half "], ["never"]);
-    expect((await toTelegram(tg.dm("survive this", 1002))).status).toBe(200);
-    const sessionId = (await routeOf("agent:main:telegram:dm:1002"))!;
+    expect((await toTelegram(tg.dm("survive this", 1004))).status).toBe(200);
+    const sessionId = (await routeOf("agent:main:telegram:dm:1004"))!;
     await abortAllDurableObjects();
     expect(await runDurableObjectAlarm(agent(sessionId))).toBe(true);
-    expect(telegram.texts(1002).at(-1)).toBe("echo: survive this");
+    expect(telegram.texts(1004).at(-1)).toBe("echo: survive this");
     expect((await messages(sessionId)).map((m) => m.content)).toEqual(["survive this", "echo: survive this"]);
   });
 });
