@@ -15,6 +15,21 @@ export function modelName(env: Env): string {
   return cfg.baseUrl ? (cfg.model ?? "gpt-4o-mini") : OFFLINE_MODEL_ID;
 }
 
+function sessionValues(env: Env, source: SessionSource, key: string, id: string, now: number) {
+  return {
+    id,
+    source: source.platform,
+    userId: source.userId,
+    chatId: source.chatId,
+    chatType: source.chatType,
+    threadId: source.threadId ?? null,
+    sessionKey: key,
+    model: modelName(env),
+    startedAt: now,
+    lastActiveAt: now,
+  };
+}
+
 /**
  * The session a platform message belongs to: its key's route, or a new session bound to
  * the key. Two first messages racing for one key end up in the same session.
@@ -25,18 +40,7 @@ export async function sessionForSource(d: Db, env: Env, source: SessionSource, k
   if (existing) return { sessionId: existing, key, created: false };
   const id = newSessionId(now);
   const [, won] = await d.batch([
-    d.insert(sessions).values({
-      id,
-      source: source.platform,
-      userId: source.userId,
-      chatId: source.chatId,
-      chatType: source.chatType,
-      threadId: source.threadId ?? null,
-      sessionKey: key,
-      model: modelName(env),
-      startedAt: now,
-      lastActiveAt: now,
-    }),
+    d.insert(sessions).values(sessionValues(env, source, key, id, now)),
     d.insert(sessionRoutes).values({ sessionKey: key, sessionId: id, origin: JSON.stringify(source), updatedAt: now }).onConflictDoNothing().returning({ sessionId: sessionRoutes.sessionId }),
   ]);
   if (won.length > 0) return { sessionId: id, key, created: true };
@@ -49,18 +53,7 @@ export async function sessionForSource(d: Db, env: Env, source: SessionSource, k
 export async function newSessionForSource(d: Db, env: Env, source: SessionSource, now = Date.now()): Promise<{ sessionId: string; previous: string | null }> {
   const key = buildSessionKey(source);
   const id = newSessionId(now);
-  await d.insert(sessions).values({
-    id,
-    source: source.platform,
-    userId: source.userId,
-    chatId: source.chatId,
-    chatType: source.chatType,
-    threadId: source.threadId ?? null,
-    sessionKey: key,
-    model: modelName(env),
-    startedAt: now,
-    lastActiveAt: now,
-  });
+  await d.insert(sessions).values(sessionValues(env, source, key, id, now));
   const previous = await bindRoute(d, key, id, source, now);
   return { sessionId: id, previous };
 }

@@ -130,3 +130,17 @@ export class PlatformApiError extends Error {
     this.retryAfter = opts.retryAfter;
   }
 }
+
+/** The stable code for an HTTP status a platform API answered with. */
+export function codeForStatus(status: number): string {
+  return status === 429 ? "rate_limited" : status === 401 ? "unauthorized" : status === 404 ? "not_found" : "rejected";
+}
+
+/** Runs an SDK call, turning what it throws into a {@link PlatformApiError} with `toError`. */
+export async function mapErrors<T>(fn: () => Promise<T>, toError: (err: unknown) => Error): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toError(err);
+  }
+}

@@ -1,5 +1,5 @@
 import { joinUrl } from "../../agent/index.ts";
-import { PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
+import { codeForStatus, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
 import { deferredResponse, inlineResponse, parseDiscordInteraction } from "./parse.ts";
 import { verifyDiscord } from "./verify.ts";
 
@@ -78,8 +78,7 @@ export class DiscordAdapter implements PlatformAdapter {
     const data = (await res.json().catch(() => ({}))) as { message?: string; retry_after?: number; code?: number };
     if (!res.ok) {
       const retryAfter = res.status === 429 ? (data.retry_after ?? Number(res.headers.get("retry-after") ?? "1")) : undefined;
-      const code = res.status === 429 ? "rate_limited" : res.status === 401 ? "unauthorized" : res.status === 404 ? "not_found" : "rejected";
-      throw new PlatformApiError("discord", code, `Discord ${method} ${path.replace(/\/webhooks\/\d+\/[^/]+/, "/webhooks/…")}: ${res.status} ${data.message ?? ""}`.trim(), {
+      throw new PlatformApiError("discord", codeForStatus(res.status), `Discord ${method} ${path.replace(/\/webhooks\/\d+\/[^/]+/, "/webhooks/…")}: ${res.status} ${data.message ?? ""}`.trim(), {
         status: res.status,
         ...(retryAfter !== undefined ? { retryAfter } : {}),
       });

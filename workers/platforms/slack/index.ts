@@ -1,5 +1,5 @@
 import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from "@slack/web-api";
-import { PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
+import { mapErrors, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
 import { parseSlackBody } from "./parse.ts";
 import { verifySlack } from "./verify.ts";
 
@@ -48,13 +48,7 @@ function toPlatformError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-async function call<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw toPlatformError(err);
-  }
-}
+const call = <T>(fn: () => Promise<T>) => mapErrors(fn, toPlatformError);
 
 /** Slack over the Events API in and the Web API (@slack/web-api) out. */
 export class SlackAdapter implements PlatformAdapter {

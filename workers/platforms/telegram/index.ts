@@ -1,6 +1,6 @@
 import { Bot, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import { PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
+import { codeForStatus, mapErrors, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
 import { GENERAL_TOPIC, parseTelegramUpdate, type TelegramBotIdentity } from "./parse.ts";
 import { verifyTelegram } from "./verify.ts";
 
@@ -30,20 +30,13 @@ const botInfoCache = new Map<string, Promise<UserFromGetMe>>();
 function toPlatformError(err: unknown): Error {
   if (err instanceof GrammyError) {
     const retryAfter = err.parameters.retry_after;
-    const code = err.error_code === 429 ? "rate_limited" : err.error_code === 401 ? "unauthorized" : err.error_code === 404 ? "not_found" : "rejected";
-    return new PlatformApiError("telegram", code, `Telegram ${err.method}: ${err.description}`, { status: err.error_code, ...(retryAfter !== undefined ? { retryAfter } : {}) });
+    return new PlatformApiError("telegram", codeForStatus(err.error_code), `Telegram ${err.method}: ${err.description}`, { status: err.error_code, ...(retryAfter !== undefined ? { retryAfter } : {}) });
   }
   if (err instanceof HttpError) return new PlatformApiError("telegram", "network", `Telegram unreachable: ${err.message}`);
   return err instanceof Error ? err : new Error(String(err));
 }
 
-async function call<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw toPlatformError(err);
-  }
-}
+const call = <T>(fn: () => Promise<T>) => mapErrors(fn, toPlatformError);
 
 /** Telegram over its Bot API (grammY), webhook in, `sendMessage`/`editMessageText` out. */
 export class TelegramAdapter implements PlatformAdapter {
