@@ -34,6 +34,7 @@ const WORKER_TEST_VARS: Record<string, string> = {
   SLACK_API_URL: "https://slack.test/api/",
   RELAY_PLATFORMS: "",
   RELAY_BUFFER_LIMIT: "",
+  RELAY_PUSH_URL: "",
   HANDOFF_PICKUP: "event",
   RELAY_SECRETS: "",
 };

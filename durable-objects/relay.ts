@@ -256,6 +256,8 @@ export class Relay extends DurableObject<Env> {
       .toArray();
     if (inserted.length === 0) return { accepted: false, bufferId: null, live: false };
     const total = Number(this.ctx.storage.sql.exec("SELECT COUNT(*) AS n FROM buffer").one().n);
+    const push = setting(this.env.RELAY_PUSH_URL);
+    if (push && (await this.#push(push, frame, bufferId))) return { accepted: true, bufferId, live: true };
     const limit = bufferLimit(this.env);
     if (total > limit) {
       const excess = total - limit;
@@ -273,6 +275,22 @@ export class Relay extends DurableObject<Env> {
       }
     }
     return { accepted: true, bufferId, live: sent };
+  }
+
+  /**
+   * The superseded design, kept only as the relay benchmark's baseline (RELAY_PUSH_URL):
+   * POST the frame to an HTTP endpoint on the gateway; a 2xx counts as its ack.
+   */
+  async #push(url: string, frame: string, bufferId: string): Promise<boolean> {
+    try {
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: frame });
+      await res.body?.cancel();
+      if (!res.ok) return false;
+      this.ctx.storage.sql.exec("DELETE FROM buffer WHERE buffer_id = ?", bufferId);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** A platform /stop for a session the gateway runs; false when the gateway is away. */
