@@ -16,7 +16,7 @@ Usage: hermes-edge <command> [options]
 
 Commands:
   chat                      interactive chat (a terminal, or lines piped on stdin)
-  sessions list|show|messages   sessions and transcripts (--json for scripts)
+  sessions list|show|messages|handoff   sessions, transcripts, headless handoff (--json)
   setup telegram|discord|slack   point a platform at the Worker (webhook, commands, manifest)
   start                     local Worker + chat (what \`npm start\` runs)
   dev                       local Worker only (what \`npm run dev\` runs)

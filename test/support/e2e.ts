@@ -41,7 +41,7 @@ export function platformVars(urls: { llm: string; telegram: string; discord: str
 }
 
 /** Starts fakes on loopback and a Worker wired to them. */
-export async function startHarness(extra: Record<string, string> = {}): Promise<Harness & { stop(): Promise<void> }> {
+export async function startHarness(extra: Record<string, string> = {}): Promise<Harness & { llmUrl: string; stop(): Promise<void> }> {
   const llm = new FakeLlm();
   const telegram = new FakeTelegram();
   const discord = new FakeDiscord();
@@ -51,6 +51,7 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
   const worker = await startWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s }), ...extra });
   return {
     worker,
+    llmUrl: l,
     llm,
     telegram,
     discord,

@@ -1,0 +1,91 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../cli/local.ts";
+import { startHarness, type Harness } from "../support/e2e.ts";
+import type { ApiCall } from "../support/fake-platforms.ts";
+import { tg } from "../support/fixtures.ts";
+import { telegramHeaders } from "../support/signing.ts";
+
+/**
+ * A real `wrangler dev` relaying Telegram, the real `hermes-edge gateway` process dialing
+ * out to it, a loopback fake Telegram and fake model: messages reach the gateway and its
+ * replies reach Telegram, /stop interrupts, and nothing sent while it is down is lost.
+ */
+let h: Harness & { llmUrl: string; stop(): Promise<void> };
+let dir: string;
+
+beforeAll(async () => {
+  h = await startHarness({ RELAY_PLATFORMS: "telegram", RELAY_SECRETS: "laptop:e2e-relay-secret" });
+  dir = mkdtempSync(path.join(tmpdir(), "hermes-gw-e2e-"));
+});
+
+afterAll(async () => {
+  await h?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function gateway() {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "gateway", "--platforms", "telegram", "--db", path.join(dir, "gw.db")], {
+    env: {
+      ...process.env,
+      GATEWAY_RELAY_URL: h.worker.url,
+      GATEWAY_RELAY_ID: "laptop",
+      GATEWAY_RELAY_SECRET: "e2e-relay-secret",
+      LLM_BASE_URL: `${h.llmUrl}/v1`,
+      NO_COLOR: "1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let err = "";
+  const waiters: Array<() => void> = [];
+  child.stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+    waiters.splice(0).forEach((w) => w());
+  });
+  const exit = new Promise<number>((r) => child.on("close", (c) => r(c ?? -1)));
+  return {
+    child,
+    exit,
+    stderr: () => err,
+    async waitFor(text: string) {
+      while (!err.includes(text)) await new Promise<void>((r) => waiters.push(r));
+    },
+  };
+}
+
+const webhook = (update: unknown) => fetch(`${h.worker.url}/webhooks/telegram`, { method: "POST", headers: telegramHeaders(), body: JSON.stringify(update) });
+const sent = (chat: number, text: string) => (c: ApiCall) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === chat && String(c.body.text) === text;
+
+describe("relay end to end", () => {
+  it("serves Telegram through the gateway's own socket, stops on /stop, and loses nothing across a disconnect", async () => {
+    const gw = gateway();
+    await gw.waitFor("relay: connected");
+
+    await webhook(tg.dm("hello gateway", 1001));
+    await h.telegram.waitFor(sent(1001, "echo: hello gateway"));
+    expect(h.llm.calls.at(-1)!.body.messages.map((m) => m.content)).toEqual(["hello gateway"]);
+
+    h.llm.hold(["thinking "], ["never"]);
+    await webhook(tg.dm("a long one", 1002));
+    await h.telegram.waitFor((c) => c.path.endsWith("/sendChatAction") && Number(c.body.chat_id) === 1002);
+    const stop = tg.command("stop", "", 1002);
+    await webhook(stop);
+    await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1002 && /Stopped|thinking/.test(String(c.body.text)) && String(c.body.text) !== "Stopping…");
+
+    gw.child.kill("SIGKILL");
+    await gw.exit;
+    for (const t of ["while away 1", "while away 2", "while away 3"]) expect((await webhook(tg.dm(t, 1001))).status).toBe(200);
+    const again = gateway();
+    await again.waitFor("relay: connected");
+    for (const t of ["while away 1", "while away 2", "while away 3"]) await h.telegram.waitFor(sent(1001, `echo: ${t}`));
+    const replies = h.telegram.calls.filter((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1001).map((c) => String(c.body.text));
+    expect(replies.filter((t) => t.startsWith("echo: while away"))).toEqual(["echo: while away 1", "echo: while away 2", "echo: while away 3"]);
+    expect(replies.filter((t) => t === "echo: hello gateway")).toHaveLength(1);
+
+    again.child.kill("SIGTERM");
+    expect(await again.exit).toBe(0);
+  });
+});
