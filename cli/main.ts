@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Message, Session } from "./api-types.ts";
 import { Chat } from "./chat.ts";
+import { gatewayCommand } from "./gateway/command.ts";
 import { runHandoff } from "./handoff.ts";
 import { ApiClient, CliError, resolveTarget } from "./client.ts";
 import { processIo, println, styleFor, type CliIo, type Style } from "./io.ts";
@@ -20,6 +21,7 @@ Commands:
   setup telegram|discord|slack   point a platform at the Worker (webhook, commands, manifest)
   start                     local Worker + chat (what \`npm start\` runs)
   dev                       local Worker only (what \`npm run dev\` runs)
+  gateway                   relay gateway: serve platform messages through a Worker, no public IP
 
 Options:
   -h, --help                help for hermes-edge or a command
@@ -172,6 +174,8 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
       if (values.help) return out(LOCAL_USAGE("dev")), 0;
       return runLocal("dev", { io, style, port: str(values.port) });
     },
+
+    gateway: (args) => gatewayCommand(args, io),
   };
 
   return {

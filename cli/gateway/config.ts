@@ -1,0 +1,52 @@
+import path from "node:path";
+import { PLATFORMS, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
+import type { GatewayConfig } from "./index.ts";
+import { normaliseRelayUrl } from "./url.ts";
+
+/** The gateway's settings from the environment and flags, or a one-line reason why not. */
+export type ConfigResult = { ok: true; config: GatewayConfig } | { ok: false; error: string };
+
+/** Parses `--platforms` (a comma list); undefined means all. */
+export function parsePlatforms(value: string | undefined): PlatformName[] | string {
+  if (value === undefined) return [...PLATFORMS];
+  const out: PlatformName[] = [];
+  for (const raw of value.split(",")) {
+    const name = raw.trim().toLowerCase();
+    if (name === "") continue;
+    if (!isPlatformName(name)) return `--platforms: unknown platform '${name}' (known: ${PLATFORMS.join(", ")})`;
+    if (!out.includes(name)) out.push(name);
+  }
+  return out.length > 0 ? out : `--platforms: name at least one of ${PLATFORMS.join(", ")}`;
+}
+
+/** `.hermes-edge/gateway-<id>.db` under `cwd`, the id made safe for a file name. */
+export function defaultDbPath(cwd: string, gatewayId: string): string {
+  return path.join(cwd, ".hermes-edge", `gateway-${gatewayId.replace(/[^A-Za-z0-9._-]/g, "_")}.db`);
+}
+
+/** Reads GATEWAY_RELAY_URL/ID/SECRET, LLM_* and OFFLINE_STREAM_DELAY_MS, and the flags. */
+export function readGatewayConfig(env: Record<string, string | undefined>, flags: { platforms?: string | undefined; db?: string | undefined }, cwd: string): ConfigResult {
+  const get = (name: string) => env[name]?.trim() || undefined;
+  const missing = ["GATEWAY_RELAY_URL", "GATEWAY_RELAY_ID", "GATEWAY_RELAY_SECRET"].filter((n) => !get(n));
+  if (missing.length > 0) return { ok: false, error: `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not set (the connector's URL, this gateway's id and its secret from RELAY_SECRETS)` };
+  const url = normaliseRelayUrl(get("GATEWAY_RELAY_URL")!);
+  if (!url.ok) return { ok: false, error: `GATEWAY_RELAY_URL: ${url.error}` };
+  const platforms = parsePlatforms(flags.platforms);
+  if (typeof platforms === "string") return { ok: false, error: platforms };
+  const delay = get("OFFLINE_STREAM_DELAY_MS");
+  const offlineDelayMs = delay === undefined ? undefined : Number(delay);
+  if (offlineDelayMs !== undefined && !(Number.isFinite(offlineDelayMs) && offlineDelayMs >= 0)) return { ok: false, error: `OFFLINE_STREAM_DELAY_MS must be a number of milliseconds (got '${delay}')` };
+  const gatewayId = get("GATEWAY_RELAY_ID")!;
+  if (flags.db !== undefined && flags.db.trim() === "") return { ok: false, error: "--db needs a file path" };
+  return {
+    ok: true,
+    config: {
+      relayUrl: url.url,
+      gatewayId,
+      secret: get("GATEWAY_RELAY_SECRET")!,
+      platforms,
+      dbPath: flags.db !== undefined ? path.resolve(cwd, flags.db) : defaultDbPath(cwd, gatewayId),
+      model: { baseUrl: get("LLM_BASE_URL"), apiKey: get("LLM_API_KEY"), model: get("LLM_MODEL"), offlineDelayMs },
+    },
+  };
+}

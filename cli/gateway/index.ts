@@ -1,0 +1,147 @@
+import { createModel, toolsFor, type ModelConfig } from "../../workers/agent/index.ts";
+import type { PlatformName } from "../../workers/platforms/names.ts";
+import { realClock, type Clock } from "../../workers/platforms/reply.ts";
+import { CliError } from "../client.ts";
+import type { CliIo } from "../io.ts";
+import { styleFor } from "../io.ts";
+import { RelayClient, nodeWebSocket, type RelayEnd, type SocketFactory } from "./client.ts";
+import { InboundHandler } from "./inbound.ts";
+import { Outbox } from "./outbox.ts";
+import { StatusLine } from "./status.ts";
+import { GatewayStore } from "./store.ts";
+
+export { normaliseRelayUrl, type RelayUrl } from "./url.ts";
+export { Backoff, type BackoffOptions } from "./backoff.ts";
+export { RelayClient, nodeWebSocket, TOKEN_TTL_S, type RelayClientOptions, type RelayEnd, type RelaySocket, type RelayStatus, type SocketFactory } from "./client.ts";
+export { GatewayStore, HANDLED_KEYS_KEPT } from "./store.ts";
+export { SessionQueue, type JobEnd, type SessionJob } from "./sessions.ts";
+export { NEW_SESSION_TEXT, dedupeKey, replyText } from "./inbound.ts";
+export { OUTBOUND_TIMEOUT_MS } from "./outbox.ts";
+
+/** How long shutdown waits for `going_idle_ack` and for stopped turns to send their last words. */
+export const SHUTDOWN_GRACE_MS = 2_000;
+
+/** Printed (and exit code 1) when the connector keeps refusing credentials that once worked. */
+export const DISABLED_MESSAGE = "relay disabled: the connector refused this gateway's credentials (4401)";
+
+/** A validated gateway configuration (see `readGatewayConfig`). */
+export interface GatewayConfig {
+  /** Normalised `ws(s)://…/relay`. */
+  relayUrl: string;
+  gatewayId: string;
+  secret: string;
+  platforms: PlatformName[];
+  dbPath: string;
+  model: ModelConfig;
+}
+
+/** Everything outside the gateway, injectable for tests. */
+export interface GatewayDeps {
+  io: Pick<CliIo, "stderr" | "env" | "signals" | "fetch">;
+  socket?: SocketFactory;
+  clock?: Clock;
+  random?: () => number;
+  mintToken?: (gatewayId: string, secret: string, exp: number) => Promise<string>;
+}
+
+function sleep(clock: Clock, ms: number): { promise: Promise<void>; cancel: () => void } {
+  let handle: unknown;
+  const promise = new Promise<void>((resolve) => (handle = clock.setTimeout(resolve, ms)));
+  return { promise, cancel: () => clock.clearTimeout(handle) };
+}
+
+/**
+ * Runs the gateway until SIGINT/SIGTERM (exit 0), a newer connection of the same gateway
+ * taking over (4409, exit 0), or the connector disabling it (4401 twice after a
+ * handshake, exit 1). Resolves with the exit code.
+ */
+export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Promise<number> {
+  const { io } = deps;
+  const clock = deps.clock ?? realClock;
+  const style = styleFor(io.stderr, io.env);
+  const status = new StatusLine(io.stderr, style);
+  const log = (line: string) => status.log(line);
+  let store: GatewayStore;
+  try {
+    store = GatewayStore.open(config.dbPath);
+  } catch (err) {
+    throw new CliError(`cannot open the gateway database ${config.dbPath}: ${err instanceof Error ? err.message : String(err)}`, 1);
+  }
+  const model = createModel(config.model, io.fetch);
+
+  let idleAcked: () => void = () => undefined;
+  const idleAck = new Promise<void>((resolve) => (idleAcked = resolve));
+  // The client and the outbox refer to each other; the link is read lazily.
+  const link = {
+    get connected() {
+      return client.connected;
+    },
+    send: (f: Parameters<RelayClient["send"]>[0]) => client.send(f),
+    whenConnected: () => client.whenConnected(),
+  };
+  const outbox = new Outbox(link, clock, log);
+  const handler = new InboundHandler({
+    store,
+    model,
+    tools: toolsFor(model),
+    fetch: io.fetch,
+    outbox,
+    send: (f) => client.send(f),
+    descriptor: (p) => client.descriptor(p),
+    clock,
+    log,
+  });
+  const client: RelayClient = new RelayClient({
+    url: config.relayUrl,
+    gatewayId: config.gatewayId,
+    secret: config.secret,
+    platforms: config.platforms,
+    socket: deps.socket ?? nodeWebSocket,
+    clock,
+    ...(deps.random ? { random: deps.random } : {}),
+    ...(deps.mintToken ? { mintToken: deps.mintToken } : {}),
+    onFrame: (f) => {
+      if (f.type === "inbound") handler.inbound(f);
+      else if (f.type === "interrupt_inbound" && typeof f.session_key === "string") handler.interrupt(f.session_key);
+      else if (f.type === "outbound_result") outbox.result(f);
+      else if (f.type === "going_idle_ack") idleAcked();
+    },
+    onDisconnect: () => outbox.disconnected(),
+    onStatus: (s) => status.status(s),
+    log,
+  });
+
+  let onSignal: () => void = () => {};
+  const signalled = new Promise<"signal">((resolve) => (onSignal = () => resolve("signal")));
+  io.signals.on("SIGINT", onSignal);
+  io.signals.on("SIGTERM", onSignal);
+  log(`gateway ${config.gatewayId}: ${new URL(config.relayUrl).host}, platforms ${config.platforms.join(", ")}, model ${model.id}`);
+  client.start();
+
+  const why: RelayEnd | "signal" = await Promise.race([client.ended, signalled]);
+  // A second Ctrl-C during the short shutdown below gets Node's default: exit at once.
+  io.signals.off("SIGINT", onSignal);
+  io.signals.off("SIGTERM", onSignal);
+
+  const running = handler.stop(why === "signal" ? "gateway stopping" : `relay ${why}`);
+  const grace = sleep(clock, SHUTDOWN_GRACE_MS);
+  const waits: Promise<unknown>[] = [handler.settled()];
+  if (why === "signal" && client.connected) {
+    for (const key of running) client.send({ type: "interrupt", session_key: key, reason: "gateway stopping" });
+    client.send({ type: "going_idle" });
+    waits.push(idleAck);
+  }
+  await Promise.race([Promise.all(waits), grace.promise]);
+  grace.cancel();
+  handler.close();
+  client.stop();
+  outbox.stop();
+  store.close();
+  if (why === "disabled") {
+    log(style.red(DISABLED_MESSAGE));
+    status.end();
+    return 1;
+  }
+  status.end();
+  return 0;
+}

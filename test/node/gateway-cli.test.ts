@@ -1,0 +1,64 @@
+import { EventEmitter } from "node:events";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { readGatewayConfig } from "../../cli/gateway/config.ts";
+import type { CliIo } from "../../cli/io.ts";
+import { createCli } from "../../cli/main.ts";
+
+function io(env: Record<string, string | undefined>) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (d: Buffer) => (out += d.toString()));
+  stderr.on("data", (d: Buffer) => (err += d.toString()));
+  const value: CliIo = { stdin: new PassThrough(), stdout, stderr, env, fetch: (i, init) => fetch(i, init), cwd: tmpdir(), signals: new EventEmitter(), now: () => Date.now() };
+  return { io: value, out: () => out, err: () => err };
+}
+
+const RELAY = { GATEWAY_RELAY_URL: "https://edge.example.com", GATEWAY_RELAY_ID: "home/nas", GATEWAY_RELAY_SECRET: "s" };
+
+describe("hermes-edge gateway command", () => {
+  it("is listed in the main help and has its own --help", async () => {
+    const main = io({});
+    expect(await createCli(["--help"], main.io).run()).toBe(0);
+    expect(main.out()).toMatch(/^ {2}gateway {2,}/m);
+    const t = io({});
+    expect(await createCli(["gateway", "--help"], t.io).run()).toBe(0);
+    expect(t.out()).toContain("Usage: hermes-edge gateway [--platforms telegram,discord,slack] [--db <path>]");
+  });
+
+  it("refuses missing or bad settings in one line with exit code 2", async () => {
+    const cases: Array<[Record<string, string>, string[], string]> = [
+      [{ GATEWAY_RELAY_URL: "https://x" }, [], "GATEWAY_RELAY_ID, GATEWAY_RELAY_SECRET are not set"],
+      [{ ...RELAY, GATEWAY_RELAY_URL: "ftp://x" }, [], "GATEWAY_RELAY_URL: unsupported scheme 'ftp'"],
+      [RELAY, ["--platforms", "telegram,irc"], "--platforms: unknown platform 'irc'"],
+    ];
+    for (const [env, args, message] of cases) {
+      const t = io(env);
+      expect(await createCli(["gateway", ...args], t.io).run(), message).toBe(2);
+      expect(t.err().trim().split("\n"), message).toHaveLength(1);
+      expect(t.err()).toContain(message);
+    }
+  });
+
+  it("reads the relay and model settings, with a per-gateway database under the working directory", () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), "he-gw-cli-"));
+    const r = readGatewayConfig({ ...RELAY, LLM_BASE_URL: "http://127.0.0.1:9/v1", OFFLINE_STREAM_DELAY_MS: "0" }, { platforms: "Slack, telegram,slack" }, cwd);
+    expect(r).toEqual({
+      ok: true,
+      config: {
+        relayUrl: "wss://edge.example.com/relay",
+        gatewayId: "home/nas",
+        secret: "s",
+        platforms: ["slack", "telegram"],
+        dbPath: path.join(cwd, ".hermes-edge", "gateway-home_nas.db"),
+        model: { baseUrl: "http://127.0.0.1:9/v1", apiKey: undefined, model: undefined, offlineDelayMs: 0 },
+      },
+    });
+    expect(readGatewayConfig(RELAY, { db: "x/y.db" }, cwd)).toMatchObject({ ok: true, config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack"] } });
+  });
+});
