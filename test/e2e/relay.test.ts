@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../cli/local.ts";
-import { startHarness, type Harness } from "../support/e2e.ts";
+import { RELAY_E2E, relayHarness, type Harness } from "../support/e2e.ts";
 import type { ApiCall } from "../support/fake-platforms.ts";
 import { tg } from "../support/fixtures.ts";
 import { telegramHeaders } from "../support/signing.ts";
@@ -18,12 +18,12 @@ let h: Harness & { llmUrl: string; stop(): Promise<void> };
 let dir: string;
 
 beforeAll(async () => {
-  h = await startHarness({ RELAY_PLATFORMS: "telegram", RELAY_SECRETS: "laptop:e2e-relay-secret" });
+  h = await relayHarness();
+  h.reset();
   dir = mkdtempSync(path.join(tmpdir(), "hermes-gw-e2e-"));
 });
 
-afterAll(async () => {
-  await h?.stop();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -32,8 +32,8 @@ function gateway() {
     env: {
       ...process.env,
       GATEWAY_RELAY_URL: h.worker.url,
-      GATEWAY_RELAY_ID: "laptop",
-      GATEWAY_RELAY_SECRET: "e2e-relay-secret",
+      GATEWAY_RELAY_ID: RELAY_E2E.gatewayId,
+      GATEWAY_RELAY_SECRET: RELAY_E2E.secret,
       LLM_BASE_URL: `${h.llmUrl}/v1`,
       NO_COLOR: "1",
     },

@@ -69,13 +69,28 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
   };
 }
 
-let shared: Promise<Harness & { stop(): Promise<void> }> | null = null;
+type Started = Harness & { llmUrl: string; stop(): Promise<void> };
+let shared: Promise<Started> | null = null;
+let relayed: Promise<Started> | null = null;
 
-/** The shared harness, started on first use and stopped when the test process exits. */
-export function harness(): Promise<Harness> {
-  if (!shared) {
-    shared = startHarness();
-    void shared.then((h) => process.once("exit", () => h.worker.kill()));
-  }
-  return shared;
+/** Settings of the relay harness: Telegram's turns run on a gateway with this id and secret. */
+export const RELAY_E2E = { gatewayId: "laptop", secret: "e2e-relay-secret" };
+
+function startBoth(): void {
+  // Both Workers start together: the files that use them run one after another anyway.
+  shared ??= startHarness();
+  relayed ??= startHarness({ RELAY_PLATFORMS: "telegram", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` });
+  for (const p of [shared, relayed]) void p.then((h) => process.once("exit", () => h.worker.kill())).catch(() => undefined);
+}
+
+/** The shared harness (every platform at the edge), started on first use. */
+export function harness(): Promise<Started> {
+  startBoth();
+  return shared!;
+}
+
+/** The harness whose Worker relays Telegram to a gateway. */
+export function relayHarness(): Promise<Started> {
+  startBoth();
+  return relayed!;
 }
