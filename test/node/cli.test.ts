@@ -1,25 +1,14 @@
-import { EventEmitter } from "node:events";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { resolveTarget } from "../../cli/client.ts";
-import type { CliIo } from "../../cli/io.ts";
 import { styleFor } from "../../cli/io.ts";
 import { createCli } from "../../cli/main.ts";
+import { memoryIo } from "../support/cli-io.ts";
 import { freePort, serve } from "../support/http.ts";
 
-function io(env: Record<string, string | undefined> = {}, cwd = tmpdir()) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (d: Buffer) => (out += d.toString()));
-  stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const value: CliIo = { stdin: new PassThrough(), stdout, stderr, env, fetch: (i, init) => fetch(i, init), cwd, signals: new EventEmitter(), now: () => Date.now() };
-  return { io: value, out: () => out, err: () => err };
-}
+const io = memoryIo;
 
 describe("hermes-edge CLI", () => {
   it("prints help for itself and for each command, with exit code 0", async () => {

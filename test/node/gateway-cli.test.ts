@@ -1,23 +1,12 @@
-import { EventEmitter } from "node:events";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { readGatewayConfig } from "../../cli/gateway/config.ts";
-import type { CliIo } from "../../cli/io.ts";
 import { createCli } from "../../cli/main.ts";
+import { memoryIo } from "../support/cli-io.ts";
 
-function io(env: Record<string, string | undefined>) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (d: Buffer) => (out += d.toString()));
-  stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const value: CliIo = { stdin: new PassThrough(), stdout, stderr, env, fetch: (i, init) => fetch(i, init), cwd: tmpdir(), signals: new EventEmitter(), now: () => Date.now() };
-  return { io: value, out: () => out, err: () => err };
-}
+const io = (env: Record<string, string | undefined>) => memoryIo(env);
 
 const RELAY = { GATEWAY_RELAY_URL: "https://edge.example.com", GATEWAY_RELAY_ID: "home/nas", GATEWAY_RELAY_SECRET: "s" };
 

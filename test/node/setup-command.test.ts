@@ -1,9 +1,6 @@
-import { EventEmitter } from "node:events";
-import { tmpdir } from "node:os";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../cli/io.ts";
 import { createCli } from "../../cli/main.ts";
+import { memoryIo } from "../support/cli-io.ts";
 import { FakeDiscord, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
 import { serve, type LoopbackServer } from "../support/http.ts";
 import { DISCORD_TEST, SLACK_TEST, TELEGRAM_TEST } from "../support/signing.ts";
@@ -21,25 +18,10 @@ afterAll(async () => {
 });
 
 async function run(argv: string[], env: Record<string, string>) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (d: Buffer) => (out += d.toString()));
-  stderr.on("data", (d: Buffer) => (err += d.toString()));
   const [tg, dc, sl] = servers.map((s) => s.url);
-  const io: CliIo = {
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
-    env: { TELEGRAM_API_ROOT: tg!, DISCORD_API_BASE: `${dc!}/api/v10`, SLACK_API_URL: `${sl!}/api/`, ...env },
-    fetch: (i, init) => fetch(i, init),
-    cwd: tmpdir(),
-    signals: new EventEmitter(),
-    now: () => Date.now(),
-  };
-  const code = await createCli(argv, io).run();
-  return { code, out, err };
+  const t = memoryIo({ TELEGRAM_API_ROOT: tg!, DISCORD_API_BASE: `${dc!}/api/v10`, SLACK_API_URL: `${sl!}/api/`, ...env });
+  const code = await createCli(argv, t.io).run();
+  return { code, out: t.out(), err: t.err() };
 }
 
 const URL = "https://edge.example.com";
