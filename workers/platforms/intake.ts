@@ -50,19 +50,26 @@ export const RELAYED_NOTE = "⏳ Sent to your gateway; the reply follows here.";
 
 /**
  * A relayed platform: `/stop` becomes `interrupt_inbound` for exactly this session key;
- * anything else is stored in the gateway's buffer (before the 2xx) and sent to it live.
+ * anything else is stored in the gateway's buffer and sent to it live. The delivery id is
+ * recorded in D1 alongside (both before the 2xx) rather than first, so the frame does not
+ * wait on that write: a redelivery that slips through is deduped by the Relay object while
+ * the frame is buffered, and by the gateway (platform:chat_id:message_id) after.
  */
 async function relayIn(env: Env, adapter: PlatformAdapter, message: InboundMessage, key: string): Promise<{ response: Response; work?: Promise<unknown> }> {
   const d = db(env);
   const relay = relayObject(env, await gatewayFor(env, adapter.name));
-  const accepted = () => markDeliveryAccepted(d, adapter.name, message.deliveryId, null);
+  const recorded = recordDelivery(d, adapter.name, message.deliveryId, key);
+  const accepted = async () => {
+    if ((await recorded).state !== "accepted") await markDeliveryAccepted(d, adapter.name, message.deliveryId, null);
+  };
   if (message.command?.name === "stop") {
-    const reached = await relay.interruptInbound(key, message.source.chatId);
+    const [reached, delivery] = await Promise.all([relay.interruptInbound(key, message.source.chatId), recorded]);
+    if (delivery.state === "accepted") return { response: adapter.acknowledge(message) };
     const sent = reply(adapter, message, reached ? "Stopping…" : "Nothing is running here: the gateway is offline.");
     return { response: sent.response, work: Promise.all([sent.work, accepted()]) };
   }
   const { source } = message;
-  await relay.deliver({
+  const delivered = relay.deliver({
     deliveryKey: `${adapter.name}:${message.deliveryId}`,
     event: {
       text: message.text,
@@ -79,6 +86,7 @@ async function relayIn(env: Env, adapter: PlatformAdapter, message: InboundMessa
       },
     },
   });
+  await Promise.all([delivered, recorded]);
   // Discord's deferred "thinking…" would never be edited: the gateway replies in the channel.
   const response = adapter.name === "discord" ? (adapter.respondInline?.(message, RELAYED_NOTE) ?? adapter.acknowledge(message)) : adapter.acknowledge(message);
   return { response, work: accepted() };
@@ -102,9 +110,9 @@ async function takeIn(env: Env, adapter: PlatformAdapter, message: InboundMessag
     if (await claimRefusal(d, adapter.name, message.target.chatId)) return reply(adapter, message, REFUSAL_TEXT);
     return { response: adapter.respondInline?.(message, REFUSAL_TEXT) ?? ok() };
   }
+  if (isRelayed(env, adapter.name) && !(message.command && LOCAL_ON_RELAY.has(message.command.name))) return relayIn(env, adapter, message, key);
   const delivery = await recordDelivery(d, adapter.name, message.deliveryId, key);
   if (delivery.state === "accepted") return { response: adapter.acknowledge(message) };
-  if (isRelayed(env, adapter.name) && !(message.command && LOCAL_ON_RELAY.has(message.command.name))) return relayIn(env, adapter, message, key);
   if (isChatCommand(message.command)) {
     const text = await runCommand(d, env, source, message.command);
     const sent = reply(adapter, message, text);
