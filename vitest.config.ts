@@ -60,11 +60,13 @@ export default defineConfig({
   test: {
     projects: [
       workerProject("worker", "test/worker/**/*.test.ts"),
-      // The same Worker with Telegram relayed to gateways, and a small relay buffer.
+      // The same Worker configured otherwise: Telegram relayed to gateways with a small relay
+      // buffer, and BUSY_POLICY=interrupt for the platforms served at the edge.
       workerProject("relay", "test/worker-relay/**/*.test.ts", {
         RELAY_PLATFORMS: "telegram",
         RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret",
         RELAY_BUFFER_LIMIT: "5",
+        BUSY_POLICY: "interrupt",
       }),
       {
         test: {

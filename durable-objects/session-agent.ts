@@ -141,6 +141,8 @@ export class SessionAgent extends DurableObject<Env> {
   /** The session's transcript as stored in D1; null until loaded (or after a failure). */
   #transcript: ChatMessage[] | null = null;
   #pumping = false;
+  /** Replies still being delivered after their turn ended. */
+  #delivering = 0;
   #idleWaiters: Array<() => void> = [];
   /** Callers waiting for a particular turn's end (a handoff waits on its synthetic turn). */
   #turnWaiters = new Map<string, (r: { outcome: TurnOutcome; deliveryError: string | null }) => void>();
@@ -213,7 +215,7 @@ export class SessionAgent extends DurableObject<Env> {
   }
 
   #isIdle(): boolean {
-    return this.#active === null && this.#records().length === 0;
+    return this.#active === null && this.#delivering === 0 && this.#records().length === 0;
   }
 
   #wakeIdleWaiters(): void {
@@ -443,12 +445,16 @@ export class SessionAgent extends DurableObject<Env> {
     this.#forget(record);
     if (this.#active === active) this.#active = null;
     let deliveryError: string | null = null;
+    this.#delivering++;
     try {
       await sink.end(outcome);
     } catch (err) {
       deliveryError = err instanceof Error ? err.message : String(err);
       console.error("could not deliver the reply", deliveryError);
+    } finally {
+      this.#delivering--;
     }
+    this.#wakeIdleWaiters();
     const waiter = this.#turnWaiters.get(record.turnId);
     this.#turnWaiters.delete(record.turnId);
     waiter?.({ outcome, deliveryError });

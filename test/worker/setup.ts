@@ -1,18 +1,11 @@
 import { applyD1Migrations, type D1Migration } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, expect } from "vitest";
-import { FakeLlm } from "../support/fake-llm.ts";
-import { FakeNet } from "../support/fake-net.ts";
-import { FakeDiscord, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
+import { discord, llm, net, slack, telegram } from "./fakes.ts";
+
+export { discord, llm, net, slack, telegram } from "./fakes.ts";
 
 /** The network of every workerd test: fakes only. */
-export const net = new FakeNet();
-/** The model provider behind LLM_BASE_URL (https://llm.test/v1). */
-export const llm = new FakeLlm();
-export const telegram = new FakeTelegram();
-export const discord = new FakeDiscord();
-export const slack = new FakeSlack();
-
 globalThis.fetch = net.fetch;
 
 beforeAll(async () => {
