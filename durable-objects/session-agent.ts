@@ -4,7 +4,7 @@ import { busyPolicy, modelConfig } from "../workers/config.ts";
 import { db } from "../workers/db/client.ts";
 import { failHandoff, getHandoffRow, requestHandoff, STALE_HANDOFF_ERROR, type HandoffRequest } from "../workers/db/handoff.ts";
 import { loadSessionTranscript, turnUserMessageId } from "../workers/db/messages.ts";
-import { handoffJson } from "../workers/db/sessions.ts";
+import { clearRunningFlag, handoffJson } from "../workers/db/sessions.ts";
 import { adapterFor } from "../workers/platforms/registry.ts";
 import { PlatformReply } from "../workers/platforms/reply.ts";
 import type { ReplyTarget } from "../workers/platforms/types.ts";
@@ -170,8 +170,11 @@ export class SessionAgent extends DurableObject<Env> {
       ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS handoff_jobs (session_id TEXT PRIMARY KEY, job TEXT NOT NULL, started_at INTEGER NOT NULL)");
       // Work left by a previous instance: recover it from the alarm, promptly.
       const leftovers = this.#records().length + ctx.storage.sql.exec("SELECT 1 FROM handoff_jobs").toArray().length;
-      if (leftovers > 0 && (await ctx.storage.getAlarm()) === null) {
-        await ctx.storage.setAlarm(Date.now());
+      if (leftovers > 0) {
+        const at = await ctx.storage.getAlarm();
+        if (at === null || at > Date.now()) await ctx.storage.setAlarm(Date.now());
+        // Nothing may push this recovery alarm later (see #armWatchdog).
+        this.#watchdogArmed = true;
       }
     });
   }
@@ -295,7 +298,8 @@ export class SessionAgent extends DurableObject<Env> {
   async interrupt(opts: { dropQueued?: boolean } = {}): Promise<{ interrupted: boolean; dropped: number }> {
     let dropped = 0;
     if (opts.dropQueued) {
-      const queued = this.#records("queued");
+      // A handoff's synthetic turn stays: its handoff waits on it.
+      const queued = this.#records("queued").filter((r) => r.origin !== "internal");
       for (const r of queued) this.#forget(r);
       dropped = queued.length;
     }
@@ -318,7 +322,14 @@ export class SessionAgent extends DurableObject<Env> {
     if (this.#pumping) return;
     this.#pumping = true;
     try {
+      // Work a dead instance left goes first, so turns keep their order.
+      await this.#reclaimHandoffJobs();
       while (!this.#active) {
+        const orphan = this.#records("running")[0];
+        if (orphan) {
+          await this.#recoverTurn(orphan);
+          continue;
+        }
         const next = this.#records("queued")[0];
         if (!next) break;
         this.ctx.storage.sql.exec("UPDATE turns SET state = 'running', attempts = 1 WHERE seq = ?", next.seq);
@@ -348,24 +359,33 @@ export class SessionAgent extends DurableObject<Env> {
       this.#armWatchdog();
       return;
     }
-    for (const record of this.#records("running")) {
-      if (record.attempts >= MAX_TURN_ATTEMPTS) {
-        await this.#failVisibly(record);
-        continue;
-      }
-      this.ctx.storage.sql.exec("UPDATE turns SET attempts = attempts + 1 WHERE seq = ?", record.seq);
-      const active: ActiveTurn = { turnId: record.turnId, controller: new AbortController() };
-      this.#active = active;
-      this.#armWatchdog();
-      await this.#execute({ ...record, attempts: record.attempts + 1 }, active, await this.#sinkFor(record), { fresh: false });
-    }
     await this.#pump();
   }
 
-  /** Called by the cron safety net for a session whose turn looks stuck. */
-  async recover(): Promise<boolean> {
+  /** A turn a dead instance left running: run it again once, or record a visible failure. */
+  async #recoverTurn(record: TurnRecord): Promise<void> {
+    if (record.attempts >= MAX_TURN_ATTEMPTS) {
+      await this.#failVisibly(record);
+      return;
+    }
+    this.ctx.storage.sql.exec("UPDATE turns SET attempts = attempts + 1 WHERE seq = ?", record.seq);
+    const active: ActiveTurn = { turnId: record.turnId, controller: new AbortController() };
+    this.#active = active;
+    this.#armWatchdog();
+    await this.#execute({ ...record, attempts: record.attempts + 1 }, active, await this.#sinkFor(record), { fresh: false });
+  }
+
+  /**
+   * Called by the cron safety net for a session whose turn looks stuck. With nothing left
+   * here, the D1 running flag is stale (its turn's final write was lost): clear it.
+   */
+  async recover(sessionId: string): Promise<boolean> {
     const jobs = this.ctx.storage.sql.exec("SELECT 1 FROM handoff_jobs").toArray().length;
-    if (this.#active || this.#records().length + (this.#handoff ? 0 : jobs) === 0) return false;
+    if (this.#active) return false;
+    if (this.#records().length + (this.#handoff ? 0 : jobs) === 0) {
+      await clearRunningFlag(db(this.env), sessionId);
+      return false;
+    }
     await this.alarm();
     return true;
   }
@@ -519,7 +539,11 @@ export class SessionAgent extends DurableObject<Env> {
     if (this.#handoff) return;
     const jobs = this.ctx.storage.sql.exec("SELECT session_id FROM handoff_jobs").toArray();
     if (jobs.length === 0) return;
-    for (const r of this.#records()) if (r.origin === "internal" && r.deliveryKey?.startsWith("handoff:")) this.#forget(r);
+    for (const r of this.#records()) {
+      if (r.origin !== "internal" || !r.deliveryKey?.startsWith("handoff:")) continue;
+      this.#forget(r);
+      await clearRunningFlag(db(this.env), r.sessionId, r.turnId);
+    }
     for (const j of jobs) {
       await failHandoff(db(this.env), String(j.session_id), STALE_HANDOFF_ERROR, { onlyStates: ["running"] });
       this.ctx.storage.sql.exec("DELETE FROM handoff_jobs WHERE session_id = ?", j.session_id);

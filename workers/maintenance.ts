@@ -1,4 +1,4 @@
-import { and, isNotNull, lt } from "drizzle-orm";
+import { and, asc, isNotNull, lt } from "drizzle-orm";
 import { handoffScheduler } from "../durable-objects/handoff-scheduler.ts";
 import { WATCHDOG_MS } from "../durable-objects/session-agent.ts";
 import { db } from "./db/client.ts";
@@ -30,8 +30,10 @@ export async function runMaintenance(env: Env, now: number): Promise<Maintenance
     .select({ id: sessions.id })
     .from(sessions)
     .where(and(isNotNull(sessions.activeTurnId), lt(sessions.turnStartedAt, now - 2 * WATCHDOG_MS)))
+    .orderBy(asc(sessions.turnStartedAt))
     .limit(100);
-  const woken = await Promise.all(stuck.map((s) => sessionAgent(env, s.id).recover().catch(() => false)));
+  // A session with nothing left in its object has its stale flag cleared, so it drops out.
+  const woken = await Promise.all(stuck.map((s) => sessionAgent(env, s.id).recover(s.id).catch(() => false)));
   const { reclaimed } = await handoffScheduler(env).tick(now);
   return { prunedDeliveries: pruned.meta.changes ?? 0, recoveredTurns: woken.filter(Boolean).length, reclaimedHandoffs: reclaimed.length };
 }

@@ -122,3 +122,22 @@ describe("an accepted platform message survives the object restarting", () => {
     expect((await messages(sessionId)).map((m) => m.content)).toEqual(["survive this", "echo: survive this"]);
   });
 });
+
+describe("regression: a newer message overtook the turn a dead instance left", () => {
+  it("runs the interrupted turn again first, then the newer message, in order", async () => {
+    const { toTelegram, routeOf } = await import("./platform-helpers.ts");
+    const { tg } = await import("../support/fixtures.ts");
+    const { telegram } = await import("./setup.ts");
+    llm.hold(["half "], ["never"]);
+    await toTelegram(tg.dm("first, interrupted by a restart", 1004));
+    const sessionId = (await routeOf("agent:main:telegram:dm:1004"))!;
+    await abortAllDurableObjects();
+    await toTelegram(tg.dm("second, sent after", 1004));
+    const { settle } = await import("./platform-helpers.ts");
+    await settle();
+    const texts = telegram.texts(1004).filter((t) => t.startsWith("echo:"));
+    expect(texts.slice(-2)).toEqual(["echo: first, interrupted by a restart", "echo: second, sent after"]);
+    const contents = (await messages(sessionId)).map((m) => m.content);
+    expect(contents.slice(-4)).toEqual(["first, interrupted by a restart", "echo: first, interrupted by a restart", "second, sent after", "echo: second, sent after"]);
+  });
+});

@@ -124,3 +124,11 @@ export function sessionJson(row: SessionRow) {
 }
 
 export type SessionJson = ReturnType<typeof sessionJson>;
+
+/** Clears a session's running flag (only if it still belongs to `turnId`, when given). */
+export async function clearRunningFlag(d: Db, sessionId: string, turnId?: string): Promise<void> {
+  await d
+    .update(sessions)
+    .set({ activeTurnId: null, turnStartedAt: null })
+    .where(turnId ? and(eq(sessions.id, sessionId), eq(sessions.activeTurnId, turnId)) : eq(sessions.id, sessionId));
+}
