@@ -131,6 +131,9 @@ export class PlatformApiError extends Error {
   }
 }
 
+/** Longest a platform API call may take: a hung call must not hold a session's queue. */
+export const PLATFORM_TIMEOUT_MS = 15_000;
+
 /** The stable code for an HTTP status a platform API answered with. */
 export function codeForStatus(status: number): string {
   return status === 429 ? "rate_limited" : status === 401 ? "unauthorized" : status === 404 ? "not_found" : "rejected";

@@ -1,5 +1,5 @@
 import { joinUrl } from "../../agent/index.ts";
-import { codeForStatus, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
+import { codeForStatus, PLATFORM_TIMEOUT_MS, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
 import { deferredResponse, inlineResponse, parseDiscordInteraction } from "./parse.ts";
 import { verifyDiscord } from "./verify.ts";
 
@@ -31,6 +31,11 @@ export const HANDOFF_SEED = "🔀 A session was handed off here from the CLI; th
 export function threadName(name: string): string {
   const one = name.replace(/\s+/g, " ").trim() || "hermes session";
   return one.length <= 80 ? one : `${one.slice(0, 77)}...`;
+}
+
+/** A request path with any interaction token taken out (tokens must never reach the logs). */
+export function redact(path: string): string {
+  return path.replace(/(^|\/)webhooks\/(\d+)\/[^/?]+/, "$1webhooks/$2/…");
 }
 
 /** Discord over HTTP: interactions in, the interaction webhook and REST API out. */
@@ -70,7 +75,7 @@ export class DiscordAdapter implements PlatformAdapter {
     }
     let res: Response;
     try {
-      res = await this.#fetch(joinUrl(this.#s.apiBase, path), { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      res = await this.#fetch(joinUrl(this.#s.apiBase, path), { method, headers, signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS), ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     } catch (err) {
       throw new PlatformApiError("discord", "network", `Discord unreachable: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -78,7 +83,7 @@ export class DiscordAdapter implements PlatformAdapter {
     const data = (await res.json().catch(() => ({}))) as { message?: string; retry_after?: number; code?: number };
     if (!res.ok) {
       const retryAfter = res.status === 429 ? (data.retry_after ?? Number(res.headers.get("retry-after") ?? "1")) : undefined;
-      throw new PlatformApiError("discord", codeForStatus(res.status), `Discord ${method} ${path.replace(/\/webhooks\/\d+\/[^/]+/, "/webhooks/…")}: ${res.status} ${data.message ?? ""}`.trim(), {
+      throw new PlatformApiError("discord", codeForStatus(res.status), `Discord ${method} ${redact(path)}: ${res.status} ${data.message ?? ""}`.trim(), {
         status: res.status,
         ...(retryAfter !== undefined ? { retryAfter } : {}),
       });

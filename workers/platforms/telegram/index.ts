@@ -1,6 +1,6 @@
 import { Bot, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import { codeForStatus, mapErrors, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
+import { codeForStatus, mapErrors, PLATFORM_TIMEOUT_MS, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
 import { GENERAL_TOPIC, parseTelegramUpdate, type TelegramBotIdentity } from "./parse.ts";
 import { verifyTelegram } from "./verify.ts";
 
@@ -53,7 +53,7 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   #client() {
-    return { apiRoot: this.#settings.apiRoot, fetch: this.#fetch as never };
+    return { apiRoot: this.#settings.apiRoot, fetch: this.#fetch as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 };
   }
 
   /** grammY's Bot, built with botInfo so it never calls getMe on its own. */
