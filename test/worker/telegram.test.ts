@@ -138,3 +138,12 @@ describe("Telegram chat commands", () => {
     expect(telegram.texts(1001).at(-1)).toBe("Nothing is running here.");
   });
 });
+
+describe("regression: /resume by an id prefix found nothing (LIKE without ESCAPE)", () => {
+  it("resumes a session named by a unique prefix of its id, which contains underscores", async () => {
+    const id = await newSession("prefix target");
+    await toTelegram(tg.command("resume", id.slice(0, -1), 1002));
+    expect(telegram.texts(1002).at(-1)).toContain(`Resumed ${id}`);
+    expect(await routeOf("agent:main:telegram:dm:1002")).toBe(id);
+  });
+});

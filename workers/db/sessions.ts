@@ -1,4 +1,4 @@
-import { and, desc, eq, like, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { newSessionId } from "./ids.ts";
 import { sessions, type SessionRow } from "./schema.ts";
@@ -72,11 +72,14 @@ export async function resolveSession(d: Db, ref: string, scope?: SQL): Promise<R
     .limit(1)
     .get();
   if (exact) return { kind: "found", session: exact };
-  const escaped = r.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+  // LIKE has no escape character unless told so: without ESCAPE the backslashes would be
+  // taken literally, and no id (they all contain "_") would ever match a prefix.
+  const pattern = `${r.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  const startsWith = (col: typeof sessions.id | typeof sessions.title) => sql`${col} LIKE ${pattern} ESCAPE '\\'`;
   const matches = await d
     .select()
     .from(sessions)
-    .where(where(or(like(sessions.id, `${escaped}%`), like(sessions.title, `${escaped}%`))))
+    .where(where(or(startsWith(sessions.id), startsWith(sessions.title))))
     .orderBy(...order)
     .limit(5);
   if (matches.length === 1) return { kind: "found", session: matches[0]! };
