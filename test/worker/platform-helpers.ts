@@ -42,5 +42,5 @@ export async function countRows(table: string): Promise<number> {
 }
 
 export async function bind(key: string, sessionId: string): Promise<void> {
-  await env.DB.prepare("INSERT OR REPLACE INTO session_routes (session_key, session_id, origin, updated_at) VALUES (?, ?, '{}', 0)").bind(key, sessionId).run();
+  await env.DB.prepare("INSERT OR REPLACE INTO session_routes (session_key, session_id, origin, bound, updated_at) VALUES (?, ?, '{}', 1, 0)").bind(key, sessionId).run();
 }

@@ -147,3 +147,17 @@ describe("regression: /resume by an id prefix found nothing (LIKE without ESCAPE
     expect(await routeOf("agent:main:telegram:dm:1002")).toBe(id);
   });
 });
+
+describe("regression: one mention made a forum topic answer everything", () => {
+  it("a topic where the bot was mentioned once still needs a mention; a bound one does not", async () => {
+    const chatId = -100404;
+    const mention = tg.topic("@hermes_test_bot hello", 9, { userId: 1001, chatId });
+    (mention.message as Record<string, unknown>).entities = [{ type: "mention", offset: 0, length: 16 }];
+    await toTelegram(mention);
+    await settle();
+    expect(llm.calls).toHaveLength(1);
+    await toTelegram(tg.topic("just chatting among ourselves", 9, { userId: 1002, chatId }));
+    await settle();
+    expect(llm.calls).toHaveLength(1);
+  });
+});

@@ -89,6 +89,11 @@ export const sessionRoutes = sqliteTable(
     sessionId: text("session_id").notNull(),
     /** JSON of the source the key was built from (platform, chat, thread, user). */
     origin: text("origin"),
+    /**
+     * 1 when the key was bound on purpose (a handoff, /resume, /new; a Slack thread the bot
+     * was asked into): such a thread hears every message, not only mentions.
+     */
+    bound: integer("bound").notNull().default(0),
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [index("session_routes_session_idx").on(t.sessionId)],

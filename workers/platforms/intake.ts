@@ -105,7 +105,7 @@ async function takeIn(env: Env, adapter: PlatformAdapter, message: InboundMessag
   const key = buildSessionKey(source);
   const settings = platformSettings(env, adapter.name);
   // Threads and topics bound to a session (a handoff thread, say) hear every message.
-  if (!message.addressed && !(source.threadId && (await routeFor(d, key)))) return { response: ok() };
+  if (!message.addressed && !(source.threadId && (await routeFor(d, key, { boundOnly: true })))) return { response: ok() };
   if (!isAllowed(settings.allowed, source.userId)) {
     if (await claimRefusal(d, adapter.name, message.target.chatId)) return reply(adapter, message, REFUSAL_TEXT);
     return { response: adapter.respondInline?.(message, REFUSAL_TEXT) ?? ok() };

@@ -41,7 +41,12 @@ export async function sessionForSource(d: Db, env: Env, source: SessionSource, k
   const id = newSessionId(now);
   const [, won] = await d.batch([
     d.insert(sessions).values(sessionValues(env, source, key, id, now)),
-    d.insert(sessionRoutes).values({ sessionKey: key, sessionId: id, origin: JSON.stringify(source), updatedAt: now }).onConflictDoNothing().returning({ sessionId: sessionRoutes.sessionId }),
+    d
+      .insert(sessionRoutes)
+      // A Slack thread the bot was asked into goes on without mentions; a Telegram topic does not.
+      .values({ sessionKey: key, sessionId: id, origin: JSON.stringify(source), bound: source.platform === "slack" && source.threadId ? 1 : 0, updatedAt: now })
+      .onConflictDoNothing()
+      .returning({ sessionId: sessionRoutes.sessionId }),
   ]);
   if (won.length > 0) return { sessionId: id, key, created: true };
   // Another first message bound the key a moment earlier: use its session, drop ours.

@@ -1,0 +1,1 @@
+ALTER TABLE `session_routes` ADD `bound` integer DEFAULT 0 NOT NULL;
