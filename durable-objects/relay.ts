@@ -4,7 +4,7 @@ import { db } from "../workers/db/client.ts";
 import { routeFor } from "../workers/db/routes.ts";
 import { adapterFor } from "../workers/platforms/registry.ts";
 import { PlatformApiError, type ReplyTarget } from "../workers/platforms/types.ts";
-import { isRelayed, recordGatewayFor } from "../workers/relay/config.ts";
+import { gatewayFor } from "../workers/relay/config.ts";
 import { descriptorFor } from "../workers/relay/descriptor.ts";
 import { CLOSE, encodeFrame, FrameDecoder, type ConnectorFrame, type InboundEvent, type OutboundAction, type OutboundResult } from "../workers/relay/frames.ts";
 
@@ -133,7 +133,7 @@ export class Relay extends DurableObject<Env> {
         this.ctx.storage.sql.exec("DELETE FROM buffer WHERE buffer_id = ?", String(frame.bufferId ?? ""));
         return;
       case "interrupt":
-        return this.#gatewayInterrupt(String(frame.session_key ?? ""));
+        return this.#gatewayInterrupt(ws, String(frame.session_key ?? ""));
       case "outbound":
         void this.#outbound(ws, frame as unknown as { requestId: string; action: OutboundAction; platform?: string });
         return;
@@ -148,8 +148,9 @@ export class Relay extends DurableObject<Env> {
   }
 
   async #hello(ws: WebSocket, platform: string): Promise<void> {
-    if (!isPlatformName(platform) || !isRelayed(this.env, platform)) {
-      this.#send(ws, { type: "error", code: "platform_not_relayed", message: `${platform || "(none)"} is not relayed by this connector (RELAY_PLATFORMS)` });
+    const s = this.#state(ws);
+    if (!isPlatformName(platform) || gatewayFor(this.env, platform) !== s.gatewayId) {
+      this.#send(ws, { type: "error", code: "platform_not_relayed", message: `${platform || "(none)"} is not relayed to gateway ${s.gatewayId} (RELAY_PLATFORMS)` });
       return;
     }
     const adapter = adapterFor(this.env, platform);
@@ -157,7 +158,6 @@ export class Relay extends DurableObject<Env> {
       this.#send(ws, { type: "error", code: "platform_not_configured", message: `${platform} has no credentials on the connector` });
       return;
     }
-    const s = this.#state(ws);
     const first = s.handshakeAt === 0 || s.idle;
     this.#setState(ws, { ...s, handshakeAt: first ? Date.now() : s.handshakeAt, idle: false, platforms: [...new Set([...s.platforms, platform])] });
     this.#send(ws, { type: "descriptor", descriptor: descriptorFor(platform, adapter.capabilities) });
@@ -168,7 +168,6 @@ export class Relay extends DurableObject<Env> {
       }
       this.#replay(ws);
     }
-    await recordGatewayFor(this.env, platform, s.gatewayId);
   }
 
   /** Every unacknowledged frame, in order. Synchronous, so nothing new slips in between. */
@@ -182,9 +181,13 @@ export class Relay extends DurableObject<Env> {
     }
   }
 
-  /** The gateway stopped a session itself: cancel any turn the edge runs for that key. */
-  async #gatewayInterrupt(sessionKey: string): Promise<void> {
-    if (!sessionKey) return;
+  /**
+   * The gateway stopped a session itself: cancel any turn the edge runs for that key. Only
+   * keys of the platforms this gateway serves: a gateway cannot stop anyone else's turns.
+   */
+  async #gatewayInterrupt(ws: WebSocket, sessionKey: string): Promise<void> {
+    const platform = /^agent:[^:]+:([^:]+):/.exec(sessionKey)?.[1] ?? "";
+    if (!isPlatformName(platform) || gatewayFor(this.env, platform) !== this.#state(ws).gatewayId) return;
     const sessionId = await routeFor(db(this.env), sessionKey);
     if (!sessionId) return;
     await this.env.SESSION_AGENT.get(this.env.SESSION_AGENT.idFromName(sessionId)).interrupt({ dropQueued: false });

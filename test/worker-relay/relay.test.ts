@@ -165,15 +165,36 @@ describe("relay interrupts", () => {
     s.ws.close(1000);
   });
 
-  it("the gateway's interrupt cancels a turn the edge runs for that key", async () => {
+  it("the gateway's interrupt cancels a turn the edge runs for a key of its platform, and nothing else", async () => {
     const s = await gateway();
+    const other = await connect(await token({ id: "gw2", secret: "other-secret" }));
     const id = await newSession();
-    await bind("agent:main:cli:dm:tester", id);
+    await bind("agent:main:telegram:dm:4242", id);
+    const cli = await newSession();
+    await bind("agent:main:cli:dm:tester", cli);
     llm.hold(["edge turn "], ["never"]);
     const res = await postTurn(id, "long edge job");
-    s.send({ type: "interrupt", session_key: "agent:main:cli:dm:tester", reason: "gateway stop" });
+    // Not this gateway's platform, and not this gateway: both ignored.
+    s.send({ type: "interrupt", session_key: "agent:main:cli:dm:tester", reason: "x" });
+    other.send({ type: "interrupt", session_key: "agent:main:telegram:dm:4242", reason: "x" });
+    // Frames on a socket are handled in order: once these answers arrive, the interrupts were handled.
+    s.send({ type: "outbound", requestId: "sync", platform: "telegram", action: { op: "noop", chat_id: "1" } });
+    other.send({ type: "hello", platform: "telegram", botId: "" });
+    await s.next("outbound_result");
+    await other.next("error");
+    expect(((await (await call(`/v1/sessions/${id}`)).json()) as { session: { running: boolean } }).session.running).toBe(true);
+    s.send({ type: "interrupt", session_key: "agent:main:telegram:dm:4242", reason: "gateway stop" });
     const events = await readEvents(res);
     expect(events.at(-1)).toMatchObject({ event: "done", data: JSON.stringify({ finish_reason: "interrupted" }) });
     s.ws.close(1000);
+    other.ws.close(1000);
+  });
+
+  it("a gateway cannot claim a platform assigned to another one", async () => {
+    const other = await connect(await token({ id: "gw2", secret: "other-secret" }));
+    other.send({ type: "hello", platform: "telegram", botId: "" });
+    expect(await other.next("error")).toMatchObject({ code: "platform_not_relayed" });
+    expect(other.frames.some((f) => f.type === "descriptor")).toBe(false);
+    other.ws.close(1000);
   });
 });

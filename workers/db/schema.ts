@@ -137,12 +137,5 @@ export const refusalNotices = sqliteTable(
   (t) => [primaryKey({ columns: [t.platform, t.chatId] })],
 );
 
-/** Which relay gateway fronts a platform (set when its hello is answered). */
-export const relayRoutes = sqliteTable("relay_routes", {
-  platform: text("platform").primaryKey(),
-  gatewayId: text("gateway_id").notNull(),
-  updatedAt: integer("updated_at").notNull(),
-});
-
 export type SessionRow = typeof sessions.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;

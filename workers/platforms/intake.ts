@@ -57,7 +57,7 @@ export const RELAYED_NOTE = "⏳ Sent to your gateway; the reply follows here.";
  */
 async function relayIn(env: Env, adapter: PlatformAdapter, message: InboundMessage, key: string): Promise<{ response: Response; work?: Promise<unknown> }> {
   const d = db(env);
-  const relay = relayObject(env, await gatewayFor(env, adapter.name));
+  const relay = relayObject(env, gatewayFor(env, adapter.name)!);
   const recorded = recordDelivery(d, adapter.name, message.deliveryId, key);
   const accepted = async () => {
     if ((await recorded).state !== "accepted") await markDeliveryAccepted(d, adapter.name, message.deliveryId, null);

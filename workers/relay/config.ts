@@ -1,45 +1,36 @@
-import { list, setting, type PlatformName } from "../config.ts";
-import { db } from "../db/client.ts";
-import { relayRoutes } from "../db/schema.ts";
-import { eq } from "drizzle-orm";
+import { isPlatformName, list, setting, type PlatformName } from "../config.ts";
 import { parseRelaySecrets } from "./token.ts";
 
-/** Platforms whose turns run on a relay gateway, when at least one gateway is configured. */
+/**
+ * Which gateway serves each relayed platform, from config only (never from a frame):
+ * `RELAY_PLATFORMS` entries are `platform` (served by the first gateway id in
+ * RELAY_SECRETS) or `platform:gatewayId`. Entries naming an unknown gateway are ignored.
+ */
+export function relayAssignments(env: Env): Map<PlatformName, string> {
+  const ids = [...parseRelaySecrets(setting(env.RELAY_SECRETS)).keys()];
+  const out = new Map<PlatformName, string>();
+  if (ids.length === 0) return out;
+  for (const entry of list(env.RELAY_PLATFORMS)) {
+    const at = entry.indexOf(":");
+    const platform = (at < 0 ? entry : entry.slice(0, at)).trim().toLowerCase();
+    const gateway = at < 0 ? ids[0]! : entry.slice(at + 1).trim();
+    if (isPlatformName(platform) && ids.includes(gateway)) out.set(platform, gateway);
+  }
+  return out;
+}
+
+/** Platforms whose turns run on a relay gateway. */
 export function relayedPlatforms(env: Env): PlatformName[] {
-  if (parseRelaySecrets(setting(env.RELAY_SECRETS)).size === 0) return [];
-  return list(env.RELAY_PLATFORMS)
-    .map((p) => p.toLowerCase())
-    .filter((p): p is PlatformName => p === "telegram" || p === "discord" || p === "slack");
+  return [...relayAssignments(env).keys()];
 }
 
 export function isRelayed(env: Env, platform: PlatformName): boolean {
-  return relayedPlatforms(env).includes(platform);
+  return relayAssignments(env).has(platform);
 }
 
-/** Gateway lookups are cached this long per isolate (a gateway changes rarely). */
-const GATEWAY_CACHE_MS = 10_000;
-const gatewayCache = new Map<PlatformName, { id: string; until: number }>();
-
-/**
- * The gateway that serves a relayed platform: the one whose hello for it was answered last,
- * else the first gateway id in RELAY_SECRETS (messages wait in its buffer until it connects).
- */
-export async function gatewayFor(env: Env, platform: PlatformName, now = Date.now()): Promise<string> {
-  const ids = [...parseRelaySecrets(setting(env.RELAY_SECRETS)).keys()];
-  const cached = gatewayCache.get(platform);
-  if (cached && cached.until > now && ids.includes(cached.id)) return cached.id;
-  const row = await db(env).select({ gatewayId: relayRoutes.gatewayId }).from(relayRoutes).where(eq(relayRoutes.platform, platform)).get();
-  const id = row && ids.includes(row.gatewayId) ? row.gatewayId : ids[0]!;
-  gatewayCache.set(platform, { id, until: now + GATEWAY_CACHE_MS });
-  return id;
-}
-
-export async function recordGatewayFor(env: Env, platform: PlatformName, gatewayId: string, now = Date.now()): Promise<void> {
-  gatewayCache.set(platform, { id: gatewayId, until: now + GATEWAY_CACHE_MS });
-  await db(env)
-    .insert(relayRoutes)
-    .values({ platform, gatewayId, updatedAt: now })
-    .onConflictDoUpdate({ target: relayRoutes.platform, set: { gatewayId, updatedAt: now } });
+/** The gateway that serves a relayed platform (messages wait in its buffer while it is away). */
+export function gatewayFor(env: Env, platform: PlatformName): string | null {
+  return relayAssignments(env).get(platform) ?? null;
 }
 
 /** The Relay object of one gateway. */

@@ -1,0 +1,1 @@
+DROP TABLE `relay_routes`;
