@@ -1,3 +1,4 @@
+import { lookup } from "node:dns/promises";
 import { createModel, toolsFor, type ModelConfig } from "../../workers/agent/index.ts";
 import type { PlatformName } from "../../workers/platforms/names.ts";
 import { realClock, type Clock } from "../../workers/platforms/reply.ts";
@@ -83,7 +84,8 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   const handler = new InboundHandler({
     store,
     model,
-    tools: toolsFor(model),
+    // The gateway runs inside a private network: names are resolved and checked first.
+    tools: toolsFor(model, { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) }),
     fetch: io.fetch,
     outbox,
     send: (f) => client.send(f),

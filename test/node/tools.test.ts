@@ -46,3 +46,26 @@ describe("fetch_url", () => {
     expect(out.error).toContain("valid absolute URL");
   });
 });
+
+describe("regression: fetch_url reached private addresses through names and IPv6 forms", () => {
+  it("refuses trailing-dot names, IPv6 forms of private IPv4, NAT64, site-local", () => {
+    for (const h of ["localhost.", "metadata.google.internal.", "[::7f00:1]", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "[64:ff9b::a9fe:a9fe]", "[fec0::1]", "198.18.0.1", "router.lan"]) {
+      expect(isBlockedHost(h), h).toBe(true);
+    }
+    for (const h of ["example.com", "[2606:4700::1111]", "93.184.216.34"]) expect(isBlockedHost(h), h).toBe(false);
+  });
+
+  it("with a resolver (the gateway), refuses a public-looking name that points to a private address", async () => {
+    const seen: string[] = [];
+    const tool = fetchUrlTool({}, { resolve: async (host) => (host === "innocent.example" ? ["10.0.0.5"] : ["93.184.216.34"]) });
+    const f = (async (input: string | URL | Request) => {
+      seen.push(String(input));
+      return new Response("ok", { headers: { "content-type": "text/plain" } });
+    }) as typeof fetch;
+    const refused = JSON.parse(await tool.run({ url: "http://innocent.example/admin" }, { fetch: f })) as { error: string };
+    expect(refused.error).toContain("points to a local or private address (10.0.0.5)");
+    const fine = JSON.parse(await tool.run({ url: "https://public.example/" }, { fetch: f })) as { text: string };
+    expect(fine.text).toBe("ok");
+    expect(seen).toEqual(["https://public.example/"]);
+  });
+});

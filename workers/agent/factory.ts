@@ -1,5 +1,5 @@
 import { OFFLINE_MODEL_ID, OfflineModel } from "./offline.ts";
-import { ToolRegistry, fetchUrlTool } from "./tools.ts";
+import { ToolRegistry, fetchUrlTool, type FetchUrlOptions } from "./tools.ts";
 import { OpenAiModel } from "./openai.ts";
 import type { ChatModel } from "./model.ts";
 
@@ -24,6 +24,6 @@ export function createModel(cfg: ModelConfig, fetchImpl?: typeof fetch): ChatMod
 }
 
 /** The tools offered to real models. The offline model never calls tools, so it gets none. */
-export function toolsFor(model: ChatModel): ToolRegistry | undefined {
-  return model.id === OFFLINE_MODEL_ID ? undefined : new ToolRegistry([fetchUrlTool()]);
+export function toolsFor(model: ChatModel, opts: FetchUrlOptions = {}): ToolRegistry | undefined {
+  return model.id === OFFLINE_MODEL_ID ? undefined : new ToolRegistry([fetchUrlTool({}, opts)]);
 }

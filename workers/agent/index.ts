@@ -6,6 +6,6 @@ export { OFFLINE_MODEL_ID, OFFLINE_NOTICE, OfflineModel, offlineReply } from "./
 export { OpenAiModel, joinUrl, type OpenAiOptions } from "./openai.ts";
 export { MISSING_TOOL_RESULT, repairTranscript, transcriptProblem } from "./repair.ts";
 export { SseParser, formatSse, parseSse, type SseEvent } from "./sse.ts";
-export { ToolRegistry, fetchUrlTool, isBlockedHost, toolError, type Tool, type ToolContext } from "./tools.ts";
+export { ToolRegistry, fetchUrlTool, isBlockedHost, toolError, type FetchUrlOptions, type Tool, type ToolContext } from "./tools.ts";
 export { createModel, toolsFor, type ModelConfig } from "./factory.ts";
 export type { ChatMessage, FinishReason, RawMessage, Role, ToolCall, ToolSchema, Usage } from "./types.ts";
