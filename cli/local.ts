@@ -144,6 +144,16 @@ export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promi
     }
   };
   process.once("exit", onExit);
+  // wrangler runs in its own process group (so a terminal Ctrl-C reaches the chat, not it),
+  // which means a signal that ends this process must take wrangler down explicitly.
+  // SIGINT belongs to the chat once it runs; until then it stops the start.
+  let chatting = false;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (sig === "SIGINT" && chatting) return;
+    void stopTree(child).then(() => process.exit(sig === "SIGINT" ? 130 : 143));
+  };
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const sig of signals) io.signals.on(sig, onSignal);
   try {
     say(`starting the local Worker on ${url} (log: .wrangler/hermes-edge-dev.log)…`);
     const deadline = io.now() + 60_000;
@@ -156,8 +166,10 @@ export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promi
     }
     say("ready. Ctrl-C at the prompt or /quit leaves and stops the Worker.");
     const target = resolveTarget({ ...io.env, HERMES_EDGE_URL: url, HERMES_EDGE_TOKEN: readDevVar(path.join(root, ".dev.vars"), "API_TOKEN") ?? "" }, root);
+    chatting = true;
     return await new Chat({ client: new ApiClient(target, io.fetch), io, style }).run();
   } finally {
+    for (const sig of signals) io.signals.off(sig, onSignal);
     await stopTree(child);
     process.off("exit", onExit);
   }
