@@ -132,8 +132,8 @@ export class ApiClient {
     return new ApiRefusal(res.status, code, message);
   }
 
-  async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.#send(method, path, body);
+  async json<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const res = await this.#send(method, path, body, signal);
     return (await res.json()) as T;
   }
 

@@ -97,8 +97,16 @@ export async function runHandoff(o: HandoffOptions): Promise<HandoffResult> {
   if (!o.wait) return { outcome: "queued", handoff: null };
 
   const spin = spinner(o.progress, o.style);
-  const poll = async (state: string, ms: number) =>
-    (await o.client.json<{ handoff: Handoff | null }>("GET", `/v1/sessions/${id}/handoff?wait=${Math.max(1, Math.min(30, Math.ceil(ms / 1000)))}&state=${state}`)).handoff;
+  // A long poll Ctrl-C can cut short: the wait then ends at once instead of up to 30 s later.
+  const poll = async (state: string, ms: number): Promise<Handoff | null> => {
+    const path = `/v1/sessions/${id}/handoff?wait=${Math.max(1, Math.min(30, Math.ceil(ms / 1000)))}&state=${state}`;
+    try {
+      return (await o.client.json<{ handoff: Handoff | null }>("GET", path, undefined, o.signal)).handoff;
+    } catch (err) {
+      if (!o.signal?.aborted) throw err;
+      return (await o.client.json<{ handoff: Handoff | null }>("GET", `/v1/sessions/${id}/handoff`)).handoff;
+    }
+  };
   const gaveUp = async (): Promise<HandoffResult> => {
     const r = await o.client.json<{ failed: boolean; handoff: Handoff | null }>("DELETE", `/v1/sessions/${id}/handoff`, { reason: "cancelled: nobody picked it up in time" });
     return { outcome: r.failed ? "cancelled" : "timeout", handoff: r.handoff };

@@ -227,7 +227,8 @@ export class Relay extends DurableObject<Env> {
         return { success: true };
       case "thread_create": {
         const thread = await adapter.createHandoffThread(a.chat_id, String(a.thread_name ?? "thread").slice(0, 100));
-        return thread ? { success: true, thread_id: thread.threadId } : { success: false, code: "threads_unavailable", error: `no thread could be made in ${a.chat_id}` };
+        // chat_id too: on Discord a thread is a channel of its own.
+        return thread ? { success: true, thread_id: thread.threadId, chat_id: thread.chatId } : { success: false, code: "threads_unavailable", error: `no thread could be made in ${a.chat_id}` };
       }
       default:
         return { success: false, code: "unsupported_op", error: `op '${String(a.op)}' is not supported (send, edit, typing, thread_create)` };
@@ -266,6 +267,7 @@ export class Relay extends DurableObject<Env> {
       const excess = total - limit;
       this.ctx.storage.sql.exec("DELETE FROM buffer WHERE seq IN (SELECT seq FROM buffer ORDER BY seq LIMIT ?)", excess);
       this.ctx.storage.sql.exec("INSERT INTO counters (name, value) VALUES ('dropped', ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", excess);
+      console.warn(`relay ${this.ctx.id.name ?? ""}: buffer full (${limit}), dropped the ${excess} oldest frame(s)`);
     }
     const live = this.#live();
     let sent = false;

@@ -45,3 +45,20 @@ describe("the tool-calling loop", () => {
     expect(stored).toEqual([]);
   });
 });
+
+describe("regression: an interrupt during a tool call left no interrupted reply", () => {
+  it("ends the turn with an interrupted assistant message, and the transcript stays valid", async () => {
+    const { llm, model, stored, tools, append } = setup();
+    llm.then({ kind: "tools", calls: [{ id: "t1", name: "fetch_url", arguments: '{"url":"https://docs.example/slow"}' }] });
+    const ctrl = new AbortController();
+    const slow = (async (_i: unknown, init?: RequestInit) => {
+      ctrl.abort();
+      throw init?.signal?.reason ?? new Error("aborted");
+    }) as typeof fetch;
+    const out = await runTurn({ model, tools, history: [{ role: "user", content: "go" }], append, fetch: slow, signal: ctrl.signal });
+    expect(out.finishReason).toBe("interrupted");
+    expect(stored.at(-1)).toEqual({ role: "assistant", content: "", finish_reason: "interrupted" });
+    const { repairTranscript, transcriptProblem } = await import("../../workers/agent/index.ts");
+    expect(transcriptProblem(repairTranscript([{ role: "user", content: "go" }, ...stored]))).toBeNull();
+  });
+});

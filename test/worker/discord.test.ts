@@ -54,11 +54,11 @@ describe("Discord interactions webhook", () => {
 
   it("answers chat commands inline, and refuses unauthorised users inline with no model call", async () => {
     const stop = await toDiscord(dc.command("stop"));
-    expect(await stop.json()).toEqual({ type: 4, data: { content: "Nothing is running here." } });
+    expect(await stop.json()).toEqual({ type: 4, data: { content: "Nothing is running here.", flags: 64 } });
     const help = await toDiscord(dc.command("help"));
     expect(((await help.json()) as { data: { content: string } }).data.content).toContain("/ask");
     const denied = await toDiscord(dc.command("ask", { prompt: "hi" }, { userId: "6666" }));
-    expect(await denied.json()).toEqual({ type: 4, data: { content: REFUSAL_TEXT } });
+    expect(await denied.json()).toEqual({ type: 4, data: { content: REFUSAL_TEXT, flags: 64 } });
     await settle();
     expect(llm.calls).toHaveLength(0);
   });

@@ -82,17 +82,21 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
       return done(result.finishReason, result.content);
     }
     await push({ role: "assistant", content: result.content || null, tool_calls: result.toolCalls, finish_reason: "tool_calls" }, result.usage);
+    const stopped = async () => {
+      // The calls left without results get stub results from the repair; the turn itself
+      // ends with an (empty) interrupted reply, as every interrupted turn does.
+      await push({ role: "assistant", content: "", finish_reason: "interrupted" });
+      return done("interrupted", "");
+    };
     for (const call of result.toolCalls) {
-      // An interrupted tool round leaves the remaining calls without results; the
-      // transcript repair gives them stub results before the next model call.
-      if (signal?.aborted) return done("interrupted", "");
+      if (signal?.aborted) return stopped();
       toolCalls++;
       emit({ type: "tool", phase: "start", name: call.function.name, id: call.id });
       let output: string;
       try {
         output = await tools.run(call, { fetch: opts.fetch ?? ((i, init) => fetch(i, init)), ...(signal ? { signal } : {}) });
       } catch (err) {
-        if (signal?.aborted) return done("interrupted", "");
+        if (signal?.aborted) return stopped();
         throw err;
       }
       await push({ role: "tool", tool_call_id: call.id, name: call.function.name, content: output });

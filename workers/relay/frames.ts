@@ -67,6 +67,8 @@ export interface OutboundResult {
   success: boolean;
   message_id?: string;
   thread_id?: string;
+  /** thread_create: where messages of the new thread go (on Discord, the thread itself). */
+  chat_id?: string;
   error?: string;
   code?: string;
 }

@@ -99,7 +99,10 @@ export function deferredResponse(): Response {
   return Response.json({ type: InteractionResponseType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE });
 }
 
-/** The immediate answer that is itself the reply. */
+/**
+ * The immediate answer that is itself the reply: commands, refusals, notes. Ephemeral (only
+ * the user who typed the command sees it): session lists and refusals are nobody else's.
+ */
 export function inlineResponse(content: string): Response {
-  return Response.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content } });
+  return Response.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL } });
 }

@@ -81,10 +81,10 @@ export class SlackAdapter implements PlatformAdapter {
     return new Response(null, { status: 200 });
   }
 
-  /** Slash commands answer with their reply in the HTTP response; events cannot. */
+  /** Slash commands answer with their reply in the HTTP response (seen only by the user); events cannot. */
   respondInline(message: InboundMessage, text: string): Response | null {
     if (!message.deliveryId.startsWith("slash:")) return null;
-    return Response.json({ response_type: "in_channel", text });
+    return Response.json({ response_type: "ephemeral", text });
   }
 
   async send(target: ReplyTarget, text: string): Promise<SentMessage> {
