@@ -73,6 +73,11 @@ export async function carryOutHandoff(
   const dest: HandoffDestination = thread ?? { chatId: home.chatId, threadId: home.threadId };
   const { source, target } = await adapter.sourceFor(dest.chatId, dest.threadId);
   const origin = { ...source, userId: keyUser(env, job.platform, home.setBy) };
+  // Outside threads a shared chat keys per user: the key must be someone's, or no real
+  // message there would ever continue the session.
+  if (origin.chatType !== "dm" && !origin.threadId && origin.userId === "handoff") {
+    throw new HandoffFailure(`cannot tell whose session ${dest.chatId} should continue: send /sethome in that chat (its sender becomes the owner), or hand off into a thread`);
+  }
   await bindRoute(d, buildSessionKey(origin), job.sessionId, origin);
 
   const { outcome, deliveryError } = await runTurn(handoffNotice(title, job.platform), target, `handoff:${job.sessionId}:${job.requestedAt}`);

@@ -108,6 +108,8 @@ const detachedSink: TurnSink = {
   },
 };
 
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 const failed = (code: string, message: string): TurnOutcome => ({
   finishReason: "error",
   text: "",
@@ -263,7 +265,9 @@ export class SessionAgent extends DurableObject<Env> {
     this.#armWatchdog();
     const record = this.#records("running")[0]!;
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    void this.#execute(record, active, new SseSink(writable.getWriter()), { fresh: true }).finally(() => this.#pump());
+    void this.#execute(record, active, new SseSink(writable.getWriter()), { fresh: true })
+      .finally(() => this.#pump())
+      .catch((err: unknown) => console.error("after the turn", errorText(err)));
     return { ok: true, turnId, stream: readable };
   }
 
@@ -287,7 +291,7 @@ export class SessionAgent extends DurableObject<Env> {
     this.#insert(turnId, { ...input, origin: input.origin ?? "platform", state: "queued" });
     this.#armWatchdog();
     if (this.#active && busyPolicy(this.env) === "interrupt") this.#active.controller.abort(new Error("superseded by a newer message"));
-    void this.#pump();
+    void this.#pump().catch((err: unknown) => console.error("queue", errorText(err)));
     return { turnId, position };
   }
 
@@ -523,9 +527,10 @@ export class SessionAgent extends DurableObject<Env> {
         return new Promise((resolve) => this.#turnWaiters.set(taken.turnId, resolve));
       });
     } catch (err) {
-      const reason = err instanceof HandoffFailure ? err.message : `handoff failed: ${err instanceof Error ? err.message : String(err)}`;
+      const reason = err instanceof HandoffFailure ? err.message : `handoff failed: ${errorText(err)}`;
       console.warn("handoff failed", job.sessionId, reason);
-      await failHandoff(d, job.sessionId, reason, { onlyStates: ["running"] });
+      // If even this write fails, the cron's lease fails the row later.
+      await failHandoff(d, job.sessionId, reason, { onlyStates: ["running"] }).catch((e: unknown) => console.error("could not record the handoff failure", errorText(e)));
     } finally {
       this.ctx.storage.sql.exec("DELETE FROM handoff_jobs WHERE session_id = ?", job.sessionId);
     }

@@ -63,8 +63,9 @@ async function relayIn(env: Env, adapter: PlatformAdapter, message: InboundMessa
     if ((await recorded).state !== "accepted") await markDeliveryAccepted(d, adapter.name, message.deliveryId, null);
   };
   if (message.command?.name === "stop") {
-    const [reached, delivery] = await Promise.all([relay.interruptInbound(key, message.source.chatId), recorded]);
-    if (delivery.state === "accepted") return { response: adapter.acknowledge(message) };
+    // A redelivered /stop must not stop whatever newer turn runs now.
+    if ((await recorded).state === "accepted") return { response: adapter.acknowledge(message) };
+    const reached = await relay.interruptInbound(key, message.source.chatId);
     const sent = reply(adapter, message, reached ? "Stopping…" : "Nothing is running here: the gateway is offline.");
     return { response: sent.response, work: Promise.all([sent.work, accepted()]) };
   }

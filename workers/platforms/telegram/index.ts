@@ -115,7 +115,7 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   async typing(target: ReplyTarget): Promise<void> {
-    await call(async () => (await this.#getBot()).api.sendChatAction(Number(target.chatId), "typing", target.threadId ? { message_thread_id: Number(target.threadId) } : {}));
+    await call(async () => (await this.#getBot()).api.sendChatAction(Number(target.chatId), "typing", target.threadId && target.threadId !== GENERAL_TOPIC ? { message_thread_id: Number(target.threadId) } : {}));
   }
 
   /** A new forum topic (forum supergroups, and private chats with topics enabled); null elsewhere. */
