@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { HANDOFF_LEASE_MS } from "../../durable-objects/handoff-scheduler.ts";
 import { transcriptProblem, type ChatMessage } from "../../workers/agent/index.ts";
+import { app } from "../../workers/app.ts";
 import { db } from "../../workers/db/client.ts";
 import { STALE_HANDOFF_ERROR } from "../../workers/db/handoff.ts";
 import { setHome } from "../../workers/db/platform-state.ts";
@@ -51,7 +52,6 @@ describe("handoff requests", () => {
     const code = async (res: Response) => [res.status, ((await res.json()) as { error?: { code: string } }).error?.code];
     expect(await code(await handoff(id, { platform: "irc" }))).toEqual([400, "unknown_platform"]);
     expect(await code(await handoff("nope", { platform: "telegram" }))).toEqual([404, "not_found"]);
-    const { app } = await import("../../workers/app.ts");
     const disabled = await app.fetch(new Request(`http://edge.test/v1/sessions/${id}/handoff`, { method: "POST", headers: { authorization: "Bearer test-token" }, body: JSON.stringify({ platform: "telegram" }) }), { ...env, TELEGRAM_BOT_TOKEN: "" });
     expect(await code(disabled)).toEqual([422, "platform_not_configured"]);
     expect(await code(await handoff(id, { platform: "slack" }))).toEqual([422, "no_home_channel"]);

@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { RESTART_FAILURE, WATCHDOG_MS } from "../../durable-objects/session-agent.ts";
 import { DELIVERY_RETENTION_MS, runMaintenance } from "../../workers/maintenance.ts";
 import { messages, newSession, openTurn, session } from "./helpers.ts";
-import { llm } from "./setup.ts";
+import { routeOf, settle, toTelegram } from "./platform-helpers.ts";
+import { llm, telegram } from "./setup.ts";
+import { tg } from "../support/fixtures.ts";
 
 const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
 
@@ -110,9 +112,6 @@ describe("a stuck turn is recovered on the session's next contact", () => {
 
 describe("an accepted platform message survives the object restarting", () => {
   it("is answered in its chat after the restart", async () => {
-    const { toTelegram, routeOf } = await import("./platform-helpers.ts");
-    const { tg } = await import("../support/fixtures.ts");
-    const { telegram } = await import("./setup.ts");
     llm.hold(["half "], ["never"]);
     expect((await toTelegram(tg.dm("survive this", 1004))).status).toBe(200);
     const sessionId = (await routeOf("agent:main:telegram:dm:1004"))!;
@@ -125,15 +124,11 @@ describe("an accepted platform message survives the object restarting", () => {
 
 describe("regression: a newer message overtook the turn a dead instance left", () => {
   it("runs the interrupted turn again first, then the newer message, in order", async () => {
-    const { toTelegram, routeOf } = await import("./platform-helpers.ts");
-    const { tg } = await import("../support/fixtures.ts");
-    const { telegram } = await import("./setup.ts");
     llm.hold(["half "], ["never"]);
     await toTelegram(tg.dm("first, interrupted by a restart", 1004));
     const sessionId = (await routeOf("agent:main:telegram:dm:1004"))!;
     await abortAllDurableObjects();
     await toTelegram(tg.dm("second, sent after", 1004));
-    const { settle } = await import("./platform-helpers.ts");
     await settle();
     const texts = telegram.texts(1004).filter((t) => t.startsWith("echo:"));
     expect(texts.slice(-2)).toEqual(["echo: first, interrupted by a restart", "echo: second, sent after"]);
