@@ -1,38 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { TurnOutcome } from "../../workers/agent/index.ts";
-import { PlatformReply, STOPPED_TEXT, type Clock } from "../../workers/platforms/reply.ts";
+import { PlatformReply, STOPPED_TEXT } from "../../workers/platforms/reply.ts";
+import { ManualClock } from "../support/manual-clock.ts";
 import { PlatformApiError, type Capabilities, type PlatformAdapter, type ReplyTarget } from "../../workers/platforms/types.ts";
 
-/** A clock whose time moves only when the test says so. */
-class ManualClock implements Clock {
-  t = 0;
-  #timers: Array<{ at: number; fn: () => void; id: number }> = [];
-  #id = 0;
-  now = () => this.t;
-  setTimeout = (fn: () => void, ms: number) => {
-    const id = ++this.#id;
-    this.#timers.push({ at: this.t + ms, fn, id });
-    return id;
-  };
-  clearTimeout = (h: unknown) => {
-    this.#timers = this.#timers.filter((x) => x.id !== h);
-  };
-  /** Moves time forward, firing due timers in order and letting their promises settle. */
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (;;) {
-      this.#timers.sort((a, b) => a.at - b.at);
-      const next = this.#timers[0];
-      if (!next || next.at > end) break;
-      this.#timers.shift();
-      this.t = next.at;
-      next.fn();
-      for (let i = 0; i < 20; i++) await Promise.resolve();
-    }
-    this.t = end;
-    for (let i = 0; i < 20; i++) await Promise.resolve();
-  }
-}
+/** Starts at 0, so the times the tests assert are offsets from the first event. */
+const newClock = () => new ManualClock(0);
 
 function fakeAdapter(caps: Partial<Capabilities> = {}) {
   const log: Array<{ at: number; op: string; text?: string }> = [];
@@ -69,16 +42,16 @@ const done = (finishReason: TurnOutcome["finishReason"] = "stop"): TurnOutcome =
 
 describe("streamed platform replies", () => {
   it("sends the first text at once, then edits no more often than every 1.1 s in a private chat", async () => {
-    const clock = new ManualClock();
+    const clock = newClock();
     const f = fakeAdapter();
     f.bindClock(clock);
     const reply = new PlatformReply(f.adapter, target(true), clock);
     reply.start();
     reply.event({ type: "text", text: "a" });
-    await clock.advance(0);
+    await clock.advanceSettling(0);
     for (let i = 0; i < 10; i++) {
       reply.event({ type: "text", text: "b" });
-      await clock.advance(200);
+      await clock.advanceSettling(200);
     }
     await reply.end(done());
     const edits = f.log.filter((e) => e.op !== "typing");
@@ -89,56 +62,56 @@ describe("streamed platform replies", () => {
   });
 
   it("waits 3.1 s between edits in a group", async () => {
-    const clock = new ManualClock();
+    const clock = newClock();
     const f = fakeAdapter();
     f.bindClock(clock);
     const reply = new PlatformReply(f.adapter, target(false), clock);
     reply.event({ type: "text", text: "x" });
-    await clock.advance(0);
+    await clock.advanceSettling(0);
     reply.event({ type: "text", text: "y" });
-    await clock.advance(3000);
+    await clock.advanceSettling(3000);
     expect(f.log.filter((e) => e.op === "edit")).toHaveLength(0);
-    await clock.advance(200);
+    await clock.advanceSettling(200);
     expect(f.log.filter((e) => e.op === "edit")).toEqual([{ at: 3100, op: "edit", text: "xy" }]);
   });
 
   it("splits the final text at the limit into the edited message plus new ones", async () => {
-    const clock = new ManualClock();
+    const clock = newClock();
     const f = fakeAdapter();
     f.bindClock(clock);
     const reply = new PlatformReply(f.adapter, target(true), clock);
     reply.event({ type: "text", text: "one two three four five six seven eight nine" });
-    await clock.advance(0);
+    await clock.advanceSettling(0);
     await reply.end(done());
     const texts = f.log.filter((e) => e.op !== "typing").map((e) => `${e.op}:${e.text}`);
     expect(texts).toEqual(["send:one two three four", "send:five six seven", "send:eight nine"]);
   });
 
   it("refreshes typing while the turn runs and stops when it ends", async () => {
-    const clock = new ManualClock();
+    const clock = newClock();
     const f = fakeAdapter();
     f.bindClock(clock);
     const reply = new PlatformReply(f.adapter, target(true), clock);
     reply.start();
-    await clock.advance(9000);
+    await clock.advanceSettling(9000);
     await reply.end(done("interrupted"));
-    await clock.advance(20_000);
+    await clock.advanceSettling(20_000);
     expect(f.log.filter((e) => e.op === "typing").map((e) => e.at)).toEqual([0, 4000, 8000]);
     expect(f.log.at(-1)).toMatchObject({ op: "send", text: STOPPED_TEXT });
   });
 
   it("honours a 429 retry_after before trying again", async () => {
-    const clock = new ManualClock();
+    const clock = newClock();
     const f = fakeAdapter();
     f.bindClock(clock);
     f.failures.push(new PlatformApiError("telegram", "rate_limited", "Too Many Requests", { status: 429, retryAfter: 7 }));
     const reply = new PlatformReply(f.adapter, target(true), clock);
     reply.event({ type: "text", text: "hello" });
-    await clock.advance(0);
+    await clock.advanceSettling(0);
     const ending = reply.end(done());
-    await clock.advance(6999);
+    await clock.advanceSettling(6999);
     expect(f.log.filter((e) => e.op === "send")).toHaveLength(0);
-    await clock.advance(1);
+    await clock.advanceSettling(1);
     await ending;
     expect(f.log.filter((e) => e.op === "send")).toEqual([{ at: 7000, op: "send", text: "hello" }]);
   });
