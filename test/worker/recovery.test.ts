@@ -8,17 +8,24 @@ import { routeOf, settle, toTelegram } from "./platform-helpers.ts";
 import { llm, telegram } from "./setup.ts";
 import { tg } from "../support/fixtures.ts";
 
+/**
+ * Starts an API turn whose reply holds after its first words, then kills every object, as
+ * a crash or deploy would mid-turn. The caller's stream dies with the object.
+ */
+async function dieMidTurn(id: string, content: string): Promise<void> {
+  llm.hold(["half "], ["never"]);
+  const turn = await openTurn(id, content);
+  expect(await turn.next()).toMatchObject({ event: "delta" });
+  await abortAllDurableObjects();
+  await turn.rest().catch(() => undefined);
+}
+
 const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
 
 describe("an accepted turn survives the object restarting mid-turn", () => {
   it("runs the turn again once, from the stored input", async () => {
     const id = await newSession();
-    llm.hold(["half "], ["never"]);
-    const turn = await openTurn(id, "remember me");
-    expect(await turn.next()).toMatchObject({ event: "delta" });
-
-    await abortAllDurableObjects();
-    await turn.rest().catch(() => undefined); // the caller's stream dies with the object
+    await dieMidTurn(id, "remember me");
     expect(await session(id)).toMatchObject({ running: true });
 
     expect(await runDurableObjectAlarm(agent(id))).toBe(true);
@@ -33,11 +40,7 @@ describe("an accepted turn survives the object restarting mid-turn", () => {
 
   it("records a visible failure instead of running it a third time", async () => {
     const id = await newSession();
-    llm.hold(["half "], ["never"]);
-    const turn = await openTurn(id, "doomed");
-    expect(await turn.next()).toMatchObject({ event: "delta" });
-    await abortAllDurableObjects();
-    await turn.rest().catch(() => undefined);
+    await dieMidTurn(id, "doomed");
     // As if the one re-run had also died.
     await runInDurableObject(agent(id), (_instance, state) => {
       state.storage.sql.exec("UPDATE turns SET attempts = 2");
@@ -57,11 +60,7 @@ describe("an accepted turn survives the object restarting mid-turn", () => {
 describe("cron safety net", () => {
   it("wakes a session whose turn has been stuck for two watchdog periods and recovers it", async () => {
     const id = await newSession();
-    llm.hold(["half "], ["never"]);
-    const turn = await openTurn(id, "are you there");
-    expect(await turn.next()).toMatchObject({ event: "delta" });
-    await abortAllDurableObjects();
-    await turn.rest().catch(() => undefined);
+    await dieMidTurn(id, "are you there");
     // As if the watchdog alarm had been lost with the instance, after the running flag
     // reached D1 (it goes with the first write of the turn).
     const startedAt = Date.now();
@@ -94,11 +93,7 @@ describe("cron safety net", () => {
 describe("a stuck turn is recovered on the session's next contact", () => {
   it("even with no alarm and no D1 marker left behind", async () => {
     const id = await newSession();
-    llm.hold(["half "], ["never"]);
-    const turn = await openTurn(id, "first words");
-    expect(await turn.next()).toMatchObject({ event: "delta" });
-    await abortAllDurableObjects();
-    await turn.rest().catch(() => undefined);
+    await dieMidTurn(id, "first words");
     await runInDurableObject(agent(id), async (_i, state) => {
       await state.storage.deleteAlarm();
     });
