@@ -7,7 +7,6 @@ export type Handler = (req: Request) => Response | Promise<Response>;
 export class FakeNet {
   readonly #routes = new Map<string, Handler>();
   readonly violations: string[] = [];
-  readonly requests: Request[] = [];
 
   route(origin: string, handler: Handler): void {
     this.#routes.set(new URL(origin).origin, handler);
@@ -16,7 +15,6 @@ export class FakeNet {
   reset(): void {
     this.#routes.clear();
     this.violations.length = 0;
-    this.requests.length = 0;
   }
 
   readonly fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
@@ -27,7 +25,6 @@ export class FakeNet {
       this.violations.push(what);
       throw new Error(`unexpected outbound request in a test: ${what}`);
     }
-    this.requests.push(req.clone());
     if (req.signal.aborted) throw req.signal.reason;
     const res = await handler(req);
     return res;

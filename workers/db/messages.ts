@@ -83,12 +83,6 @@ export async function appendMessages(
   return inserted.map((r) => r.id);
 }
 
-/** Appends one message (see {@link appendMessages}). */
-export async function appendMessage(d: Db, sessionId: string, m: ChatMessage, meta: MessageMeta = {}, now = Date.now()): Promise<number> {
-  const [id] = await appendMessages(d, sessionId, [{ message: m, meta, at: now }]);
-  return id!;
-}
-
 function parseCalls(json: string | null): ToolCall[] | undefined {
   if (!json) return undefined;
   try {
@@ -116,11 +110,6 @@ export async function activeMessageRows(d: Db, sessionId: string): Promise<Messa
     .from(messages)
     .where(and(eq(messages.sessionId, sessionId), eq(messages.active, 1)))
     .orderBy(asc(messages.id));
-}
-
-/** The session's transcript, oldest first, as stored (repair happens before each model call). */
-export async function loadTranscript(d: Db, sessionId: string): Promise<ChatMessage[]> {
-  return (await activeMessageRows(d, sessionId)).map(toChatMessage);
 }
 
 /** A message as the API shows it. */

@@ -15,7 +15,6 @@ export type ErrorCode =
   | "no_home_channel"
   | "unknown_platform"
   | "not_configured"
-  | "not_implemented"
   | "internal";
 
 /** The JSON body of every error response. */

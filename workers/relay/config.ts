@@ -19,11 +19,6 @@ export function relayAssignments(env: Env): Map<PlatformName, string> {
   return out;
 }
 
-/** Platforms whose turns run on a relay gateway. */
-export function relayedPlatforms(env: Env): PlatformName[] {
-  return [...relayAssignments(env).keys()];
-}
-
 export function isRelayed(env: Env, platform: PlatformName): boolean {
   return relayAssignments(env).has(platform);
 }
