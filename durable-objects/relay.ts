@@ -7,6 +7,7 @@ import { PlatformApiError, type ReplyTarget } from "../workers/platforms/types.t
 import { gatewayFor } from "../workers/relay/config.ts";
 import { descriptorFor } from "../workers/relay/descriptor.ts";
 import { CLOSE, encodeFrame, FrameDecoder, type ConnectorFrame, type InboundEvent, type OutboundAction, type OutboundResult } from "../workers/relay/frames.ts";
+import { GATEWAY_HEADER, REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../workers/relay/socket.ts";
 
 /** Frames kept for a gateway that is away; past this the oldest are dropped (and counted). */
 export const RELAY_BUFFER_LIMIT = 10_000;
@@ -15,8 +16,14 @@ function bufferLimit(env: Env): number {
   const n = Number(setting(env.RELAY_BUFFER_LIMIT));
   return Number.isInteger(n) && n > 0 ? n : RELAY_BUFFER_LIMIT;
 }
-/** The header the Worker passes the verified gateway id in. */
-export const GATEWAY_HEADER = "x-hermes-relay-gateway";
+/**
+ * A live socket that has shown a sign of life (a frame, or a `{"type":"ping"}` answered by
+ * the runtime) within this long keeps its place: a newcomer is refused with 4409 instead
+ * of evicting it. Gateways ping every 10 s.
+ */
+export const LIVENESS_MS = 30_000;
+/** Relayed deliveries are remembered this long, so a redelivery after the ack is not relayed again. */
+export const RELAYED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Per-socket identity, kept with the socket across hibernation. */
 interface SocketState {
@@ -28,6 +35,8 @@ interface SocketState {
   /** After going_idle: buffered-only until the next handshake. */
   idle: boolean;
   platforms: string[];
+  /** When its last frame arrived (pings answered by the runtime are tracked by it). */
+  lastFrameAt: number;
 }
 
 /** What the status route shows for a gateway. */
@@ -56,18 +65,41 @@ export class Relay extends DurableObject<Env> {
       )`);
       ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS partials (conn_id TEXT PRIMARY KEY, data TEXT NOT NULL)");
       ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+      // Tokens accepted once, kept until they expire (single use).
+      ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS used_tokens (sig TEXT PRIMARY KEY, exp INTEGER NOT NULL)");
+      // Platform deliveries relayed (acknowledged or not), for dedupe of late redeliveries.
+      ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS relayed (delivery_key TEXT PRIMARY KEY, at INTEGER NOT NULL)");
+      ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS relayed_at ON relayed (at)");
     });
     // Keepalives are answered by the runtime without waking this object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}\n', '{"type":"pong"}\n'));
   }
 
-  /** The upgrade, already authenticated by the Worker. */
+  /**
+   * The upgrade, already authenticated by the Worker. A token works once: one seen before
+   * is refused (4401 `replayed`). While a live socket of this gateway shows signs of life,
+   * a newcomer is refused (4409 `busy`) rather than evicting it; once the current socket
+   * has been silent for {@link LIVENESS_MS}, the newcomer takes over at its handshake.
+   */
   override async fetch(request: Request): Promise<Response> {
     const gatewayId = request.headers.get(GATEWAY_HEADER);
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !gatewayId) return new Response("expected a websocket upgrade", { status: 426 });
+    const token = /^(\d+):([0-9a-f]{64})$/.exec(request.headers.get(TOKEN_HEADER) ?? "");
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !gatewayId || !token) return new Response("expected a websocket upgrade", { status: 426 });
+    const now = Date.now();
+    this.ctx.storage.sql.exec("DELETE FROM used_tokens WHERE exp < ?", Math.floor(now / 1000));
+    const fresh = this.ctx.storage.sql.exec("INSERT INTO used_tokens (sig, exp) VALUES (?, ?) ON CONFLICT(sig) DO NOTHING RETURNING sig", token[2]!, Number(token[1])).toArray();
+    if (fresh.length === 0) {
+      console.warn(`relay ${gatewayId}: refused a token that was already used`);
+      return refuseSocket(CLOSE.unauthorized, REFUSAL_REASONS.replayed);
+    }
+    const live = this.#live();
+    if (live && now - this.#lastSign(live) < LIVENESS_MS) {
+      console.warn(`relay ${gatewayId}: refused a second connection while the current one is live`);
+      return refuseSocket(CLOSE.replaced, "busy");
+    }
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server);
-    const state: SocketState = { connId: crypto.randomUUID(), gatewayId, connectedAt: Date.now(), handshakeAt: 0, idle: false, platforms: [] };
+    const state: SocketState = { connId: crypto.randomUUID(), gatewayId, connectedAt: now, handshakeAt: 0, idle: false, platforms: [], lastFrameAt: now };
     server.serializeAttachment(state);
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -94,6 +126,12 @@ export class Relay extends DurableObject<Env> {
     return best;
   }
 
+  /** The last sign of life of a socket: its last frame or the last ping the runtime answered. */
+  #lastSign(ws: WebSocket): number {
+    const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
+    return Math.max(pinged, this.#state(ws).lastFrameAt ?? 0);
+  }
+
   #send(ws: WebSocket, frame: ConnectorFrame): boolean {
     try {
       ws.send(encodeFrame(frame));
@@ -109,7 +147,8 @@ export class Relay extends DurableObject<Env> {
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    const s = this.#state(ws);
+    const s = { ...this.#state(ws), lastFrameAt: Date.now() };
+    this.#setState(ws, s);
     const text = typeof message === "string" ? message : new TextDecoder().decode(message);
     const partial = this.ctx.storage.sql.exec("SELECT data FROM partials WHERE conn_id = ?", s.connId).toArray()[0];
     const decoder = new FrameDecoder(partial ? String(partial.data) : "");
@@ -253,6 +292,12 @@ export class Relay extends DurableObject<Env> {
    * is one frame), then sent at once if the gateway is live. A full buffer drops its oldest.
    */
   async deliver(input: { event: InboundEvent; deliveryKey: string }): Promise<{ accepted: boolean; bufferId: string | null; live: boolean }> {
+    const now = Date.now();
+    // Acknowledged deliveries leave the buffer but not this table: a platform's late
+    // redelivery (the gateway may have lost its own record) is not relayed again.
+    const first = this.ctx.storage.sql.exec("INSERT INTO relayed (delivery_key, at) VALUES (?, ?) ON CONFLICT(delivery_key) DO NOTHING RETURNING at", input.deliveryKey, now).toArray();
+    if (first.length === 0) return { accepted: false, bufferId: null, live: false };
+    this.ctx.storage.sql.exec("DELETE FROM relayed WHERE delivery_key IN (SELECT delivery_key FROM relayed WHERE at < ? LIMIT 100)", now - RELAYED_RETENTION_MS);
     const bufferId = crypto.randomUUID();
     const frame = encodeFrame({ type: "inbound", event: input.event, bufferId });
     const inserted = this.ctx.storage.sql

@@ -5,6 +5,8 @@ import { Backoff } from "./backoff.ts";
 
 /** Lifetime of the token minted for each dial. */
 export const TOKEN_TTL_S = 300;
+/** How often a handshaked socket sends `{"type":"ping"}` (the connector answers without waking). */
+export const PING_INTERVAL_MS = 10_000;
 
 const OPEN = 1;
 
@@ -76,8 +78,8 @@ export type RelayStatus =
   | { state: "reconnecting"; inMs: number; reason: string }
   | { state: "disabled" };
 
-/** Why the client stopped for good. */
-export type RelayEnd = "stopped" | "replaced" | "disabled";
+/** Why the client stopped for good. A replaced gateway does not stop: it keeps retrying. */
+export type RelayEnd = "stopped" | "disabled";
 
 /** A frame from the connector, already split from its line. */
 export type IncomingFrame = Record<string, unknown> & { type: string };
@@ -101,7 +103,8 @@ export interface RelayClientOptions {
 }
 
 function describeClose(code: number, reason: string): string {
-  if (code === CLOSE.unauthorized) return reason === "expired" ? "token expired (4401)" : "credentials refused (4401)";
+  if (code === CLOSE.unauthorized) return reason === "expired" ? "token expired (4401)" : reason === "replayed" ? "token already used (4401 replayed)" : "credentials refused (4401)";
+  if (code === CLOSE.replaced) return reason === "busy" ? "another connection of this gateway is live (4409 busy)" : "another connection of this gateway took over (4409 replaced)";
   if (code === CLOSE.tooBig) return "frame too large (1009)";
   if (code === 1006) return "connection lost (1006)";
   return reason ? `closed ${code}: ${reason}` : `closed ${code}`;
@@ -125,6 +128,9 @@ export class RelayClient {
   /** This dial is the one immediate re-dial after a post-handshake 4401. */
   #authRedial = false;
   #timer: unknown = null;
+  #pingTimer: unknown = null;
+  /** The expiry of the last token minted: each dial's token is distinct (the connector takes a token once). */
+  #lastExp = 0;
   #end: RelayEnd | null = null;
   #waiters: Array<(connected: boolean) => void> = [];
   #resolveEnded!: (end: RelayEnd) => void;
@@ -178,6 +184,7 @@ export class RelayClient {
     this.#end = end;
     if (this.#timer !== null) this.#o.clock.clearTimeout(this.#timer);
     this.#timer = null;
+    this.#stopPing();
     this.#socket = null;
     this.#handshaked = false;
     for (const w of this.#waiters.splice(0)) w(false);
@@ -188,7 +195,8 @@ export class RelayClient {
     this.#timer = null;
     if (this.#end) return;
     this.#o.onStatus({ state: "connecting" });
-    const exp = Math.floor(this.#o.clock.now() / 1000) + TOKEN_TTL_S;
+    const exp = Math.max(Math.floor(this.#o.clock.now() / 1000) + TOKEN_TTL_S, this.#lastExp + 1);
+    this.#lastExp = exp;
     let socket: RelaySocket;
     try {
       const token = await this.#mint(this.#o.gatewayId, this.#o.secret, exp);
@@ -241,20 +249,44 @@ export class RelayClient {
     this.#everHandshaked = true;
     this.#authRedial = false;
     this.#backoff.up(this.#o.clock.now());
+    this.#startPing();
     this.#o.onStatus({ state: "connected", platforms: [...this.#o.platforms] });
     for (const w of this.#waiters.splice(0)) w(true);
   }
 
+  /** Keepalive: the connector keeps a socket that shows signs of life, and refuses newcomers meanwhile. */
+  #startPing(): void {
+    this.#stopPing();
+    const tick = () => {
+      const socket = this.#socket;
+      if (!socket || socket.readyState !== OPEN) return;
+      socket.send(encodeFrame({ type: "ping" }));
+      this.#pingTimer = this.#o.clock.setTimeout(tick, PING_INTERVAL_MS);
+    };
+    this.#pingTimer = this.#o.clock.setTimeout(tick, PING_INTERVAL_MS);
+  }
+
+  #stopPing(): void {
+    if (this.#pingTimer !== null) this.#o.clock.clearTimeout(this.#pingTimer);
+    this.#pingTimer = null;
+  }
+
   #afterClose(code: number, reason: string): void {
     this.#handshaked = false;
+    this.#stopPing();
     this.#backoff.down(this.#o.clock.now());
     this.#o.onDisconnect?.();
     if (this.#end) return;
     if (code === CLOSE.replaced) {
-      this.#o.log("relay: another connection of this gateway took over (4409 replaced); this one stops");
-      return this.#finish("replaced");
+      // Loud, and never final: exiting would hand the gateway's traffic to whoever holds
+      // the other connection (a token thief, say). Two gateways sharing an id keep
+      // knocking, which an operator sees in both logs.
+      this.#o.log(`relay: WARNING ${describeClose(code, reason)}; if this is not another copy of this gateway, its credentials may be in someone else's hands: rotate GATEWAY_RELAY_SECRET. Retrying.`);
     }
-    if (code === CLOSE.unauthorized && reason !== "expired" && this.#everHandshaked) {
+    if (code === CLOSE.unauthorized && reason === "replayed") {
+      this.#o.log("relay: WARNING the connector had already seen this dial's token (4401 replayed); someone may have captured it. Retrying with a fresh one.");
+    }
+    if (code === CLOSE.unauthorized && reason !== "expired" && reason !== "replayed" && this.#everHandshaked) {
       // These credentials worked before: one immediate re-dial tells a transient refusal
       // (a deploy, a rotated secret) from a revoked gateway.
       if (this.#authRedial) {

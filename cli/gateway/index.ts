@@ -52,9 +52,9 @@ function sleep(clock: Clock, ms: number): { promise: Promise<void>; cancel: () =
 }
 
 /**
- * Runs the gateway until SIGINT/SIGTERM (exit 0), a newer connection of the same gateway
- * taking over (4409, exit 0), or the connector disabling it (4401 twice after a
- * handshake, exit 1). Resolves with the exit code.
+ * Runs the gateway until SIGINT/SIGTERM (exit 0) or the connector disabling it (4401 twice
+ * after a handshake, exit 1). Being replaced or refused (4409) is logged loudly and retried.
+ * Resolves with the exit code.
  */
 export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Promise<number> {
   const { io } = deps;

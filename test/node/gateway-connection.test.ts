@@ -25,7 +25,7 @@ describe("gateway connection", () => {
     const gw = startGateway({ connector, clock, platforms: ["telegram", "discord", "slack"] });
     const s = await connector.socket(1);
     expect(s.url).toBe("wss://edge.test/relay");
-    expect(await verifyRelayToken(s.token, SECRETS, clock.now() / 1000)).toEqual({ ok: true, gatewayId: GATEWAY_ID, exp: clock.now() / 1000 + 300 });
+    expect(await verifyRelayToken(s.token, SECRETS, clock.now() / 1000)).toMatchObject({ ok: true, gatewayId: GATEWAY_ID, exp: clock.now() / 1000 + 300 });
     await s.handshake(["telegram", "discord"]);
     s.frame({ type: "error", code: "platform_not_relayed", message: "slack is not relayed here" });
     expect(s.sent.filter((f) => f.type === "hello")).toEqual(["telegram", "discord", "slack"].map((platform) => ({ type: "hello", platform, botId: "" })));
@@ -135,16 +135,45 @@ describe("gateway connection", () => {
     expect(gw.stderr()).toContain(DISABLED_MESSAGE);
   });
 
-  it("stops without reconnecting when a newer socket of the gateway takes over (4409)", async () => {
+  it("keeps retrying, loudly, when another connection is live or took over (regression: a replayed token made the real gateway exit for good)", async () => {
     const { clock, connector } = setup();
     const gw = startGateway({ connector, clock });
     const s = await connector.socket(1);
     await s.handshake();
     s.closeFromServer(4409, "replaced");
+    expect(clock.pending()).toHaveLength(1);
+    clock.advance(clock.pending()[0]!);
+    (await connector.socket(2)).closeFromServer(4409, "busy");
+    clock.advance(clock.pending()[0]!);
+    const s3 = await connector.socket(3);
+    await s3.handshake();
+    expect(gw.stderr()).toContain("WARNING another connection of this gateway took over (4409 replaced)");
+    expect(gw.stderr()).toContain("WARNING another connection of this gateway is live (4409 busy)");
+    gw.signals.emit("SIGTERM");
+    s3.frame({ type: "going_idle_ack" });
     expect(await gw.exit).toBe(0);
-    expect(clock.pending()).toEqual([]);
-    expect(connector.sockets).toHaveLength(1);
-    expect(gw.stderr()).toContain("4409 replaced");
+  });
+
+  it("mints a distinct token for every dial, retries a replayed one, and pings while connected", async () => {
+    const { clock, connector } = setup();
+    const gw = startGateway({ connector, clock });
+    const s1 = await connector.socket(1);
+    await s1.handshake();
+    // A refusal right after a handshake, within the same second: the re-dial's token differs.
+    s1.closeFromServer(4401, "replayed");
+    clock.advance(clock.pending()[0]!);
+    const s2 = await connector.socket(2);
+    expect(s2.token).not.toBe(s1.token);
+    await s2.handshake();
+    expect(gw.stderr()).toContain("4401 replayed");
+    expect(gw.stderr()).not.toContain("disabled");
+    expect(s2.sent.filter((f) => f.type === "ping")).toHaveLength(0);
+    clock.advance(10_000);
+    clock.advance(10_000);
+    expect(s2.sent.filter((f) => f.type === "ping")).toHaveLength(2);
+    gw.signals.emit("SIGTERM");
+    s2.frame({ type: "going_idle_ack" });
+    expect(await gw.exit).toBe(0);
   });
 
   it("reports a refused dial of the real WebSocket as a close (regression: Node 22 fires only error)", async () => {

@@ -16,8 +16,11 @@ export interface TestSocket {
   closed: Promise<{ code: number; reason: string }>;
 }
 
+let minted = 0;
+
+/** A fresh token (each call a distinct one, as a gateway mints per dial: the connector takes a token once). */
 export async function token(opts: { id?: string; secret?: string; exp?: number } = {}): Promise<string> {
-  return mintRelayToken(opts.id ?? GW.id, opts.secret ?? GW.secret, opts.exp ?? Math.floor(Date.now() / 1000) + 300);
+  return mintRelayToken(opts.id ?? GW.id, opts.secret ?? GW.secret, opts.exp ?? Math.floor(Date.now() / 1000) + 240 + (minted++ % 300));
 }
 
 export async function connect(bearer: string | null): Promise<TestSocket> {

@@ -1,4 +1,4 @@
-import { evictDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tg } from "../support/fixtures.ts";
@@ -19,6 +19,9 @@ describe("relay auth", () => {
       [await token({ id: "gw9", secret: "whatever" }), "unauthorized"],
       ["not-a-token", "unauthorized"],
       [await token({ exp: Math.floor(Date.now() / 1000) - 1 }), "expired"],
+      // Tokens must be short-lived (regression: a captured never-expiring token worked forever).
+      [await token({ exp: 0 }), "token must expire"],
+      [await token({ exp: Math.floor(Date.now() / 1000) + 601 }), "token lifetime over 10 minutes"],
     ];
     for (const [bearer, reason] of cases) {
       const s = await connect(bearer);
@@ -26,8 +29,8 @@ describe("relay auth", () => {
     }
   });
 
-  it("accepts any configured secret of the gateway (rotation), and one that never expires", async () => {
-    for (const t of [await token({ secret: GW.rotated }), await token({ exp: 0 })]) {
+  it("accepts any configured secret of the gateway (rotation)", async () => {
+    for (const t of [await token({ secret: GW.rotated }), await token()]) {
       const s = await connect(t);
       s.send({ type: "hello", platform: "telegram", botId: "" });
       expect(await s.next("descriptor")).toMatchObject({ descriptor: { platform: "telegram", max_message_length: 4096, len_unit: "utf16", supported_ops: ["send", "edit", "typing", "thread_create"] } });
@@ -82,6 +85,21 @@ describe("relay delivery", () => {
     s.ws.close(1000);
   });
 
+  it("a redelivery after the gateway acknowledged is not relayed again (regression: a gateway that lost its database answered twice)", async () => {
+    const s = await gateway();
+    const update = tg.dm("once only", 1001);
+    await toTelegram(update);
+    const f = await s.next(inbound("once only"));
+    s.send({ type: "inbound_ack", bufferId: f.bufferId });
+    expect((await toTelegram(update)).status).toBe(200);
+    // A later message proves the socket is live and the redelivery was not sent before it.
+    await toTelegram(tg.dm("next one", 1001));
+    const g = await s.next(inbound("next one"));
+    expect(s.frames.filter(inbound("once only"))).toHaveLength(1);
+    s.send({ type: "inbound_ack", bufferId: g.bufferId });
+    s.ws.close(1000);
+  });
+
   it("keeps frames for a gateway that is away and replays unacked ones in order on every handshake", async () => {
     for (const t of ["one", "two", "three"]) await toTelegram(tg.dm(t, 1002));
     const first = await gateway();
@@ -99,8 +117,27 @@ describe("relay delivery", () => {
     expect((await relayStub().status()).buffered).toBe(0);
   });
 
-  it("a newer socket takes over: the older one is closed 4409 and nothing is sent twice", async () => {
+  it("a captured token cannot be replayed (regression: a replayed token took over the gateway)", async () => {
+    const t = await token();
+    const real = await connect(t);
+    real.send({ type: "hello", platform: "telegram", botId: "" });
+    await real.next("descriptor");
+    const thief = await connect(t);
+    expect(await thief.closed).toEqual({ code: 4401, reason: "replayed" });
+    await toTelegram(tg.dm("still mine", 1001));
+    const f = await real.next(inbound("still mine"));
+    real.send({ type: "inbound_ack", bufferId: f.bufferId });
+    real.ws.close(1000);
+  });
+
+  it("a newcomer is refused 4409 while the current socket is live, and takes over once it went silent", async () => {
     const a = await gateway();
+    const refused = await connect(await token());
+    expect(await refused.closed).toEqual({ code: 4409, reason: "busy" });
+    // The current socket has not been heard from for longer than the liveness window.
+    await runInDurableObject(relayStub(), (_obj, state) => {
+      for (const ws of state.getWebSockets()) ws.serializeAttachment({ ...(ws.deserializeAttachment() as object), lastFrameAt: Date.now() - 60_000 });
+    });
     const b = await gateway();
     expect(await a.closed).toEqual({ code: 4409, reason: "replaced" });
     await toTelegram(tg.dm("after the race", 1001));

@@ -1,35 +1,36 @@
 import { Hono } from "hono";
-import { GATEWAY_HEADER } from "../../durable-objects/relay.ts";
 import { setting } from "../config.ts";
 import { relayObject } from "../relay/config.ts";
 import { CLOSE } from "../relay/frames.ts";
-import { parseRelaySecrets, verifyRelayToken } from "../relay/token.ts";
+import { GATEWAY_HEADER, REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../relay/socket.ts";
+import { parseRelaySecrets, verifyRelayToken, type TokenCheck } from "../relay/token.ts";
 import { errorBody } from "./errors.ts";
 
-/** Accepts the upgrade and closes it at once, so the client sees the code and reason. */
-function refuse(code: number, reason: string): Response {
-  const { 0: client, 1: server } = new WebSocketPair();
-  server.accept();
-  server.close(code, reason);
-  return new Response(null, { status: 101, webSocket: client });
+function reasonFor(check: Extract<TokenCheck, { ok: false }>): string {
+  if (check.reason === "expired") return REFUSAL_REASONS.expired;
+  if (check.reason === "no_expiry") return REFUSAL_REASONS.noExpiry;
+  if (check.reason === "too_long") return REFUSAL_REASONS.tooLong;
+  return "unauthorized";
 }
 
 /**
  * `GET /relay`: a gateway's WebSocket. The bearer token is checked against RELAY_SECRETS
  * before the gateway's Relay object is involved; failures close with 4401 (reason
- * `expired` for a valid but expired token). The gateway id comes from the token only.
+ * `expired` for a valid but expired token). The gateway id comes from the token only; the
+ * Relay object then refuses a token it has seen before (single use).
  */
 export async function relayUpgrade(request: Request, env: Env): Promise<Response> {
   if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
     return Response.json(errorBody("upgrade_required", "GET /relay is a WebSocket endpoint"), { status: 426, headers: { upgrade: "websocket" } });
   }
   const token = /^Bearer[ ]+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-  if (!token) return refuse(CLOSE.unauthorized, "unauthorized");
+  if (!token) return refuseSocket(CLOSE.unauthorized, "unauthorized");
   const check = await verifyRelayToken(token, parseRelaySecrets(setting(env.RELAY_SECRETS)), Math.floor(Date.now() / 1000));
-  if (!check.ok) return refuse(CLOSE.unauthorized, check.reason === "expired" ? "expired" : "unauthorized");
+  if (!check.ok) return refuseSocket(CLOSE.unauthorized, reasonFor(check));
   const headers = new Headers(request.headers);
   headers.delete("authorization");
   headers.set(GATEWAY_HEADER, check.gatewayId);
+  headers.set(TOKEN_HEADER, `${check.exp}:${check.sig}`);
   return relayObject(env, check.gatewayId).fetch(new Request(request.url, { method: "GET", headers }));
 }
 

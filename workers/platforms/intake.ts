@@ -52,8 +52,9 @@ export const RELAYED_NOTE = "⏳ Sent to your gateway; the reply follows here.";
  * A relayed platform: `/stop` becomes `interrupt_inbound` for exactly this session key;
  * anything else is stored in the gateway's buffer and sent to it live. The delivery id is
  * recorded in D1 alongside (both before the 2xx) rather than first, so the frame does not
- * wait on that write: a redelivery that slips through is deduped by the Relay object while
- * the frame is buffered, and by the gateway (platform:chat_id:message_id) after.
+ * wait on that write: the Relay object remembers every delivery it relayed (for a week,
+ * acknowledged or not), so a redelivery is never relayed twice, even to a gateway that
+ * lost its own record.
  */
 async function relayIn(env: Env, adapter: PlatformAdapter, message: InboundMessage, key: string): Promise<{ response: Response; work?: Promise<unknown> }> {
   const d = db(env);

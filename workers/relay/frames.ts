@@ -11,7 +11,7 @@ export const MAX_FRAME_BYTES = 1024 * 1024;
 export const CLOSE = {
   /** Bad, unknown, revoked or (reason "expired") expired credentials. */
   unauthorized: 4401,
-  /** A newer socket of the same gateway completed its handshake. */
+  /** Reason `replaced`: a newer socket of the gateway took over (the old one went silent); `busy`: a newcomer refused while the current socket is live. */
   replaced: 4409,
   /** A frame over MAX_FRAME_BYTES. */
   tooBig: 1009,
@@ -79,7 +79,8 @@ export type GatewayFrame =
   | { type: "inbound_ack"; bufferId: string }
   | { type: "interrupt"; session_key: string; reason?: string }
   | { type: "outbound"; requestId: string; action: OutboundAction; platform?: string }
-  | { type: "going_idle" };
+  | { type: "going_idle" }
+  | { type: "ping" };
 
 /** Connector → gateway. */
 export type ConnectorFrame =

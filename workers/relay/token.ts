@@ -1,6 +1,7 @@
 /**
  * Relay gateway tokens (SPEC section 6): unpadded base64url of `<gatewayId>:<exp>:<hexsig>`,
- * hexsig = hex HMAC-SHA256(secret, `<gatewayId>:<exp>`), exp in Unix seconds (0 = never).
+ * hexsig = hex HMAC-SHA256(secret, `<gatewayId>:<exp>`), exp in Unix seconds. The connector
+ * accepts only tokens that expire within 10 minutes, each once.
  * Shared by the connector (Worker) and the gateway (Node): Web Crypto only.
  */
 
@@ -32,7 +33,7 @@ function fromBase64url(s: string): string | null {
   }
 }
 
-/** A token for `gatewayId`, valid until `exp` (Unix seconds; 0 = never). */
+/** A token for `gatewayId`, valid until `exp` (Unix seconds). */
 export async function mintRelayToken(gatewayId: string, secret: string, exp: number): Promise<string> {
   const body = `${gatewayId}:${exp}`;
   return base64url(`${body}:${await hmacHex(secret, body)}`);
@@ -52,7 +53,12 @@ export function parseRelaySecrets(value: string | undefined): Map<string, string
   return out;
 }
 
-export type TokenCheck = { ok: true; gatewayId: string; exp: number } | { ok: false; reason: "malformed" | "unknown" | "bad_signature" | "expired" };
+/** Longest lifetime a token may claim: a captured token is worth at most this long. */
+export const MAX_TOKEN_LIFETIME_S = 600;
+
+export type TokenCheck =
+  | { ok: true; gatewayId: string; exp: number; sig: string }
+  | { ok: false; reason: "malformed" | "unknown" | "bad_signature" | "expired" | "no_expiry" | "too_long" };
 
 /** Constant-time comparison of two hex strings of any length. */
 async function sameHex(a: string, b: string): Promise<boolean> {
@@ -67,6 +73,9 @@ async function sameHex(a: string, b: string): Promise<boolean> {
 /**
  * Checks a bearer token against the secrets configured for its gateway id. The signature
  * is checked before the expiry, so "expired" is only said to a holder of a real secret.
+ * Tokens must be short-lived: `exp=0` (never) and an expiry more than
+ * {@link MAX_TOKEN_LIFETIME_S} ahead are refused. Single use is the Relay object's check
+ * (it remembers the `sig` of every token it accepted until the token expires).
  */
 export async function verifyRelayToken(token: string, secrets: Map<string, string[]>, nowS: number): Promise<TokenCheck> {
   const text = fromBase64url(token.trim());
@@ -82,6 +91,8 @@ export async function verifyRelayToken(token: string, secrets: Map<string, strin
   }
   if (!matched) return { ok: false, reason: "bad_signature" };
   const exp = Number(expText);
-  if (exp !== 0 && exp < nowS) return { ok: false, reason: "expired" };
-  return { ok: true, gatewayId, exp };
+  if (exp === 0) return { ok: false, reason: "no_expiry" };
+  if (exp < nowS) return { ok: false, reason: "expired" };
+  if (exp > nowS + MAX_TOKEN_LIFETIME_S) return { ok: false, reason: "too_long" };
+  return { ok: true, gatewayId, exp, sig };
 }
