@@ -51,13 +51,18 @@ export async function listSessions(d: Db, opts: { limit: number; source?: string
 /** Result of resolving a user's reference to a session. */
 export type Resolved = { kind: "found"; session: SessionRow } | { kind: "none" } | { kind: "ambiguous"; matches: SessionRow[] };
 
+/** Longest reference looked up at all (ids are 22 characters, titles at most 200). */
+export const MAX_REF_LENGTH = 200;
+/** D1 refuses LIKE patterns over 50 bytes; longer prefixes are matched exactly only. */
+const MAX_LIKE_BYTES = 50;
+
 /**
  * Resolves `latest`, an exact id, an exact title (the most recent one wins), or a unique id
  * prefix / title prefix. `scope` narrows the candidates (a platform user's own sessions).
  */
 export async function resolveSession(d: Db, ref: string, scope?: SQL): Promise<Resolved> {
   const r = ref.trim();
-  if (!r) return { kind: "none" };
+  if (!r || r.length > MAX_REF_LENGTH) return { kind: "none" };
   const order = [desc(sessions.lastActiveAt), desc(sessions.startedAt)] as const;
   const where = (c: SQL | undefined) => (scope ? and(scope, c) : c);
   if (r === "latest") {
@@ -75,6 +80,7 @@ export async function resolveSession(d: Db, ref: string, scope?: SQL): Promise<R
   // LIKE has no escape character unless told so: without ESCAPE the backslashes would be
   // taken literally, and no id (they all contain "_") would ever match a prefix.
   const pattern = `${r.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  if (new TextEncoder().encode(pattern).length > MAX_LIKE_BYTES) return { kind: "none" };
   const startsWith = (col: typeof sessions.id | typeof sessions.title) => sql`${col} LIKE ${pattern} ESCAPE '\\'`;
   const matches = await d
     .select()

@@ -53,11 +53,11 @@ export async function runCommand(d: Db, env: Env, source: SessionSource, command
     }
     case "resume": {
       if (!command.args) {
-        const recent = await recentForSource(d, source);
+        const recent = await recentForSource(d, env, source);
         if (recent.length === 0) return "There are no sessions you can resume yet.";
         return ["Recent sessions you can resume:", ...recent.map((s, i) => `${i + 1}. ${describe(s)}`), "Resume one with /resume <id or title>."].join("\n");
       }
-      const found = await resolveForSource(d, source, command.args);
+      const found = await resolveForSource(d, env, source, command.args);
       if (found.kind === "none") return `No session matches "${command.args}" that you can resume here.`;
       if (found.kind === "ambiguous") return [`"${command.args}" matches several sessions:`, ...found.matches.map((s) => `- ${describe(s)}`)].join("\n");
       const { session } = found;

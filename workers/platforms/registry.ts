@@ -12,6 +12,8 @@ export interface PlatformSettings {
   /** Which names are missing, for error messages. */
   missing: string[];
   allowed: AllowList;
+  /** Who may also `/resume` CLI sessions (`*_ADMIN_USERS`; unset: nobody). */
+  admins: AllowList;
   /** The home channel from env (a /sethome in D1 overrides it). */
   envHome: { chatId: string; threadId: string | null } | null;
 }
@@ -25,17 +27,17 @@ export function platformSettings(env: Env, name: PlatformName): PlatformSettings
     case "telegram": {
       const missing = required(env, ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"]);
       const home = setting(env.TELEGRAM_HOME_CHANNEL);
-      return { name, enabled: missing.length === 0, missing, allowed: allowList(env.TELEGRAM_ALLOWED_USERS), envHome: home ? { chatId: home, threadId: setting(env.TELEGRAM_HOME_CHANNEL_THREAD_ID) ?? null } : null };
+      return { name, enabled: missing.length === 0, missing, allowed: allowList(env.TELEGRAM_ALLOWED_USERS), admins: allowList(env.TELEGRAM_ADMIN_USERS), envHome: home ? { chatId: home, threadId: setting(env.TELEGRAM_HOME_CHANNEL_THREAD_ID) ?? null } : null };
     }
     case "discord": {
       const missing = required(env, ["DISCORD_BOT_TOKEN", "DISCORD_PUBLIC_KEY"]);
       const home = setting(env.DISCORD_HOME_CHANNEL);
-      return { name, enabled: missing.length === 0, missing, allowed: allowList(env.DISCORD_ALLOWED_USERS), envHome: home ? { chatId: home, threadId: null } : null };
+      return { name, enabled: missing.length === 0, missing, allowed: allowList(env.DISCORD_ALLOWED_USERS), admins: allowList(env.DISCORD_ADMIN_USERS), envHome: home ? { chatId: home, threadId: null } : null };
     }
     case "slack": {
       const missing = required(env, ["SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"]);
       const home = setting(env.SLACK_HOME_CHANNEL);
-      return { name, enabled: missing.length === 0, missing, allowed: allowList(env.SLACK_ALLOWED_USERS), envHome: home ? { chatId: home, threadId: null } : null };
+      return { name, enabled: missing.length === 0, missing, allowed: allowList(env.SLACK_ALLOWED_USERS), admins: allowList(env.SLACK_ADMIN_USERS), envHome: home ? { chatId: home, threadId: null } : null };
     }
   }
 }

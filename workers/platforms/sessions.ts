@@ -1,6 +1,7 @@
-import { and, desc, eq, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { OFFLINE_MODEL_ID } from "../agent/index.ts";
-import { modelConfig } from "../config.ts";
+import { isAllowed, modelConfig } from "../config.ts";
+import { platformSettings } from "./registry.ts";
 import type { Db } from "../db/client.ts";
 import { newSessionId } from "../db/ids.ts";
 import { bindRoute, routeFor } from "../db/routes.ts";
@@ -63,18 +64,33 @@ export async function newSessionForSource(d: Db, env: Env, source: SessionSource
   return { sessionId: id, previous };
 }
 
-/** Sessions a platform user may resume: their own (by user or chat) and CLI sessions. */
-export function resumableBy(source: SessionSource): SQL {
-  return or(
-    eq(sessions.source, "cli"),
-    and(eq(sessions.source, source.platform), or(eq(sessions.userId, source.userId), eq(sessions.chatId, source.chatId))),
-  )!;
+/**
+ * Sessions a platform user may `/resume` (and list), wherever they type it:
+ * - their own per-user sessions on this platform (DMs, and their own session in a group
+ *   or channel outside threads): nobody else's, even in a shared chat;
+ * - shared sessions (a thread or topic: one session for everyone in it) only from that
+ *   same chat;
+ * - CLI sessions only when `cliSessions` (the platform's `*_ADMIN_USERS`): a CLI session
+ *   is the operator's.
+ */
+export function resumableBy(source: SessionSource, opts: { cliSessions: boolean }): SQL {
+  const shared = or(isNotNull(sessions.threadId), eq(sessions.chatType, "thread"))!;
+  const perUser = and(isNull(sessions.threadId), ne(sessions.chatType, "thread"))!;
+  const own = and(eq(sessions.source, source.platform), eq(sessions.userId, source.userId), perUser);
+  const sameChat = and(eq(sessions.source, source.platform), shared, eq(sessions.chatId, source.chatId));
+  const cli = opts.cliSessions ? eq(sessions.source, "cli") : sql`0`;
+  return or(own, sameChat, cli)!;
 }
 
-export async function resolveForSource(d: Db, source: SessionSource, ref: string): Promise<Resolved> {
-  return resolveSession(d, ref, resumableBy(source));
+/** Whether this user may resume CLI sessions (the platform's `*_ADMIN_USERS`). */
+function cliSessionsFor(env: Env, source: SessionSource): boolean {
+  return isAllowed(platformSettings(env, source.platform).admins, source.userId);
 }
 
-export async function recentForSource(d: Db, source: SessionSource, limit = 5): Promise<SessionRow[]> {
-  return d.select().from(sessions).where(resumableBy(source)).orderBy(desc(sessions.lastActiveAt)).limit(limit);
+export async function resolveForSource(d: Db, env: Env, source: SessionSource, ref: string): Promise<Resolved> {
+  return resolveSession(d, ref, resumableBy(source, { cliSessions: cliSessionsFor(env, source) }));
+}
+
+export async function recentForSource(d: Db, env: Env, source: SessionSource, limit = 5): Promise<SessionRow[]> {
+  return d.select().from(sessions).where(resumableBy(source, { cliSessions: cliSessionsFor(env, source) })).orderBy(desc(sessions.lastActiveAt)).limit(limit);
 }
