@@ -24,8 +24,20 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   return out;
 }
 
-/** HMAC-SHA256 of `message` under `secret`, as lower-case hex. */
-export async function hmacSha256Hex(secret: string, message: string): Promise<string> {
+/** HMAC-SHA256 of `message` (text, or raw bytes) under `secret`, as lower-case hex. */
+export async function hmacSha256Hex(secret: string, message: string | Uint8Array): Promise<string> {
   const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return toHex(await crypto.subtle.sign("HMAC", key, encoder.encode(message)));
+  return toHex(await crypto.subtle.sign("HMAC", key, typeof message === "string" ? encoder.encode(message) : message));
+}
+
+/** The bytes of `parts` one after another (text as UTF-8). */
+export function concatBytes(...parts: Array<string | Uint8Array>): Uint8Array {
+  const chunks = parts.map((p) => (typeof p === "string" ? encoder.encode(p) : p));
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }

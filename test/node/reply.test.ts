@@ -14,7 +14,7 @@ function fakeAdapter(caps: Partial<Capabilities> = {}) {
   const adapter: PlatformAdapter = {
     name: "telegram",
     capabilities: { maxMessageLength: 20, lengthUnit: "utf16", threads: true, edits: true, typing: true, editIntervalMs: { private: 1100, group: 3100 }, ...caps },
-    verify: async () => true,
+    verify: async () => ({ ok: true }),
     parse: async () => ({ kind: "ignore", reason: "" }),
     acknowledge: () => new Response(),
     async send(_t, text) {

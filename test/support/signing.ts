@@ -14,19 +14,29 @@ export const DISCORD_TEST = { applicationId: "5550001", botToken: "discord-bot-t
 const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const unhex = (s: string) => new Uint8Array(s.match(/../g)!.map((h) => parseInt(h, 16)));
 
+/** `prefix` then `body`, as the bytes a platform signs. */
+function bytes(prefix: string, body: string | Uint8Array): Uint8Array {
+  const head = new TextEncoder().encode(prefix);
+  const tail = typeof body === "string" ? new TextEncoder().encode(body) : body;
+  const out = new Uint8Array(head.length + tail.length);
+  out.set(head);
+  out.set(tail, head.length);
+  return out;
+}
+
 let discordKey: ReturnType<typeof crypto.subtle.importKey> | null = null;
 
 /** Headers of a Discord interaction signed with the test key. */
-export async function discordHeaders(body: string, timestamp = String(Math.floor(Date.now() / 1000))): Promise<Record<string, string>> {
+export async function discordHeaders(body: string | Uint8Array, timestamp = String(Math.floor(Date.now() / 1000))): Promise<Record<string, string>> {
   discordKey ??= crypto.subtle.importKey("pkcs8", unhex(DISCORD_TEST_PRIVATE_PKCS8), { name: "Ed25519" }, false, ["sign"]);
-  const sig = await crypto.subtle.sign({ name: "Ed25519" }, await discordKey, new TextEncoder().encode(timestamp + body));
+  const sig = await crypto.subtle.sign({ name: "Ed25519" }, await discordKey, bytes(timestamp, body));
   return { "content-type": "application/json", "x-signature-ed25519": hex(sig), "x-signature-timestamp": timestamp };
 }
 
 /** Headers of a Slack request signed with `secret` (v0 HMAC-SHA256). */
-export async function slackHeaders(body: string, secret = SLACK_TEST.secret, timestampS = Math.floor(Date.now() / 1000), contentType = "application/json"): Promise<Record<string, string>> {
+export async function slackHeaders(body: string | Uint8Array, secret = SLACK_TEST.secret, timestampS = Math.floor(Date.now() / 1000), contentType = "application/json"): Promise<Record<string, string>> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const sig = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`v0:${timestampS}:${body}`));
+  const sig = await crypto.subtle.sign("HMAC", key, bytes(`v0:${timestampS}:`, body));
   return { "content-type": contentType, "x-slack-request-timestamp": String(timestampS), "x-slack-signature": `v0=${hex(sig)}` };
 }
 

@@ -16,6 +16,21 @@ describe("Discord interactions webhook", () => {
     expect(discord.calls).toEqual([]);
   });
 
+  it("refuses a correctly signed interaction whose timestamp is old (regression: an old signed /sethome was replayed)", async () => {
+    const body = JSON.stringify(dc.command("sethome"));
+    const old = await discordHeaders(body, String(Math.floor(Date.now() / 1000) - 301));
+    const res = await deliver("discord", body, old);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: "unauthorized", message: "webhook timestamp outside the accepted window" } });
+    expect(discord.calls).toEqual([]);
+  });
+
+  it("verifies the raw bytes: a signed body that is not valid UTF-8 is ignored with 200, not refused with 401", async () => {
+    const invalid = new Uint8Array([...new TextEncoder().encode('{"type":9,"id":"'), 0xff, 0xfe, ...new TextEncoder().encode('"}')]);
+    const res = await deliver("discord", invalid, await discordHeaders(invalid));
+    expect(res.status).toBeLessThan(300);
+  });
+
   it("answers PING with PONG", async () => {
     const res = await toDiscord(dc.ping());
     expect(await res.json()).toEqual({ type: 1 });

@@ -4,7 +4,7 @@ import worker from "../../workers/index.ts";
 import { discordHeaders, slackHeaders, telegramHeaders } from "../support/signing.ts";
 
 /** Delivers a webhook to the Worker and waits for the work it left in waitUntil. */
-export async function deliver(platform: string, body: string, headers: Record<string, string>): Promise<Response> {
+export async function deliver(platform: string, body: string | Uint8Array, headers: Record<string, string>): Promise<Response> {
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body }), env, ctx);
   await waitOnExecutionContext(ctx);

@@ -30,11 +30,13 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
   const settings = platformSettings(env, platform);
   if (!settings.enabled) throw new ApiError(404, "not_found", `${platform} is not enabled on this Worker (missing ${settings.missing.join(", ")})`);
   const adapter = adapterFor(env, platform)!;
-  const raw = await c.req.text();
-  if (!(await adapter.verify(c.req.raw.headers, raw, Date.now()))) {
-    return c.json(errorBody("unauthorized", "bad or missing webhook signature"), 401);
+  const raw = new Uint8Array(await c.req.arrayBuffer());
+  const verified = await adapter.verify(c.req.raw.headers, raw, Date.now());
+  if (!verified.ok) {
+    console.warn(`${platform}: webhook refused (${verified.reason})`);
+    return c.json(errorBody("unauthorized", verified.reason === "stale" ? "webhook timestamp outside the accepted window" : "bad or missing webhook signature"), 401);
   }
-  const intake = await adapter.parse(raw, c.req.raw.headers);
+  const intake = await adapter.parse(new TextDecoder().decode(raw), c.req.raw.headers);
   if (intake.kind === "respond") return intake.response;
   if (intake.kind === "ignore") return ok();
   const { response, work } = await takeIn(env, adapter, intake.message);

@@ -88,16 +88,24 @@ export interface HandoffThread {
   threadId: string;
 }
 
+/**
+ * Whether a webhook request is genuine. A refusal says why (logged once, never with the
+ * body or any secret): no credentials at all, a wrong secret or signature, or a signed
+ * timestamp outside the accepted window (a replay).
+ */
+export type Verification = { ok: true } | { ok: false; reason: "missing" | "bad_signature" | "stale" };
+
 /** A platform behind one interface. The SDK of each platform is imported only in its folder. */
 export interface PlatformAdapter {
   readonly name: PlatformName;
   readonly capabilities: Capabilities;
   /**
-   * Checks the request's secret or signature over the raw body, in constant time where a
-   * secret is compared. Never parses the body.
+   * Checks the request's secret or signature over the raw body bytes (exactly as received:
+   * a body that is not valid UTF-8 is still verified as sent), in constant time where a
+   * secret is compared, with signed timestamps checked against `now`. Never parses the body.
    */
-  verify(headers: Headers, rawBody: string, now: number): Promise<boolean>;
-  /** Parses a verified body. */
+  verify(headers: Headers, rawBody: Uint8Array, now: number): Promise<Verification>;
+  /** Parses a verified body (decoded as UTF-8, invalid sequences replaced). */
   parse(rawBody: string, headers: Headers): Promise<Intake>;
   /** The immediate HTTP answer to an accepted message (Discord: a deferred response). */
   acknowledge(message: InboundMessage): Response;

@@ -1,5 +1,5 @@
 import { joinUrl } from "../../agent/index.ts";
-import { codeForStatus, PLATFORM_TIMEOUT_MS, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
+import { codeForStatus, PLATFORM_TIMEOUT_MS, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage, type Verification } from "../types.ts";
 import { deferredResponse, inlineResponse, parseDiscordInteraction } from "./parse.ts";
 import { verifyDiscord } from "./verify.ts";
 
@@ -50,8 +50,8 @@ export class DiscordAdapter implements PlatformAdapter {
     this.#fetch = settings.fetch ?? ((input, init) => fetch(input, init));
   }
 
-  verify(headers: Headers, rawBody: string): Promise<boolean> {
-    return verifyDiscord(headers, rawBody, this.#s.publicKey);
+  verify(headers: Headers, rawBody: Uint8Array, now: number): Promise<Verification> {
+    return verifyDiscord(headers, rawBody, this.#s.publicKey, now);
   }
 
   async parse(rawBody: string): Promise<Intake> {

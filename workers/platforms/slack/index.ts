@@ -1,5 +1,5 @@
 import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from "@slack/web-api";
-import { mapErrors, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
+import { mapErrors, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage, type Verification } from "../types.ts";
 import { parseSlackBody } from "./parse.ts";
 import { verifySlack } from "./verify.ts";
 
@@ -69,7 +69,7 @@ export class SlackAdapter implements PlatformAdapter {
     });
   }
 
-  verify(headers: Headers, rawBody: string, now: number): Promise<boolean> {
+  verify(headers: Headers, rawBody: Uint8Array, now: number): Promise<Verification> {
     return verifySlack(headers, rawBody, this.#s.signingSecret, now);
   }
 

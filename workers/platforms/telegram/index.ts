@@ -1,6 +1,6 @@
 import { Bot, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import { codeForStatus, mapErrors, PLATFORM_TIMEOUT_MS, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage } from "../types.ts";
+import { codeForStatus, mapErrors, PLATFORM_TIMEOUT_MS, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage, type Verification } from "../types.ts";
 import { GENERAL_TOPIC, parseTelegramUpdate, type TelegramBotIdentity } from "./parse.ts";
 import { verifyTelegram } from "./verify.ts";
 
@@ -80,7 +80,7 @@ export class TelegramAdapter implements PlatformAdapter {
     return { id: info.id, username: info.username };
   }
 
-  verify(headers: Headers, _rawBody: string): Promise<boolean> {
+  verify(headers: Headers, _rawBody: Uint8Array): Promise<Verification> {
     return verifyTelegram(headers, this.#settings.webhookSecret);
   }
 
