@@ -18,8 +18,8 @@ const WORKER_TEST_VARS: Record<string, string> = {
   TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
   TELEGRAM_HOME_CHANNEL: "",
   TELEGRAM_HOME_CHANNEL_THREAD_ID: "",
-  // 1001, 1002: telegram tests; 1004: recovery; 1005, 1006: handoff; 1007: an admin. 1003 is never allowed.
-  TELEGRAM_ALLOWED_USERS: "1001,1002,1004,1005,1006,1007",
+  // 1001, 1002: telegram tests; 1004: recovery; 1005, 1006: handoff; 1007: an admin; 1008: hostile bodies. 1003 is never allowed.
+  TELEGRAM_ALLOWED_USERS: "1001,1002,1004,1005,1006,1007,1008",
   TELEGRAM_API_ROOT: "https://telegram.test",
   // Who may /resume CLI sessions.
   TELEGRAM_ADMIN_USERS: "1007",
@@ -62,6 +62,8 @@ function workerProject(name: string, include: string, overrides: Record<string, 
 
 export default defineConfig({
   test: {
+    // Logs of passing tests are noise (hostile-input tests log every refusal); failures keep theirs.
+    silent: "passed-only",
     projects: [
       workerProject("worker", "test/worker/**/*.test.ts"),
       // The same Worker configured otherwise: Telegram relayed to gateways with a small relay

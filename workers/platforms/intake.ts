@@ -37,6 +37,7 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
     return c.json(errorBody("unauthorized", verified.reason === "stale" ? "webhook timestamp outside the accepted window" : "bad or missing webhook signature"), 401);
   }
   const intake = await adapter.parse(new TextDecoder().decode(raw), c.req.raw.headers);
+  if (intake.kind !== "message" && intake.malformed) console.warn(`${platform}: ignored a signed delivery that does not match the platform's schema (${intake.malformed})`);
   if (intake.kind === "respond") return intake.response;
   if (intake.kind === "ignore") return ok();
   const { response, work } = await takeIn(env, adapter, intake.message);

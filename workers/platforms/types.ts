@@ -56,12 +56,15 @@ export interface InboundMessage {
   target: ReplyTarget;
 }
 
-/** What a verified webhook body means. */
+/**
+ * What a verified webhook body means. `malformed` (with why) marks a body that failed the
+ * platform schema: it is logged once, and never answered with a 5xx.
+ */
 export type Intake =
   /** Answer this at once and do nothing else (Discord PING, Slack url_verification). */
-  | { kind: "respond"; response: Response }
+  | { kind: "respond"; response: Response; malformed?: string }
   /** Nothing to do (unknown update type, bot message, no text): 2xx so it is not retried. */
-  | { kind: "ignore"; reason: string }
+  | { kind: "ignore"; reason: string; malformed?: string }
   | { kind: "message"; message: InboundMessage };
 
 /** How a platform counts a message's length. */

@@ -1,27 +1,12 @@
 import { InteractionResponseFlags, InteractionResponseType, InteractionType } from "discord-interactions";
+import { checkJson } from "../boundary.ts";
 import type { Intake, InboundMessage, SessionSource } from "../types.ts";
+import { DiscordInteraction, type DiscordUser } from "./schema.ts";
 
 /** Thread channel types: announcement, public and private threads. */
 const THREAD_TYPES = new Set([10, 11, 12]);
 
-interface Interaction {
-  id: string;
-  type: number;
-  application_id: string;
-  token: string;
-  guild_id?: string;
-  channel_id?: string;
-  channel?: { id: string; type: number; parent_id?: string | null; name?: string };
-  member?: { user?: DiscordUser };
-  user?: DiscordUser;
-  data?: { name?: string; options?: Array<{ name: string; type: number; value?: unknown }> };
-}
-interface DiscordUser {
-  id: string;
-  username?: string;
-  global_name?: string | null;
-  bot?: boolean;
-}
+type Interaction = DiscordInteraction;
 
 /** The slash commands this bot registers (see setup). `ask` carries a message; the rest are chat commands. */
 export const DISCORD_COMMANDS = [
@@ -52,13 +37,10 @@ export function discordSource(i: Pick<Interaction, "guild_id" | "channel_id" | "
 
 /** Parses an interaction: PING → PONG, application commands → messages or chat commands. */
 export function parseDiscordInteraction(body: string): Intake {
-  let i: Interaction;
-  try {
-    i = JSON.parse(body) as Interaction;
-  } catch {
-    return { kind: "ignore", reason: "malformed JSON" };
-  }
-  if (typeof i !== "object" || i === null) return { kind: "ignore", reason: "not an interaction" };
+  const checked = checkJson(body, DiscordInteraction);
+  // Discord does not retry interactions: a malformed one is answered 400 (and logged).
+  if (!checked.ok) return { kind: "respond", response: Response.json({ error: { code: "bad_request", message: checked.reason } }, { status: 400 }), malformed: checked.reason };
+  const i = checked.value;
   if (i.type === InteractionType.PING) return { kind: "respond", response: Response.json({ type: InteractionResponseType.PONG }) };
   if (i.type !== InteractionType.APPLICATION_COMMAND) {
     return { kind: "respond", response: ephemeral("This interaction is not supported; use /ask.") };

@@ -1,26 +1,6 @@
+import { checkJson, malformed } from "../boundary.ts";
 import type { ChatType, Intake, InboundMessage, SessionSource } from "../types.ts";
-
-interface SlackEvent {
-  type: string;
-  subtype?: string;
-  user?: string;
-  bot_id?: string;
-  text?: string;
-  ts?: string;
-  thread_ts?: string;
-  channel?: string;
-  channel_type?: string;
-  team?: string;
-}
-
-interface EventEnvelope {
-  type: string;
-  challenge?: string;
-  team_id?: string;
-  event_id?: string;
-  event?: SlackEvent;
-  authorizations?: Array<{ user_id?: string; is_bot?: boolean }>;
-}
+import { SlackEnvelope } from "./schema.ts";
 
 /** The slash command this app registers: `/hermes stop`, `/hermes resume abc`, … */
 export const SLACK_SLASH_COMMAND = "/hermes";
@@ -77,13 +57,9 @@ function parseSlashCommand(body: string): Intake {
  */
 export function parseSlackBody(body: string, contentType: string): Intake {
   if (contentType.includes("application/x-www-form-urlencoded")) return parseSlashCommand(body);
-  let env: EventEnvelope;
-  try {
-    env = JSON.parse(body) as EventEnvelope;
-  } catch {
-    return { kind: "ignore", reason: "malformed JSON" };
-  }
-  if (typeof env !== "object" || env === null) return { kind: "ignore", reason: "not an event" };
+  const checked = checkJson(body, SlackEnvelope);
+  if (!checked.ok) return malformed(checked.reason);
+  const env = checked.value;
   if (env.type === "url_verification") {
     return { kind: "respond", response: Response.json({ challenge: String(env.challenge ?? "") }) };
   }

@@ -1,5 +1,6 @@
-import type { Message, MessageEntity, Update } from "grammy/types";
+import { checkJson, malformed } from "../boundary.ts";
 import type { ChatCommand, Intake, InboundMessage, SessionSource } from "../types.ts";
+import { TelegramUpdate, type TelegramEntity as MessageEntity, type TelegramMessage as Message } from "./schema.ts";
 
 /** What parsing needs to know about the bot. */
 export interface TelegramBotIdentity {
@@ -25,7 +26,7 @@ function mentionsBot(text: string, entities: readonly MessageEntity[], bot: Tele
   return entities.some(
     (e) =>
       (e.type === "mention" && entityText(text, e).toLowerCase() === `@${bot.username.toLowerCase()}`) ||
-      (e.type === "text_mention" && e.user.id === bot.id),
+      (e.type === "text_mention" && e.user?.id === bot.id),
   );
 }
 
@@ -56,15 +57,9 @@ export function telegramSource(chat: { id: number; type: string; is_forum?: bool
 
 /** Parses a Telegram update into the neutral intake. */
 export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Intake {
-  let update: Update;
-  try {
-    update = JSON.parse(body) as Update;
-  } catch {
-    return { kind: "ignore", reason: "malformed JSON" };
-  }
-  if (typeof update !== "object" || update === null || typeof update.update_id !== "number") {
-    return { kind: "ignore", reason: "not an update" };
-  }
+  const checked = checkJson(body, TelegramUpdate);
+  if (!checked.ok) return malformed(checked.reason);
+  const update = checked.value;
   const msg = update.message;
   if (!msg) return { kind: "ignore", reason: "unsupported update type" };
   if (!msg.from || msg.from.is_bot) return { kind: "ignore", reason: "not from a person" };

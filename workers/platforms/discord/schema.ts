@@ -1,0 +1,57 @@
+import { z } from "zod";
+
+/**
+ * The parts of a Discord interaction the Worker reads, validated at the boundary. Discord
+ * does not retry interactions, so a signed interaction of another shape is answered 400.
+ * Unknown fields are dropped.
+ */
+const snowflake = z.string().regex(/^\d{1,25}$/);
+
+export const DiscordUser = z.object({
+  id: snowflake,
+  username: z.string().optional(),
+  global_name: z.string().nullable().optional(),
+  bot: z.boolean().optional(),
+});
+
+/** Command options nest (subcommands, groups): a recursive schema, depth-limited by Discord itself. */
+export interface DiscordOption {
+  name: string;
+  type: number;
+  value?: string | number | boolean | undefined;
+  focused?: boolean | undefined;
+  options?: DiscordOption[] | undefined;
+}
+export const DiscordOption: z.ZodType<DiscordOption> = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    type: z.number().int(),
+    value: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    focused: z.boolean().optional(),
+    options: z.array(DiscordOption).optional(),
+  }),
+);
+
+export const DiscordInteraction = z.object({
+  id: snowflake,
+  type: z.number().int(),
+  application_id: snowflake,
+  token: z.string().min(1).max(1000),
+  guild_id: snowflake.optional(),
+  channel_id: snowflake.optional(),
+  channel: z.object({ id: snowflake, type: z.number().int(), parent_id: snowflake.nullable().optional(), name: z.string().optional() }).optional(),
+  member: z.object({ user: DiscordUser.optional() }).optional(),
+  user: DiscordUser.optional(),
+  data: z
+    .object({
+      id: z.string().optional(),
+      name: z.string().optional(),
+      type: z.number().int().optional(),
+      target_id: snowflake.optional(),
+      options: z.array(DiscordOption).optional(),
+    })
+    .optional(),
+});
+
+export type DiscordInteraction = z.infer<typeof DiscordInteraction>;
+export type DiscordUser = z.infer<typeof DiscordUser>;

@@ -1,0 +1,31 @@
+import { z } from "zod";
+
+/**
+ * The parts of a Slack Events API envelope the Worker reads, validated at the boundary:
+ * a signed envelope of another shape is acknowledged (2xx, one log line) and ignored,
+ * since Slack retries anything else. Unknown fields are dropped.
+ */
+const SlackEvent = z.object({
+  type: z.string(),
+  subtype: z.string().optional(),
+  user: z.string().optional(),
+  bot_id: z.string().optional(),
+  text: z.string().optional(),
+  ts: z.string().optional(),
+  thread_ts: z.string().optional(),
+  channel: z.string().optional(),
+  channel_type: z.string().optional(),
+  team: z.string().optional(),
+});
+
+export const SlackEnvelope = z.object({
+  type: z.string(),
+  challenge: z.string().optional(),
+  team_id: z.string().optional(),
+  event_id: z.string().max(200).optional(),
+  event: SlackEvent.optional(),
+  authorizations: z.array(z.object({ user_id: z.string().optional(), is_bot: z.boolean().optional() })).optional(),
+});
+
+export type SlackEnvelope = z.infer<typeof SlackEnvelope>;
+export type SlackEvent = z.infer<typeof SlackEvent>;

@@ -1,0 +1,53 @@
+import { z } from "zod";
+
+/**
+ * The parts of a Telegram Update the Worker reads, validated at the boundary: a correctly
+ * signed update of any other shape is ignored (2xx, one log line), never a 5xx that
+ * Telegram would retry for hours. Unknown fields are dropped; unknown update types pass
+ * (they are ignored later).
+ */
+const id = z.number().int().safe();
+
+export const TelegramUser = z.object({
+  id,
+  is_bot: z.boolean().optional(),
+  first_name: z.string().optional(),
+  username: z.string().optional(),
+});
+
+const Chat = z.object({ id, type: z.string(), is_forum: z.boolean().optional(), title: z.string().optional() });
+
+export const TelegramEntity = z.object({
+  type: z.string(),
+  offset: z.number().int().nonnegative(),
+  length: z.number().int().nonnegative(),
+  user: TelegramUser.optional(),
+});
+
+const ReplyTo = z.object({
+  message_id: id,
+  from: TelegramUser.optional(),
+  forum_topic_created: z.unknown().optional(),
+});
+
+export const TelegramMessage = z.object({
+  message_id: id,
+  chat: Chat,
+  from: TelegramUser.optional(),
+  text: z.string().optional(),
+  caption: z.string().optional(),
+  entities: z.array(TelegramEntity).optional(),
+  caption_entities: z.array(TelegramEntity).optional(),
+  is_topic_message: z.boolean().optional(),
+  message_thread_id: id.optional(),
+  reply_to_message: ReplyTo.optional(),
+});
+
+export const TelegramUpdate = z.object({
+  update_id: id,
+  message: TelegramMessage.optional(),
+});
+
+export type TelegramUpdate = z.infer<typeof TelegramUpdate>;
+export type TelegramMessage = z.infer<typeof TelegramMessage>;
+export type TelegramEntity = z.infer<typeof TelegramEntity>;
