@@ -38,8 +38,6 @@ const WORKER_TEST_VARS: Record<string, string> = {
   SLACK_ADMIN_USERS: "",
   RELAY_PLATFORMS: "",
   RELAY_BUFFER_LIMIT: "",
-  RELAY_PUSH_URL: "",
-  HANDOFF_PICKUP: "event",
   RELAY_SECRETS: "",
 };
 

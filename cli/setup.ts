@@ -67,7 +67,8 @@ export async function runSetup(platform: string | undefined, opts: SetupOptions)
         throw new CliError(err.message);
       });
       if (opts.json) return out(JSON.stringify(result)), 0;
-      out(`${style.green("✓")} registered ${result.commands.map((c) => `/${c}`).join(", ")} for application ${result.applicationId}`);
+      // Slash commands are typed with "/"; message commands ("Ask hermes") sit in the message menu.
+      out(`${style.green("✓")} registered ${result.commands.map((c) => (/\s/.test(c) ? `"${c}" (message menu)` : `/${c}`)).join(", ")} for application ${result.applicationId}`);
       if (result.endpointSet) out(`${style.green("✓")} interactions endpoint set to ${result.interactionsUrl}`);
       else out(`${style.yellow("!")} could not set the interactions endpoint (${result.endpointError}); paste ${result.interactionsUrl} into "Interactions Endpoint URL" in the developer portal once the Worker is deployed`);
       return 0;

@@ -1,9 +1,9 @@
 import { app } from "./app.ts";
 import { runMaintenance } from "./maintenance.ts";
 
-export { HandoffScheduler } from "../durable-objects/handoff-scheduler.ts";
-export { Relay } from "../durable-objects/relay.ts";
-export { SessionAgent } from "../durable-objects/session-agent.ts";
+export { Inbox } from "../durable-objects/inbox/index.ts";
+export { Relay } from "../durable-objects/relay/index.ts";
+export { SessionAgent } from "../durable-objects/session-agent/index.ts";
 
 export default {
   fetch: app.fetch,

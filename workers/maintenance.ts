@@ -1,39 +1,37 @@
-import { and, asc, isNotNull, lt } from "drizzle-orm";
-import { handoffScheduler } from "../durable-objects/handoff-scheduler.ts";
-import { WATCHDOG_MS } from "../durable-objects/session-agent.ts";
+import { and, asc, eq, isNotNull, lt } from "drizzle-orm";
+import { sessionAgent } from "./conversations/stubs.ts";
 import { db } from "./db/client.ts";
-import { sessions, webhookDeliveries } from "./db/schema.ts";
-import { sessionAgent } from "./http/sessions.ts";
+import { sessions } from "./db/schema.ts";
 
-/** Delivery ids are kept long past any platform's retry window, then pruned. */
-export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** A turn D1 shows running for longer than this gets its object woken (its alarm may be lost). */
+export const STUCK_TURN_MS = 60_000;
+/** A handoff pending this long was not picked up by its object: wake it. */
+export const UNCLAIMED_HANDOFF_MS = 10_000;
+/** A handoff running longer than this (past the CLI's 15-minute wait) is stale: its runner died or hung. */
+export const HANDOFF_LEASE_MS = 16 * 60_000;
 
 /** What one cron run did. */
 export interface MaintenanceReport {
-  prunedDeliveries: number;
-  /** Sessions whose turn looked stuck and whose object took up recovery. */
-  recoveredTurns: number;
-  /** Handoffs failed because their worker died mid-handoff. */
-  reclaimedHandoffs: number;
+  /** Sessions whose object was woken to recover a turn or pick up a handoff. */
+  woken: number;
+  /** Handoffs failed because they ran past their lease. */
+  expiredHandoffs: number;
 }
 
 /**
- * Cron work (every minute): prunes old webhook delivery ids; wakes the SessionAgent of any
- * session whose turn has run for longer than two watchdog periods, so a turn whose
- * instance died with its alarm unset is still recovered; and ticks the handoff scheduler
- * (re-arm its alarm, fail handoffs running past their lease).
+ * Cron work (every minute), the safety net behind the objects' own alarms: wakes the object
+ * of any session D1 shows with a turn running too long or a handoff left pending, and fails
+ * handoffs running past their lease (never re-queued: a retry could deliver twice).
  */
 export async function runMaintenance(env: Env, now: number): Promise<MaintenanceReport> {
   const d = db(env);
-  const pruned = await d.delete(webhookDeliveries).where(lt(webhookDeliveries.receivedAt, now - DELIVERY_RETENTION_MS)).run();
-  const stuck = await d
-    .select({ id: sessions.id })
-    .from(sessions)
-    .where(and(isNotNull(sessions.activeTurnId), lt(sessions.turnStartedAt, now - 2 * WATCHDOG_MS)))
-    .orderBy(asc(sessions.turnStartedAt))
-    .limit(100);
-  // A session with nothing left in its object has its stale flag cleared, so it drops out.
-  const woken = await Promise.all(stuck.map((s) => sessionAgent(env, s.id).recover(s.id).catch(() => false)));
-  const { reclaimed } = await handoffScheduler(env).tick(now);
-  return { prunedDeliveries: pruned.meta.changes ?? 0, recoveredTurns: woken.filter(Boolean).length, reclaimedHandoffs: reclaimed.length };
+  const [stuck, unclaimed, stale] = await d.batch([
+    d.select({ id: sessions.id }).from(sessions).where(and(isNotNull(sessions.activeTurnId), lt(sessions.turnStartedAt, now - STUCK_TURN_MS))).orderBy(asc(sessions.turnStartedAt)).limit(100),
+    d.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.handoffState, "pending"), lt(sessions.handoffRequestedAt, now - UNCLAIMED_HANDOFF_MS))).limit(100),
+    d.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.handoffState, "running"), lt(sessions.handoffClaimedAt, now - HANDOFF_LEASE_MS))).limit(100),
+  ]);
+  const ids = [...new Set([...stuck, ...unclaimed].map((r) => r.id))];
+  const woken = await Promise.all(ids.map((id) => sessionAgent(env, id).recover(id).catch(() => false)));
+  const expired = await Promise.all(stale.map((r) => sessionAgent(env, r.id).expireHandoff(r.id, now - HANDOFF_LEASE_MS).catch(() => false)));
+  return { woken: woken.filter(Boolean).length, expiredHandoffs: expired.filter(Boolean).length };
 }

@@ -1,5 +1,5 @@
-import type { Clock } from "../../workers/platforms/reply.ts";
-import { CLOSE, FrameDecoder, encodeFrame, type Descriptor, type GatewayFrame } from "../../workers/relay/frames.ts";
+import type { Clock } from "../../workers/runtime/index.ts";
+import { CLOSE, Descriptor, FrameDecoder, encodeFrame, type GatewayFrameIn } from "../../workers/relay/frames.ts";
 import { mintRelayToken } from "../../workers/relay/token.ts";
 import { Backoff } from "./backoff.ts";
 
@@ -159,7 +159,7 @@ export class RelayClient {
   }
 
   /** Sends a frame on the live, handshaked socket; false when there is none. */
-  send(frame: GatewayFrame): boolean {
+  send(frame: GatewayFrameIn): boolean {
     if (!this.connected || !this.#socket) return false;
     this.#socket.send(encodeFrame(frame));
     return true;
@@ -241,9 +241,13 @@ export class RelayClient {
   }
 
   #onDescriptor(value: unknown): void {
-    const d = value as Partial<Descriptor> | null;
-    if (!d || typeof d.platform !== "string") return;
-    this.#descriptors.set(d.platform, d as Descriptor);
+    const parsed = Descriptor.safeParse(value);
+    if (!parsed.success) {
+      this.#o.log("relay: a descriptor that does not match the contract was skipped");
+      return;
+    }
+    const d = parsed.data;
+    this.#descriptors.set(d.platform, d);
     if (this.#handshaked) return;
     this.#handshaked = true;
     this.#everHandshaked = true;

@@ -24,7 +24,7 @@ export function defaultDbPath(cwd: string, gatewayId: string): string {
   return path.join(cwd, ".hermes-edge", `gateway-${gatewayId.replace(/[^A-Za-z0-9._-]/g, "_")}.db`);
 }
 
-/** Reads GATEWAY_RELAY_URL/ID/SECRET, LLM_* and OFFLINE_STREAM_DELAY_MS, and the flags. */
+/** Reads GATEWAY_RELAY_URL/ID/SECRET, LLM_*, BUSY_POLICY and OFFLINE_STREAM_DELAY_MS, and the flags. */
 export function readGatewayConfig(env: Record<string, string | undefined>, flags: { platforms?: string | undefined; db?: string | undefined }, cwd: string): ConfigResult {
   const get = (name: string) => env[name]?.trim() || undefined;
   const missing = ["GATEWAY_RELAY_URL", "GATEWAY_RELAY_ID", "GATEWAY_RELAY_SECRET"].filter((n) => !get(n));
@@ -47,6 +47,7 @@ export function readGatewayConfig(env: Record<string, string | undefined>, flags
       platforms,
       dbPath: flags.db !== undefined ? path.resolve(cwd, flags.db) : defaultDbPath(cwd, gatewayId),
       model: { baseUrl: get("LLM_BASE_URL"), apiKey: get("LLM_API_KEY"), model: get("LLM_MODEL"), offlineDelayMs },
+      busyPolicy: get("BUSY_POLICY") === "interrupt" ? "interrupt" : "queue",
     },
   };
 }

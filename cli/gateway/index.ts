@@ -1,22 +1,24 @@
 import { lookup } from "node:dns/promises";
 import { createModel, toolsFor, type ModelConfig } from "../../workers/agent/index.ts";
 import type { PlatformName } from "../../workers/platforms/names.ts";
-import { realClock, type Clock } from "../../workers/platforms/reply.ts";
+import { checkConnectorFrame } from "../../workers/relay/frames.ts";
+import { realClock, type BusyPolicy, type Clock } from "../../workers/runtime/index.ts";
 import { CliError } from "../client.ts";
 import type { CliIo } from "../io.ts";
 import { styleFor } from "../io.ts";
 import { RelayClient, nodeWebSocket, type RelayEnd, type SocketFactory } from "./client.ts";
 import { InboundHandler } from "./inbound.ts";
 import { Outbox } from "./outbox.ts";
+import { GatewaySessions } from "./sessions.ts";
 import { StatusLine } from "./status.ts";
 import { GatewayStore } from "./store.ts";
 
 export { normaliseRelayUrl, type RelayUrl } from "./url.ts";
 export { Backoff, type BackoffOptions } from "./backoff.ts";
-export { RelayClient, nodeWebSocket, TOKEN_TTL_S, type RelayClientOptions, type RelayEnd, type RelaySocket, type RelayStatus, type SocketFactory } from "./client.ts";
-export { GatewayStore, HANDLED_KEYS_KEPT } from "./store.ts";
-export { SessionQueue, type JobEnd, type SessionJob } from "./sessions.ts";
-export { NEW_SESSION_TEXT, dedupeKey, replyText } from "./inbound.ts";
+export { RelayClient, nodeWebSocket, PING_INTERVAL_MS, TOKEN_TTL_S, type RelayClientOptions, type RelayEnd, type RelaySocket, type RelayStatus, type SocketFactory } from "./client.ts";
+export { GatewayStore } from "./store.ts";
+export { GatewaySessions } from "./sessions.ts";
+export { NEW_SESSION_TEXT, dedupeKey } from "./inbound.ts";
 export { OUTBOUND_TIMEOUT_MS } from "./outbox.ts";
 
 /** How long shutdown waits for `going_idle_ack` and for stopped turns to send their last words. */
@@ -34,6 +36,8 @@ export interface GatewayConfig {
   platforms: PlatformName[];
   dbPath: string;
   model: ModelConfig;
+  /** What a message does while its session runs a turn (`BUSY_POLICY`, as at the edge). */
+  busyPolicy: BusyPolicy;
 }
 
 /** Everything outside the gateway, injectable for tests. */
@@ -81,18 +85,20 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     whenConnected: () => client.whenConnected(),
   };
   const outbox = new Outbox(link, clock, log);
-  const handler = new InboundHandler({
+  // The gateway runs inside a private network: names are resolved and checked first.
+  const tools = toolsFor(model, { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) });
+  const sessions = new GatewaySessions({
     store,
     model,
-    // The gateway runs inside a private network: names are resolved and checked first.
-    tools: toolsFor(model, { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) }),
-    fetch: io.fetch,
+    tools: async () => tools,
     outbox,
-    send: (f) => client.send(f),
     descriptor: (p) => client.descriptor(p),
     clock,
+    busyPolicy: config.busyPolicy,
     log,
+    fetch: io.fetch,
   });
+  const handler = new InboundHandler({ store, sessions, outbox, descriptor: (p) => client.descriptor(p), send: (f) => client.send(f), log });
   const client: RelayClient = new RelayClient({
     url: config.relayUrl,
     gatewayId: config.gatewayId,
@@ -102,14 +108,18 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     clock,
     ...(deps.random ? { random: deps.random } : {}),
     ...(deps.mintToken ? { mintToken: deps.mintToken } : {}),
-    onFrame: (f) => {
+    onFrame: (obj) => {
+      const checked = checkConnectorFrame(obj);
+      if (checked.kind === "malformed") return log(`relay: ${checked.type} frame skipped (${checked.why})`);
+      if (checked.kind !== "frame") return;
+      const f = checked.frame;
       if (f.type === "inbound") handler.inbound(f);
-      else if (f.type === "interrupt_inbound" && typeof f.session_key === "string") handler.interrupt(f.session_key);
+      else if (f.type === "interrupt_inbound") handler.interrupt(f.session_key);
       else if (f.type === "outbound_result") outbox.result(f);
       else if (f.type === "going_idle_ack") idleAcked();
     },
     onDisconnect: () => outbox.disconnected(),
-    onStatus: (s) => status.status(s),
+    onStatus: (st) => status.status(st),
     log,
   });
 
@@ -119,15 +129,17 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   io.signals.on("SIGTERM", onSignal);
   log(`gateway ${config.gatewayId}: ${new URL(config.relayUrl).host}, platforms ${config.platforms.join(", ")}, model ${model.id}`);
   client.start();
+  // What an earlier run left (turns taken in, replies not yet delivered) goes on once connected.
+  void client.whenConnected().then((up) => up && sessions.resume());
 
   const why: RelayEnd | "signal" = await Promise.race([client.ended, signalled]);
   // A second Ctrl-C during the short shutdown below gets Node's default: exit at once.
   io.signals.off("SIGINT", onSignal);
   io.signals.off("SIGTERM", onSignal);
 
-  const running = handler.stop(why === "signal" ? "gateway stopping" : `relay ${why}`);
+  const running = handler.stop();
   const grace = sleep(clock, SHUTDOWN_GRACE_MS);
-  const waits: Promise<unknown>[] = [handler.settled()];
+  const waits: Promise<unknown>[] = [sessions.idle()];
   if (why === "signal" && client.connected) {
     for (const key of running) client.send({ type: "interrupt", session_key: key, reason: "gateway stopping" });
     client.send({ type: "going_idle" });
@@ -135,7 +147,6 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   }
   await Promise.race([Promise.all(waits), grace.promise]);
   grace.cancel();
-  handler.close();
   client.stop();
   outbox.stop();
   store.close();

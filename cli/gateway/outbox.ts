@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Clock } from "../../workers/platforms/reply.ts";
-import type { GatewayFrame, OutboundAction, OutboundResult } from "../../workers/relay/frames.ts";
+import type { Clock } from "../../workers/runtime/index.ts";
+import type { GatewayFrameIn, OutboundActionIn, OutboundResult } from "../../workers/relay/frames.ts";
+
+type OutboundAction = OutboundActionIn;
 
 /** How long an outbound waits for its `outbound_result` before it counts as ambiguous. */
 export const OUTBOUND_TIMEOUT_MS = 30_000;
@@ -8,7 +10,7 @@ export const OUTBOUND_TIMEOUT_MS = 30_000;
 /** The connection as the outbox needs it. */
 export interface OutboxLink {
   readonly connected: boolean;
-  send(frame: GatewayFrame): boolean;
+  send(frame: GatewayFrameIn): boolean;
   whenConnected(): Promise<boolean>;
 }
 
@@ -59,14 +61,12 @@ export class Outbox {
   }
 
   /** An `outbound_result` frame; results of unknown (or fire-and-forget) requests are ignored. */
-  result(frame: Record<string, unknown>): void {
-    const requestId = typeof frame.requestId === "string" ? frame.requestId : "";
-    const p = this.#pending.get(requestId);
+  result(frame: { requestId: string; result: OutboundResult }): void {
+    const p = this.#pending.get(frame.requestId);
     if (!p) return;
-    this.#pending.delete(requestId);
+    this.#pending.delete(frame.requestId);
     this.#clock.clearTimeout(p.timer);
-    const r = frame.result as Partial<OutboundResult> | null;
-    p.resolve(r && typeof r === "object" ? { ...r, success: r.success === true } : { success: false, code: "bad_result", error: "malformed outbound_result" });
+    p.resolve(frame.result);
   }
 
   /** The socket closed: results pending on it will not arrive. */

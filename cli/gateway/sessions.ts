@@ -1,89 +1,93 @@
-/** One queued unit of work for a session; `signal` aborts when the session is interrupted. */
-export type SessionJob = (signal: AbortSignal) => Promise<void>;
+import type { ChatModel, ToolRegistry } from "../../workers/agent/index.ts";
+import type { ReplyTarget } from "../../workers/platforms/types.ts";
+import type { Descriptor } from "../../workers/relay/frames.ts";
+import { SessionRuntime, type BusyPolicy, type Clock } from "../../workers/runtime/index.ts";
+import { relayChannel, type RelayedChat } from "./channel.ts";
+import type { Outbox } from "./outbox.ts";
+import type { GatewayStore } from "./store.ts";
 
-/** How a queued job ended: it ran (successfully or not), or it was dropped unstarted. */
-export type JobEnd = "ran" | "dropped";
-
-interface Waiting {
-  job: SessionJob;
-  done: (end: JobEnd) => void;
+export interface SessionsDeps {
+  store: GatewayStore;
+  model: ChatModel;
+  tools: (model: ChatModel, signal: AbortSignal) => Promise<ToolRegistry | undefined>;
+  outbox: Outbox;
+  descriptor: (platform: string) => Descriptor | undefined;
+  clock: Clock;
+  busyPolicy: BusyPolicy;
+  log: (line: string) => void;
+  fetch?: typeof fetch;
 }
 
-interface Lane {
-  running: AbortController | null;
-  waiting: Waiting[];
+/** A relayed chat as the runtime's (opaque) reply target. */
+export function relayedTarget(chat: RelayedChat): ReplyTarget {
+  return { platform: chat.platform as ReplyTarget["platform"], private: chat.private, ref: JSON.stringify(chat) };
+}
+
+function chatOf(target: ReplyTarget): RelayedChat | null {
+  try {
+    const c = JSON.parse(target.ref) as RelayedChat;
+    return typeof c.chatId === "string" && typeof c.platform === "string" ? c : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
- * Runs jobs one at a time per session key, in arrival order; different keys run
- * concurrently. An interrupt aborts only the running job of its key, never queued ones.
+ * The gateway's sessions: one turn runtime per session (a key and its generation), all
+ * over one SQLite file, exactly the runtime the edge runs in its session objects. Replies
+ * stream by edits through the relay; BUSY_POLICY applies; what an earlier run left (turns,
+ * deliveries) is resumed at start.
  */
-export class SessionQueue {
-  readonly #lanes = new Map<string, Lane>();
-  readonly #active = new Set<Promise<void>>();
-  readonly #onError: (key: string, err: unknown) => void;
+export class GatewaySessions {
+  readonly #d: SessionsDeps;
+  readonly #runtimes = new Map<string, SessionRuntime>();
 
-  constructor(onError: (key: string, err: unknown) => void) {
-    this.#onError = onError;
+  constructor(deps: SessionsDeps) {
+    this.#d = deps;
   }
 
-  /** Queues `job` behind the jobs of `key`; resolves once it ran or was dropped. */
-  enqueue(key: string, job: SessionJob): Promise<JobEnd> {
-    return new Promise((done) => {
-      let lane = this.#lanes.get(key);
-      if (!lane) this.#lanes.set(key, (lane = { running: null, waiting: [] }));
-      lane.waiting.push({ job, done });
-      if (!lane.running) this.#track(this.#pump(key, lane));
-    });
-  }
-
-  /** Aborts the running job of `key`; false when nothing runs for it. */
-  interrupt(key: string, reason = "interrupted"): boolean {
-    const running = this.#lanes.get(key)?.running;
-    if (!running) return false;
-    running.abort(new Error(reason));
-    return true;
-  }
-
-  /** Keys with a running job. */
-  runningKeys(): string[] {
-    return [...this.#lanes].filter(([, lane]) => lane.running !== null).map(([key]) => key);
-  }
-
-  /** Drops every job that has not started; returns how many. */
-  dropQueued(): number {
-    let n = 0;
-    for (const lane of this.#lanes.values()) {
-      for (const w of lane.waiting.splice(0)) {
-        w.done("dropped");
-        n++;
-      }
+  runtime(sessionRef: string): SessionRuntime {
+    let rt = this.#runtimes.get(sessionRef);
+    if (!rt) {
+      const d = this.#d;
+      rt = new SessionRuntime({
+        sql: d.store.sql,
+        session: sessionRef,
+        clock: d.clock,
+        busyPolicy: () => d.busyPolicy,
+        model: () => d.model,
+        tools: (model, signal) => d.tools(model, signal),
+        channel: (target) => {
+          const chat = chatOf(target);
+          return chat ? relayChannel(d.outbox, chat, d.descriptor(chat.platform)) : null;
+        },
+        log: (line) => d.log(`session ${sessionRef.replace(/#\d+$/, "")}: ${line}`),
+        ...(d.fetch ? { fetch: d.fetch } : {}),
+      });
+      this.#runtimes.set(sessionRef, rt);
     }
-    return n;
+    return rt;
   }
 
-  /** Resolves when no job is running. */
+  /** The current runtime of a session key. */
+  forKey(sessionKey: string): SessionRuntime {
+    return this.runtime(this.#d.store.sessionRef(sessionKey));
+  }
+
+  /** Runs what an earlier run of the gateway left: re-runs its turns, finishes its deliveries. */
+  resume(): void {
+    for (const ref of this.#d.store.sessionsWithWork()) void this.runtime(ref).pump().catch((err: unknown) => this.#d.log(`resuming ${ref}: ${String(err)}`));
+  }
+
+  /** Stops every running turn (the gateway is stopping); returns their session keys. */
+  interruptAll(): string[] {
+    const keys: string[] = [];
+    for (const [ref, rt] of this.#runtimes) if (rt.interrupt().interrupted) keys.push(ref.replace(/#\d+$/, ""));
+    return keys;
+  }
+
+  /** Resolves once no session runs or delivers anything. */
   async idle(): Promise<void> {
-    while (this.#active.size > 0) await Promise.all(this.#active);
-  }
-
-  #track(p: Promise<void>): void {
-    this.#active.add(p);
-    void p.finally(() => this.#active.delete(p));
-  }
-
-  async #pump(key: string, lane: Lane): Promise<void> {
-    for (let next = lane.waiting.shift(); next; next = lane.waiting.shift()) {
-      const controller = new AbortController();
-      lane.running = controller;
-      try {
-        await next.job(controller.signal);
-      } catch (err) {
-        this.#onError(key, err);
-      }
-      lane.running = null;
-      next.done("ran");
-    }
-    this.#lanes.delete(key);
+    await Promise.all([...this.#runtimes.values()].map((rt) => rt.idle()));
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DiscordAdapter, redact } from "../../workers/platforms/discord/index.ts";
+import { DiscordAdapter, discordTarget, redact } from "../../workers/platforms/discord/index.ts";
 import { PlatformApiError } from "../../workers/platforms/types.ts";
 
 describe("regression: Discord interaction tokens in error messages", () => {
@@ -11,9 +11,9 @@ describe("regression: Discord interaction tokens in error messages", () => {
       apiBase: "https://discord.example/api/v10",
       fetch: async () => Response.json({ message: "Unknown Webhook" }, { status: 404 }),
     });
-    const target = { platform: "discord" as const, chatId: "1", isPrivate: false, interaction: { applicationId: "5550001", token } };
+    const target = discordTarget("1", null, false, { applicationId: "5550001", token });
     const errors: unknown[] = [];
-    for (const call of [() => adapter.send(target, "hi", 0), () => adapter.send(target, "more", 1), () => adapter.edit(target, "99", "x")]) {
+    for (const call of [() => adapter.show(target, "hi", [], "final"), () => adapter.post(target, "more"), () => adapter.show(target, "x", ["99"], "live")]) {
       await call().catch((e: unknown) => errors.push(e));
     }
     expect(errors).toHaveLength(3);

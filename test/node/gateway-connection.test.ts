@@ -53,7 +53,7 @@ describe("gateway connection", () => {
     s.push(two.slice(40));
     const acks = await Promise.all([s.waitFor((f) => f.type === "inbound_ack" && f.bufferId === "b1"), s.waitFor((f) => f.type === "inbound_ack" && f.bufferId === "b2")]);
     expect(acks).toHaveLength(2);
-    expect(s.sends()).toHaveLength(2);
+    await s.waitFor((f) => f.type === "outbound" && (f.action as { final?: boolean }).final === true, 2);
     expect(gw.stderr()).toContain("relay: skipped 2 malformed lines");
     s.push(`{"type":"inbound","pad":"${"x".repeat(MAX_FRAME_BYTES)}`);
     expect(s.closedByGateway).toEqual({ code: 1000, reason: "frame too large" });

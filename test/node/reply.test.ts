@@ -1,51 +1,30 @@
 import { describe, expect, it } from "vitest";
 import type { TurnOutcome } from "../../workers/agent/index.ts";
-import { PlatformReply, STOPPED_TEXT } from "../../workers/platforms/reply.ts";
+import { showParts } from "../../workers/platforms/parts.ts";
+import { ReplyStreamer, STOPPED_TEXT } from "../../workers/runtime/index.ts";
 import { ManualClock } from "../support/manual-clock.ts";
-import { PlatformApiError, type Capabilities, type PlatformAdapter, type ReplyTarget } from "../../workers/platforms/types.ts";
+import { FakeChannel, rateLimited, unavailable } from "../support/runtime-fakes.ts";
 
-/** Starts at 0, so the times the tests assert are offsets from the first event. */
-const newClock = () => new ManualClock(0);
-
-function fakeAdapter(caps: Partial<Capabilities> = {}) {
-  const log: Array<{ at: number; op: string; text?: string }> = [];
-  const failures: PlatformApiError[] = [];
-  let clock: ManualClock;
-  const adapter: PlatformAdapter = {
-    name: "telegram",
-    capabilities: { maxMessageLength: 20, lengthUnit: "utf16", threads: true, edits: true, typing: true, editIntervalMs: { private: 1100, group: 3100 }, ...caps },
-    verify: async () => ({ ok: true }),
-    parse: async () => ({ kind: "ignore", reason: "" }),
-    acknowledge: () => new Response(),
-    async send(_t, text) {
-      const f = failures.shift();
-      if (f) throw f;
-      log.push({ at: clock.now(), op: "send", text });
-      return { messageId: String(log.length) };
-    },
-    async edit(_t, _id, text) {
-      log.push({ at: clock.now(), op: "edit", text });
-    },
-    async typing() {
-      log.push({ at: clock.now(), op: "typing" });
-    },
-    createHandoffThread: async () => null,
-    sourceFor: async () => {
-      throw new Error("unused");
-    },
-  };
-  return { adapter, log, failures, bindClock: (c: ManualClock) => (clock = c) };
-}
-
-const target = (isPrivate: boolean): ReplyTarget => ({ platform: "telegram", chatId: "1", isPrivate });
 const done = (finishReason: TurnOutcome["finishReason"] = "stop"): TurnOutcome => ({ finishReason, text: "", usage: { input: 0, output: 0 }, toolCalls: 0 });
 
-describe("streamed platform replies", () => {
-  it("sends the first text at once, then edits no more often than every 1.1 s in a private chat", async () => {
-    const clock = newClock();
-    const f = fakeAdapter();
-    f.bindClock(clock);
-    const reply = new PlatformReply(f.adapter, target(true), clock);
+/** A streamer over a fake channel with a manual clock; `at` records when each show happened. */
+function rig(interval: number) {
+  const clock = new ManualClock(0);
+  const channel = new FakeChannel({ editIntervalMs: interval });
+  const at: number[] = [];
+  const show = channel.show.bind(channel);
+  channel.show = async (...args) => {
+    at.push(clock.now());
+    return show(...args);
+  };
+  const logs: string[] = [];
+  const reply = new ReplyStreamer(channel, { clock, log: (l) => logs.push(l) });
+  return { clock, channel, reply, at, logs };
+}
+
+describe("streamed replies (the runtime's ReplyStreamer)", () => {
+  it("shows the first text at once, then edits no more often than the channel's interval (1.1 s in a Telegram DM)", async () => {
+    const { clock, channel, reply, at } = rig(1100);
     reply.start();
     reply.event({ type: "text", text: "a" });
     await clock.advanceSettling(0);
@@ -53,66 +32,75 @@ describe("streamed platform replies", () => {
       reply.event({ type: "text", text: "b" });
       await clock.advanceSettling(200);
     }
-    await reply.end(done());
-    const edits = f.log.filter((e) => e.op !== "typing");
-    expect(edits[0]).toEqual({ at: 0, op: "send", text: "a" });
-    const times = edits.map((e) => e.at);
-    for (let i = 1; i < times.length - 1; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(1100);
-    expect(edits.at(-1)!.text).toBe("abbbbbbbbbb".slice(0, 20));
+    const end = await reply.end(done());
+    expect(channel.shows("live")[0]).toMatchObject({ text: "a", ids: [] });
+    expect(at[0]).toBe(0);
+    for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(1100);
+    // Later shows edit the first message.
+    expect(channel.shows("live").slice(1).every((c) => c.ids?.[0] === "100")).toBe(true);
+    expect(end).toMatchObject({ text: "abbbbbbbbbb", ids: ["100"] });
   });
 
   it("waits 3.1 s between edits in a group", async () => {
-    const clock = newClock();
-    const f = fakeAdapter();
-    f.bindClock(clock);
-    const reply = new PlatformReply(f.adapter, target(false), clock);
+    const { clock, channel, reply, at } = rig(3100);
     reply.event({ type: "text", text: "x" });
     await clock.advanceSettling(0);
     reply.event({ type: "text", text: "y" });
     await clock.advanceSettling(3000);
-    expect(f.log.filter((e) => e.op === "edit")).toHaveLength(0);
+    expect(channel.shows("live")).toHaveLength(1);
     await clock.advanceSettling(200);
-    expect(f.log.filter((e) => e.op === "edit")).toEqual([{ at: 3100, op: "edit", text: "xy" }]);
+    expect(channel.shows("live").map((c) => c.text)).toEqual(["x", "xy"]);
+    expect(at).toEqual([0, 3100]);
   });
 
-  it("splits the final text at the limit into the edited message plus new ones", async () => {
-    const clock = newClock();
-    const f = fakeAdapter();
-    f.bindClock(clock);
-    const reply = new PlatformReply(f.adapter, target(true), clock);
-    reply.event({ type: "text", text: "one two three four five six seven eight nine" });
-    await clock.advanceSettling(0);
-    await reply.end(done());
-    const texts = f.log.filter((e) => e.op !== "typing").map((e) => `${e.op}:${e.text}`);
-    expect(texts).toEqual(["send:one two three four", "send:five six seven", "send:eight nine"]);
-  });
-
-  it("refreshes typing while the turn runs and stops when it ends", async () => {
-    const clock = newClock();
-    const f = fakeAdapter();
-    f.bindClock(clock);
-    const reply = new PlatformReply(f.adapter, target(true), clock);
+  it("refreshes typing while the turn runs, stops when it ends, and ends a silent interrupted turn with the stopped text", async () => {
+    const { clock, channel, reply } = rig(1100);
     reply.start();
     await clock.advanceSettling(9000);
-    await reply.end(done("interrupted"));
+    const end = await reply.end(done("interrupted"));
     await clock.advanceSettling(20_000);
-    expect(f.log.filter((e) => e.op === "typing").map((e) => e.at)).toEqual([0, 4000, 8000]);
-    expect(f.log.at(-1)).toMatchObject({ op: "send", text: STOPPED_TEXT });
+    expect(channel.calls.filter((c) => c.op === "typing")).toHaveLength(3);
+    expect(end.text).toBe(STOPPED_TEXT);
   });
 
-  it("honours a 429 retry_after before trying again", async () => {
-    const clock = newClock();
-    const f = fakeAdapter();
-    f.bindClock(clock);
-    f.failures.push(new PlatformApiError("telegram", "rate_limited", "Too Many Requests", { status: 429, retryAfter: 7 }));
-    const reply = new PlatformReply(f.adapter, target(true), clock);
+  it("honours a 429 retry_after before the next live update, and hands it on to the final delivery", async () => {
+    const { clock, channel, reply, at } = rig(1100);
+    channel.failures.push(rateLimited(7));
     reply.event({ type: "text", text: "hello" });
     await clock.advanceSettling(0);
-    const ending = reply.end(done());
+    reply.event({ type: "text", text: " world" });
     await clock.advanceSettling(6999);
-    expect(f.log.filter((e) => e.op === "send")).toHaveLength(0);
+    expect(at).toEqual([0]);
     await clock.advanceSettling(1);
-    await ending;
-    expect(f.log.filter((e) => e.op === "send")).toEqual([{ at: 7000, op: "send", text: "hello" }]);
+    expect(at).toEqual([0, 7000]);
+    const end = await reply.end(done());
+    expect(end.notBefore).toBe(7000);
+  });
+
+  it("backs off live updates while the platform fails with 5xx, instead of retrying per token", async () => {
+    const { clock, channel, reply, logs } = rig(1000);
+    channel.failAlways = unavailable();
+    for (let i = 0; i < 40; i++) {
+      reply.event({ type: "text", text: "t " });
+      await clock.advanceSettling(50);
+    }
+    // Two seconds of streaming: the first try, then backoff 2 s → at most two attempts.
+    expect(channel.shows("live").length).toBeLessThanOrEqual(2);
+    expect(logs.filter((l) => l.includes("live update failed"))).toHaveLength(1);
+    await reply.end(done());
+  });
+});
+
+describe("showing rendered parts", () => {
+  it("edits the messages it has, posts the parts beyond them, and shows only the first part while live", async () => {
+    const calls: string[] = [];
+    const io = {
+      send: async (p: { text: string }, i: number) => (calls.push(`send ${i} ${p.text}`), `n${i}`),
+      edit: async (id: string, p: { text: string }) => void calls.push(`edit ${id} ${p.text}`),
+    };
+    const parts = [{ text: "one" }, { text: "two" }, { text: "three" }];
+    expect(await showParts(io, parts, [], "live")).toEqual({ ids: ["n0"], complete: false });
+    expect(await showParts(io, parts, ["n0"], "final")).toEqual({ ids: ["n0", "n1", "n2"], complete: true });
+    expect(calls).toEqual(["send 0 one", "edit n0 one", "send 1 two", "send 2 three"]);
   });
 });

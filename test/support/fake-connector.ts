@@ -1,5 +1,5 @@
 import type { RelaySocket, SocketFactory } from "../../cli/gateway/client.ts";
-import { encodeFrame, type ConnectorFrame, type Descriptor, type InboundEvent } from "../../workers/relay/frames.ts";
+import { encodeFrame, type ConnectorFrameIn, type Descriptor, type InboundEvent } from "../../workers/relay/frames.ts";
 
 export type SentFrame = Record<string, unknown> & { type: string };
 
@@ -14,8 +14,9 @@ export function descriptor(platform: string, over: Partial<Descriptor> = {}): De
     supports_edit: true,
     supports_threads: true,
     supports_draft_streaming: false,
-    markdown_dialect: "none",
+    markdown_dialect: "commonmark",
     supported_ops: ["send", "edit", "typing", "thread_create"],
+    edit_interval_ms: { private: 1100, group: 3100 },
     ...over,
   };
 }
@@ -64,7 +65,12 @@ export class FakeSocket implements RelaySocket {
     for (const line of lines) {
       const frame = JSON.parse(line) as SentFrame;
       this.sent.push(frame);
-      if (this.autoResult && frame.type === "outbound") this.result(frame.requestId as string, { success: true, message_id: `m${++this.#messageIds}` });
+      if (this.autoResult && frame.type === "outbound") {
+        const a = frame.action as { op: string; message_ids?: string[] };
+        // As the connector does: an edit keeps its messages, a send makes one.
+        const ids = a.op === "edit" && a.message_ids ? a.message_ids : [`m${++this.#messageIds}`];
+        this.result(frame.requestId as string, { success: true, message_id: ids[0], message_ids: ids });
+      }
     }
     for (const w of this.#watchers.splice(0)) w();
   }
@@ -87,11 +93,11 @@ export class FakeSocket implements RelaySocket {
     this.onmessage?.({ data: text });
   }
 
-  frame(...frames: ConnectorFrame[]): void {
+  frame(...frames: ConnectorFrameIn[]): void {
     this.push(frames.map(encodeFrame).join(""));
   }
 
-  result(requestId: string, result: { success: boolean; message_id?: string; error?: string; code?: string }): void {
+  result(requestId: string, result: { success: boolean; message_id?: string | undefined; message_ids?: string[]; error?: string; code?: string; retry_after?: number }): void {
     queueMicrotask(() => this.readyState === 1 && this.frame({ type: "outbound_result", requestId, result }));
   }
 
@@ -123,6 +129,13 @@ export class FakeSocket implements RelaySocket {
   /** Contents of the `send` actions so far. */
   sends(): string[] {
     return this.sent.filter((f) => f.type === "outbound" && (f.action as { op: string }).op === "send").map((f) => String((f.action as { content: string }).content));
+  }
+
+  /** What the reply of `chat` ended as: the content of its last final send or edit. */
+  finals(chat: string): string[] {
+    return this.sent
+      .filter((f) => f.type === "outbound" && (f.action as { final?: boolean; chat_id: string }).final === true && (f.action as { chat_id: string }).chat_id === chat)
+      .map((f) => String((f.action as { content: string }).content));
   }
 }
 

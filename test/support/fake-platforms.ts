@@ -158,7 +158,14 @@ export class FakeSlack extends FakeApi {
     return this.calls.filter((c) => (c.path.endsWith("/chat.postMessage") || c.path.endsWith("/chat.update")) && c.body.channel === channel).map((c) => String(c.body.text));
   }
 
+  /** Answers posted to slash commands' `response_url`s (seen only by the user who typed the command). */
+  responses(): string[] {
+    return this.calls.filter((c) => c.path.startsWith("/commands/")).map((c) => String(c.body.text));
+  }
+
   protected answer(call: ApiCall, req: Request): Response {
+    // A slash command's response_url (hooks.slack.com/commands/…): no token, just the answer.
+    if (call.path.startsWith("/commands/")) return new Response("ok");
     const method = call.path.replace(/\?.*$/, "").split("/").pop();
     if (req.headers.get("authorization") !== `Bearer ${SLACK_TEST.token}`) return Response.json({ ok: false, error: "invalid_auth" });
     switch (method) {

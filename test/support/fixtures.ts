@@ -85,5 +85,5 @@ export const sl = {
   threadReply: (text: string, threadTs: string, user = "U1001", channel = "C1001") =>
     sl.envelope({ type: "message", channel_type: "channel", channel, user, text, ts: `1700000002.${next()}`, thread_ts: threadTs }),
   slash: (text: string, user = "U1001", channel = "C1001") =>
-    new URLSearchParams({ command: "/hermes", text, user_id: user, channel_id: channel, team_id: SLACK_TEST.team, trigger_id: `trig${next()}`, response_url: "https://hooks.slack.test/x" }).toString(),
+    new URLSearchParams({ command: "/hermes", text, user_id: user, channel_id: channel, team_id: SLACK_TEST.team, trigger_id: `trig${next()}`, response_url: "https://hooks.slack.test/commands/T0TEAM/1/x" }).toString(),
 };

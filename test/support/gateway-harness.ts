@@ -34,6 +34,7 @@ export function startGateway(opts: {
   platforms?: GatewayConfig["platforms"];
   mintToken?: GatewayDeps["mintToken"];
   random?: () => number;
+  busyPolicy?: GatewayConfig["busyPolicy"];
 }): GatewayRun {
   const stderr = new PassThrough();
   let err = "";
@@ -50,6 +51,7 @@ export function startGateway(opts: {
     platforms: opts.platforms ?? ["telegram"],
     dbPath: opts.dbPath ?? tempDb(),
     model: opts.llmUrl ? { baseUrl: opts.llmUrl, model: "fake-model" } : { offlineDelayMs: 0 },
+    busyPolicy: opts.busyPolicy ?? "queue",
   };
   const exit = runGateway(config, {
     io: { stderr, env: {}, signals, fetch: (i, init) => fetch(i, init) },

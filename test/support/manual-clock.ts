@@ -1,4 +1,4 @@
-import type { Clock } from "../../workers/platforms/reply.ts";
+import type { Clock } from "../../workers/runtime/index.ts";
 
 /** A clock that moves only when the test says so; timers fire in due order. */
 export class ManualClock implements Clock {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REFUSAL_TEXT } from "../../workers/platforms/intake.ts";
+import { refusalText } from "../../workers/conversations/texts.ts";
 import { dc } from "../support/fixtures.ts";
 import { discordHeaders } from "../support/signing.ts";
 import { deliver, routeOf, settle, toDiscord } from "./platform-helpers.ts";
@@ -64,17 +64,22 @@ describe("Discord interactions webhook", () => {
     await settle();
     const hook = `/api/v10/webhooks/5550001/${interaction.token}`;
     const posts = discord.calls.filter((c) => c.path.startsWith(hook));
-    expect(posts.map((c) => c.method)).toEqual(["PATCH", "POST", "POST"]);
+    // The live update edits @original; the final reply edits it again and adds the follow-ups.
+    expect(posts.map((c) => c.method)).toEqual(["PATCH", "PATCH", "POST", "POST"]);
     for (const p of posts) expect(String(p.body.content).length).toBeLessThanOrEqual(2000);
   });
 
-  it("answers chat commands inline, and refuses unauthorised users inline with no model call", async () => {
-    const stop = await toDiscord(dc.command("stop"));
-    expect(await stop.json()).toEqual({ type: 4, data: { content: "Nothing is running here.", flags: 64 } });
+  it("answers chat commands privately (a deferred ephemeral response, then edited), and refuses unauthorised users inline with no model call", async () => {
+    const stop = dc.command("stop");
+    expect(await (await toDiscord(stop)).json()).toEqual({ type: 5, data: { flags: 64 } });
+    await settle();
+    const edit = discord.calls.find((c) => c.method === "PATCH" && c.path.includes(stop.token))!;
+    expect(edit.body).toMatchObject({ content: "Nothing is running here." });
+    // /help needs nothing but config: answered in the response itself.
     const help = await toDiscord(dc.command("help"));
     expect(((await help.json()) as { data: { content: string } }).data.content).toContain("/ask");
     const denied = await toDiscord(dc.command("ask", { prompt: "hi" }, { userId: "6666" }));
-    expect(await denied.json()).toEqual({ type: 4, data: { content: REFUSAL_TEXT, flags: 64 } });
+    expect(await denied.json()).toEqual({ type: 4, data: { content: refusalText("discord", "6666"), flags: 64, allowed_mentions: { parse: [] } } });
     await settle();
     expect(llm.calls).toHaveLength(0);
   });

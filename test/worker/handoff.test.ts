@@ -1,19 +1,18 @@
-import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { HANDOFF_LEASE_MS } from "../../durable-objects/handoff-scheduler.ts";
+import { STALE_HANDOFF_ERROR } from "../../durable-objects/session-agent/handoff-state.ts";
 import { transcriptProblem, type ChatMessage } from "../../workers/agent/index.ts";
 import { app } from "../../workers/app.ts";
 import { db } from "../../workers/db/client.ts";
-import { STALE_HANDOFF_ERROR } from "../../workers/db/handoff.ts";
 import { setHome } from "../../workers/db/platform-state.ts";
-import { runMaintenance } from "../../workers/maintenance.ts";
+import { HANDOFF_LEASE_MS, runMaintenance } from "../../workers/maintenance.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import { dc, sl, tg } from "../support/fixtures.ts";
 import { SLACK_TEST } from "../support/signing.ts";
 import { call, newSession, postTurn, readEvents } from "./helpers.ts";
-import { routeOf, settle, toTelegram } from "./platform-helpers.ts";
+import { routeOf, settle, toTelegram, untilRunning } from "./platform-helpers.ts";
 import { discord, llm, slack, telegram } from "./setup.ts";
 
 const FORUM = "-100777";
@@ -41,10 +40,12 @@ async function finished(id: string) {
 }
 
 async function parseKey(platform: "telegram" | "discord" | "slack", payload: unknown, form = false): Promise<string> {
-  const intake = await adapterFor(env, platform)!.parse(typeof payload === "string" ? payload : JSON.stringify(payload), new Headers({ "content-type": form ? "application/x-www-form-urlencoded" : "application/json" }));
-  if (intake.kind !== "message") throw new Error("not a message");
-  return buildSessionKey(intake.message.source);
+  const ingest = adapterFor(env, platform)!.ingest(typeof payload === "string" ? payload : JSON.stringify(payload), new Headers({ "content-type": form ? "application/x-www-form-urlencoded" : "application/json" }));
+  if (ingest.kind !== "event") throw new Error("not an event");
+  return buildSessionKey(ingest.event.source);
 }
+
+const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
 
 describe("handoff requests", () => {
   it("checks platform known, enabled, home channel set, no turn running, nothing in flight, in that order", async () => {
@@ -69,6 +70,9 @@ describe("handoff requests", () => {
     llm.hold(["slow summary "], ["x"]);
     expect((await handoff(other, { platform: "slack" })).status).toBe(202);
     expect(await code(await handoff(other, { platform: "slack" }))).toEqual([409, "handoff_in_flight"]);
+    // An API turn waits for the handoff too (one rule, in the session's object).
+    expect(await code(await postTurn(other, "meanwhile"))).toEqual([409, "handoff_in_flight"]);
+    await untilRunning(other);
     await call(`/v1/sessions/${other}/interrupt`, { method: "POST" });
     await finished(other);
   });
@@ -159,29 +163,30 @@ describe("handoff pickup under load", () => {
   it("50 concurrent requests across sessions are each claimed and delivered exactly once, even with concurrent pickups", async () => {
     await setHome(db(env), "telegram", { chatId: "1005", threadId: null, chatName: null, setBy: "1005" });
     const ids = await Promise.all(Array.from({ length: 50 }, (_, i) => newSession(`load test ${i}`)));
-    const scheduler = env.HANDOFF_SCHEDULER.get(env.HANDOFF_SCHEDULER.idFromName("global"));
     const requests = ids.map((id) => handoff(id, { platform: "telegram", thread: false }));
-    const extra = [scheduler.pickup(), scheduler.pickup(), runMaintenance(env, Date.now()), scheduler.pickup()];
+    // The safety nets racing the objects' own pickups: the cron, and alarms rung early.
+    const extra = [runMaintenance(env, Date.now() + 60_000), ...ids.slice(0, 10).map((id) => agent(id).recover(id)), runMaintenance(env, Date.now() + 60_000)];
     expect((await Promise.all(requests)).map((r) => r.status)).toEqual(ids.map(() => 202));
     await Promise.all(extra);
     const results = await Promise.all(ids.map((id) => finished(id)));
     expect(results.map((r) => r.state)).toEqual(ids.map(() => "completed"));
-    const summaries = telegram.texts(1005);
-    for (let i = 0; i < 50; i++) expect(summaries.filter((t) => t.includes(`("load test ${i}")`)), `session ${i}`).toHaveLength(1);
+    // Each summary posted once (later edits of the same message are not new deliveries).
+    const posted = telegram.called("/sendMessage").filter((c) => String(c.body.chat_id) === "1005").map((c) => String(c.body.text));
+    for (let i = 0; i < 50; i++) expect(posted.filter((t) => t.includes(`("load test ${i}")`)), `session ${i}`).toHaveLength(1);
   });
 });
 
 describe("handoff failures", () => {
-  it("pickup timeout: the CLI fails a pending row; a row claimed meanwhile is left to the gateway", async () => {
-    const id = await newSession();
-    await env.DB.prepare("UPDATE sessions SET handoff_state = 'pending', handoff_platform = 'telegram', handoff_requested_at = 1 WHERE id = ?").bind(id).run();
-    const cancel = await call(`/v1/sessions/${id}/handoff`, { method: "DELETE", json: { reason: "timed out waiting for pickup" } });
-    expect(await cancel.json()).toMatchObject({ failed: true, handoff: { state: "failed", error: "timed out waiting for pickup" } });
-
-    const claimed = await newSession();
-    await env.DB.prepare("UPDATE sessions SET handoff_state = 'running', handoff_platform = 'telegram', handoff_claimed_at = 1 WHERE id = ?").bind(claimed).run();
-    const late = await call(`/v1/sessions/${claimed}/handoff`, { method: "DELETE", json: {} });
+  it("pickup timeout: the CLI may fail only a handoff still pending; one already claimed is left to its runner", async () => {
+    await setHome(db(env), "telegram", { chatId: "1005", threadId: null, chatName: null, setBy: "1005" });
+    const id = await cliSession(["hi"]);
+    llm.hold(["summing up "], ["the rest"]);
+    expect((await handoff(id, { platform: "telegram", thread: false })).status).toBe(202);
+    await untilRunning(id);
+    const late = await call(`/v1/sessions/${id}/handoff`, { method: "DELETE", json: { reason: "timed out waiting for pickup" } });
     expect(await late.json()).toMatchObject({ failed: false, handoff: { state: "running" } });
+    await call(`/v1/sessions/${id}/interrupt`, { method: "POST" });
+    expect(await finished(id)).toMatchObject({ state: "completed" });
   });
 
   it("an object evicted mid-handoff ends failed by the reclaim, never stuck and never delivered twice", async () => {
@@ -198,10 +203,9 @@ describe("handoff failures", () => {
     expect(await until(id, "running")).toMatchObject({ state: "failed", error: STALE_HANDOFF_ERROR });
 
     // The session's object, woken, drops the handoff's turn instead of delivering it.
-    const agent = env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
     const sentBefore = telegram.texts(FORUM).length;
-    await runDurableObjectAlarm(agent);
-    await agent.idle();
+    await runDurableObjectAlarm(agent(id));
+    await agent(id).idle();
     expect(telegram.texts(FORUM).length).toBe(sentBefore);
     // And the session can be handed off again.
     llm.reset();

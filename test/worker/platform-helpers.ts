@@ -1,6 +1,7 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, listDurableObjectIds, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../workers/index.ts";
+import { tg } from "../support/fixtures.ts";
 import { discordHeaders, slackHeaders, telegramHeaders } from "../support/signing.ts";
 
 /** Delivers a webhook to the Worker and waits for the work it left in waitUntil. */
@@ -13,6 +14,20 @@ export async function deliver(platform: string, body: string | Uint8Array, heade
 
 export const toTelegram = (update: unknown, headers = telegramHeaders()) => deliver("telegram", JSON.stringify(update), headers);
 
+/** Sends a command in a Telegram DM and waits until it was answered. */
+export async function tgCommand(name: string, args = "", userId = 1001): Promise<Response> {
+  const res = await toTelegram(tg.command(name, args, userId));
+  await inboxIdle(`agent:main:telegram:dm:${userId}`);
+  return res;
+}
+
+/** Waits (through the object's own I/O, no timers) until the session runs a turn. */
+export async function untilRunning(sessionId: string): Promise<void> {
+  const agent = env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(sessionId));
+  for (let i = 0; i < 1000; i++) if ((await agent.status()).running) return;
+  throw new Error(`session ${sessionId} never started its turn`);
+}
+
 export async function toDiscord(interaction: unknown): Promise<Response> {
   const body = JSON.stringify(interaction);
   return deliver("discord", body, await discordHeaders(body));
@@ -24,12 +39,32 @@ export async function toSlack(payload: unknown, extra: Record<string, string> = 
   return deliver("slack", body, { ...(await slackHeaders(body, undefined, undefined, type)), ...extra });
 }
 
-const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
-
-/** Waits until every session's object has no turn running or queued. */
+/**
+ * Waits until every Inbox has handed its deliveries on and every session's object has no
+ * turn running, queued or being delivered, with D1 holding their copies.
+ */
 export async function settle(): Promise<void> {
-  const { results } = await env.DB.prepare("SELECT id FROM sessions").all<{ id: string }>();
-  await Promise.all(results.map((r) => agent(r.id).idle()));
+  for (let round = 0; round < 5; round++) {
+    const inboxes = await listDurableObjectIds(env.INBOX);
+    await Promise.all(inboxes.map((id) => env.INBOX.get(id).idle()));
+    const agents = await listDurableObjectIds(env.SESSION_AGENT);
+    await Promise.all(agents.map((id) => env.SESSION_AGENT.get(id).idle()));
+    // A turn's end can hand work back to an Inbox (a handoff binding); go round until quiet.
+    const again = await listDurableObjectIds(env.INBOX);
+    if (again.length === inboxes.length) return;
+  }
+}
+
+/** Waits until the Inbox of `key` handed its deliveries on (commands answered, turns queued). */
+export async function inboxIdle(key: string): Promise<void> {
+  await env.INBOX.get(env.INBOX.idFromName(key)).idle();
+}
+
+/** The session a key's Inbox bound it to, once it handed its deliveries on. */
+export async function sessionFor(key: string): Promise<string | null> {
+  const inbox = env.INBOX.get(env.INBOX.idFromName(key));
+  await inbox.idle();
+  return inbox.session();
 }
 
 export async function routeOf(key: string): Promise<string | null> {
@@ -41,6 +76,12 @@ export async function countRows(table: string): Promise<number> {
   return (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>())!.n;
 }
 
+/** How many Inbox objects have storage (each took in at least one delivery). */
+export async function inboxCount(): Promise<number> {
+  return (await listDurableObjectIds(env.INBOX)).length;
+}
+
+/** Binds a session key to a session on purpose, as a handoff or /resume does (through its Inbox). */
 export async function bind(key: string, sessionId: string): Promise<void> {
-  await env.DB.prepare("INSERT OR REPLACE INTO session_routes (session_key, session_id, origin, bound, updated_at) VALUES (?, ?, '{}', 1, 0)").bind(key, sessionId).run();
+  await env.INBOX.get(env.INBOX.idFromName(key)).bind({ key, sessionId, origin: { platform: "telegram", chatType: "group", chatId: "0" }, bound: true });
 }

@@ -1,10 +1,11 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { RESTART_FAILURE, WATCHDOG_MS } from "../../durable-objects/session-agent.ts";
-import { DELIVERY_RETENTION_MS, runMaintenance } from "../../workers/maintenance.ts";
+import { SEEN_RETENTION_MS } from "../../durable-objects/inbox/index.ts";
+import { runMaintenance, STUCK_TURN_MS } from "../../workers/maintenance.ts";
+import { RESTART_FAILURE } from "../../workers/runtime/index.ts";
 import { messages, newSession, openTurn, session } from "./helpers.ts";
-import { routeOf, settle, toTelegram } from "./platform-helpers.ts";
+import { sessionFor, settle, toTelegram } from "./platform-helpers.ts";
 import { llm, telegram } from "./setup.ts";
 import { tg } from "../support/fixtures.ts";
 
@@ -69,8 +70,8 @@ describe("cron safety net", () => {
     });
     await env.DB.prepare("UPDATE sessions SET active_turn_id = 'x', turn_started_at = ? WHERE id = ?").bind(startedAt, id).run();
 
-    expect(await runMaintenance(env, startedAt + 1000)).toMatchObject({ recoveredTurns: 0 });
-    expect(await runMaintenance(env, startedAt + 2 * WATCHDOG_MS + 1)).toMatchObject({ recoveredTurns: 1 });
+    expect(await runMaintenance(env, startedAt + 1000)).toMatchObject({ woken: 0 });
+    expect(await runMaintenance(env, startedAt + STUCK_TURN_MS + 1)).toMatchObject({ woken: 1 });
     expect(await messages(id)).toMatchObject([
       { role: "user", content: "are you there" },
       { role: "assistant", content: "echo: are you there" },
@@ -78,15 +79,24 @@ describe("cron safety net", () => {
     expect(await session(id)).toMatchObject({ running: false });
   });
 
-  it("prunes delivery ids older than the retention window", async () => {
-    const now = Date.now();
-    await env.DB.batch([
-      env.DB.prepare("INSERT INTO webhook_deliveries (platform, delivery_id, received_at) VALUES ('telegram', 'old', ?)").bind(now - DELIVERY_RETENTION_MS - 1),
-      env.DB.prepare("INSERT INTO webhook_deliveries (platform, delivery_id, received_at) VALUES ('telegram', 'new', ?)").bind(now),
-    ]);
-    expect((await runMaintenance(env, now)).prunedDeliveries).toBeGreaterThanOrEqual(1);
-    const left = await env.DB.prepare("SELECT delivery_id FROM webhook_deliveries WHERE delivery_id IN ('old', 'new')").all<{ delivery_id: string }>();
-    expect(left.results.map((r) => r.delivery_id)).toEqual(["new"]);
+  it("remembers a delivery id for the retention window, then forgets it", async () => {
+    const update = tg.group("once", { userId: 1004, chatId: -100901, mention: true });
+    await toTelegram(update);
+    await settle();
+    const key = "agent:main:telegram:group:-100901:1004";
+    const inbox = env.INBOX.get(env.INBOX.idFromName(key));
+    const age = (ms: number) =>
+      runInDurableObject(inbox, (_i, state) => {
+        state.storage.sql.exec("UPDATE seen SET at = at - ?", ms);
+      });
+    await age(SEEN_RETENTION_MS - 60_000);
+    expect(await inbox.take({ key, event: { kind: "message", deliveryId: String(update.update_id), messageId: "1", text: "once", attachments: [], addressed: true, bindsThread: false, source: { platform: "telegram", chatType: "group", chatId: "-100901", userId: "1004" }, target: { platform: "telegram", private: false, ref: "{}" } } })).toBe("duplicate");
+    await age(120_000);
+    // Any later delivery prunes the old ids.
+    await toTelegram(tg.group("later", { userId: 1004, chatId: -100901, mention: true }));
+    await settle();
+    const left = await runInDurableObject(inbox, (_i, state) => state.storage.sql.exec("SELECT COUNT(*) AS n FROM seen WHERE delivery_key = ?", `telegram:${update.update_id}`).one().n);
+    expect(left).toBe(0);
   });
 });
 
@@ -109,7 +119,7 @@ describe("an accepted platform message survives the object restarting", () => {
   it("is answered in its chat after the restart", async () => {
     llm.hold(["half "], ["never"]);
     expect((await toTelegram(tg.dm("survive this", 1004))).status).toBe(200);
-    const sessionId = (await routeOf("agent:main:telegram:dm:1004"))!;
+    const sessionId = (await sessionFor("agent:main:telegram:dm:1004"))!;
     await abortAllDurableObjects();
     expect(await runDurableObjectAlarm(agent(sessionId))).toBe(true);
     expect(telegram.texts(1004).at(-1)).toBe("echo: survive this");
@@ -121,7 +131,7 @@ describe("regression: a newer message overtook the turn a dead instance left", (
   it("runs the interrupted turn again first, then the newer message, in order", async () => {
     llm.hold(["half "], ["never"]);
     await toTelegram(tg.dm("first, interrupted by a restart", 1004));
-    const sessionId = (await routeOf("agent:main:telegram:dm:1004"))!;
+    const sessionId = (await sessionFor("agent:main:telegram:dm:1004"))!;
     await abortAllDurableObjects();
     await toTelegram(tg.dm("second, sent after", 1004));
     await settle();

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { buildSessionKey } from "../../workers/platforms/session-key.ts";
-import type { InboundMessage, PlatformAdapter } from "../../workers/platforms/types.ts";
+import type { PlatformEvent, PlatformAdapter } from "../../workers/platforms/types.ts";
 import { dc, sl, tg } from "../support/fixtures.ts";
 import { SLACK_TEST } from "../support/signing.ts";
 
@@ -46,13 +46,13 @@ const contracts: Record<string, Contract> = {
 
 const userIds: Record<string, [string, string]> = { telegram: ["1001", "1002"], discord: ["2001", "2002"], slack: ["U1001", "U1002"] };
 
-async function parse(c: Case): Promise<{ adapter: PlatformAdapter; message: InboundMessage }> {
+async function parse(c: Case): Promise<{ adapter: PlatformAdapter; message: PlatformEvent }> {
   const adapter = adapterFor(env, c.platform)!;
   const body = typeof c.payload === "string" ? c.payload : JSON.stringify(c.payload);
   const headers = new Headers({ "content-type": c.form ? "application/x-www-form-urlencoded" : "application/json" });
-  const intake = await adapter.parse(body, headers);
-  if (intake.kind !== "message") throw new Error(`${c.platform}: expected a message, got ${intake.kind}`);
-  return { adapter, message: intake.message };
+  const ingest = adapter.ingest(body, headers);
+  if (ingest.kind !== "event") throw new Error(`${c.platform}: expected an event, got ${ingest.kind}`);
+  return { adapter, message: ingest.event };
 }
 
 describe.each(Object.entries(contracts))("session keys: %s", (name, contract) => {
@@ -80,7 +80,8 @@ describe.each(Object.entries(contracts))("session keys: %s", (name, contract) =>
 
   it("derives a thread's source for outbound use exactly as its messages parse", async () => {
     const { adapter, message } = await parse(contract.thread(numeric(a)));
-    const derived = await adapter.sourceFor(message.target.chatId, message.target.threadId ?? null);
+    const where = adapter.describeTarget(message.target);
+    const derived = await adapter.destination(where.chatId, where.threadId);
     expect(buildSessionKey({ ...derived.source, userId: "someone-else" })).toBe(buildSessionKey(message.source));
   });
 });

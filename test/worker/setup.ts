@@ -22,6 +22,7 @@ beforeEach(() => {
   net.route("https://telegram.test", (req) => telegram.handle(req));
   net.route("https://discord.test", (req) => discord.handle(req));
   net.route("https://slack.test", (req) => slack.handle(req));
+  net.route("https://hooks.slack.test", (req) => slack.handle(req));
 });
 
 afterEach(() => {

@@ -69,8 +69,13 @@ describe("Slack Events API webhook", () => {
   it("runs /hermes slash commands and !commands in threads", async () => {
     const res = await toSlack(sl.slash("help"));
     expect(((await res.json()) as { text: string }).text).toContain("/hermes stop");
+    // Commands with work behind them are answered after the webhook: privately, at response_url.
+    await toSlack(sl.slash("stop", "U1001", "C3004"));
+    await settle();
+    expect(slack.responses().at(-1)).toBe("Nothing is running here.");
     const mention = sl.mention("!stop", "U1001", "C3003");
     await toSlack(mention);
+    await settle();
     expect(slack.called("/chat.postMessage").at(-1)!.body).toMatchObject({ channel: "C3003", text: "Nothing is running here." });
     expect(llm.calls).toHaveLength(0);
   });

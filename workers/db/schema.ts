@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Times are epoch milliseconds throughout. */
 
@@ -58,7 +58,11 @@ export const sessions = sqliteTable(
   ],
 );
 
-/** Role-aware transcript: one row per message, oldest first by id. */
+/**
+ * Role-aware transcript: one row per message, oldest first by id. A copy of what each
+ * SessionAgent keeps in its own storage, written behind its turns (sessions list, search,
+ * exports and the cron read it here; turns never do).
+ */
 export const messages = sqliteTable(
   "messages",
   {
@@ -77,8 +81,14 @@ export const messages = sqliteTable(
     /** 0 hides a message from replay without deleting it. */
     active: integer("active").notNull().default(1),
     turnId: text("turn_id"),
+    /** The message's id in its SessionAgent's own storage (the copy here is written behind it). */
+    localId: integer("local_id"),
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    /** The model that wrote an assistant message (`offline`: the built-in model). */
+    model: text("model"),
   },
-  (t) => [index("messages_session_idx").on(t.sessionId, t.id)],
+  (t) => [index("messages_session_idx").on(t.sessionId, t.id), uniqueIndex("messages_local_idx").on(t.sessionId, t.localId)],
 );
 
 /** Session key → session id: which session a chat, thread or user talks to. */
@@ -108,34 +118,6 @@ export const homeChannels = sqliteTable("home_channels", {
   setBy: text("set_by"),
   updatedAt: integer("updated_at").notNull(),
 });
-
-/**
- * Platform delivery ids already taken in, so a redelivery starts no second turn. A row is
- * written when a delivery arrives and marked accepted once its session's object holds it;
- * a redelivery of a row never marked accepted is handed over again (the object dedupes).
- */
-export const webhookDeliveries = sqliteTable(
-  "webhook_deliveries",
-  {
-    platform: text("platform").notNull(),
-    deliveryId: text("delivery_id").notNull(),
-    receivedAt: integer("received_at").notNull(),
-    acceptedAt: integer("accepted_at"),
-    sessionId: text("session_id"),
-  },
-  (t) => [primaryKey({ columns: [t.platform, t.deliveryId] }), index("webhook_deliveries_received_idx").on(t.receivedAt)],
-);
-
-/** Last time an unauthorised user in a chat was told no (at most one refusal per 10 minutes). */
-export const refusalNotices = sqliteTable(
-  "refusal_notices",
-  {
-    platform: text("platform").notNull(),
-    chatId: text("chat_id").notNull(),
-    sentAt: integer("sent_at").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.platform, t.chatId] })],
-);
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;

@@ -1,41 +1,6 @@
 import { and, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client.ts";
-import { newSessionId } from "./ids.ts";
 import { sessions, type SessionRow } from "./schema.ts";
-
-/** Fields a new session may carry. */
-export interface NewSession {
-  source: string;
-  title?: string | null | undefined;
-  userId?: string | null;
-  chatId?: string | null;
-  chatType?: string | null;
-  threadId?: string | null;
-  sessionKey?: string | null;
-  model?: string | null;
-  parentSessionId?: string | null;
-}
-
-export async function createSession(d: Db, input: NewSession, now = Date.now()): Promise<SessionRow> {
-  const [row] = await d
-    .insert(sessions)
-    .values({
-      id: newSessionId(now),
-      source: input.source,
-      title: input.title ?? null,
-      userId: input.userId ?? null,
-      chatId: input.chatId ?? null,
-      chatType: input.chatType ?? null,
-      threadId: input.threadId ?? null,
-      sessionKey: input.sessionKey ?? null,
-      model: input.model ?? null,
-      parentSessionId: input.parentSessionId ?? null,
-      startedAt: now,
-      lastActiveAt: now,
-    })
-    .returning();
-  return row!;
-}
 
 export async function getSession(d: Db, id: string): Promise<SessionRow | null> {
   return (await d.select().from(sessions).where(eq(sessions.id, id)).get()) ?? null;
@@ -90,54 +55,4 @@ export async function resolveSession(d: Db, ref: string, scope?: SQL): Promise<R
     .limit(5);
   if (matches.length === 1) return { kind: "found", session: matches[0]! };
   return matches.length === 0 ? { kind: "none" } : { kind: "ambiguous", matches };
-}
-
-/** The handoff part of a session, as the API shows it; null when none was ever requested. */
-export function handoffJson(row: SessionRow) {
-  if (!row.handoffState) return null;
-  return {
-    state: row.handoffState,
-    platform: row.handoffPlatform,
-    error: row.handoffError,
-    requested_at: row.handoffRequestedAt,
-    claimed_at: row.handoffClaimedAt,
-    finished_at: row.handoffFinishedAt,
-    destination: row.handoffDestChatId ? { chat_id: row.handoffDestChatId, thread_id: row.handoffDestThreadId } : null,
-  };
-}
-
-/** A session as the API shows it. */
-export function sessionJson(row: SessionRow) {
-  return {
-    id: row.id,
-    title: row.title,
-    source: row.source,
-    running: row.activeTurnId !== null,
-    handoff: handoffJson(row),
-    model: row.model,
-    session_key: row.sessionKey,
-    chat_id: row.chatId,
-    chat_type: row.chatType,
-    thread_id: row.threadId,
-    user_id: row.userId,
-    parent_session_id: row.parentSessionId,
-    started_at: row.startedAt,
-    last_active_at: row.lastActiveAt,
-    ended_at: row.endedAt,
-    end_reason: row.endReason,
-    message_count: row.messageCount,
-    tool_call_count: row.toolCallCount,
-    input_tokens: row.inputTokens,
-    output_tokens: row.outputTokens,
-  };
-}
-
-export type SessionJson = ReturnType<typeof sessionJson>;
-
-/** Clears a session's running flag (only if it still belongs to `turnId`, when given). */
-export async function clearRunningFlag(d: Db, sessionId: string, turnId?: string): Promise<void> {
-  await d
-    .update(sessions)
-    .set({ activeTurnId: null, turnStartedAt: null })
-    .where(turnId ? and(eq(sessions.id, sessionId), eq(sessions.activeTurnId, turnId)) : eq(sessions.id, sessionId));
 }

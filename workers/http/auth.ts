@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { setting } from "../config.ts";
+import { settings } from "../settings.ts";
 import { safeEqual } from "../security.ts";
 import { ApiError, errorBody } from "./errors.ts";
 
@@ -9,7 +9,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** `/v1/*`: bearer API_TOKEN, compared in constant time; 503 when the Worker has none (fail closed). */
 export const requireApiToken: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => {
-  const expected = setting(c.env.API_TOKEN);
+  const expected = settings(c.env).apiToken;
   if (!expected) {
     throw new ApiError(503, "not_configured", "API_TOKEN is not set on this Worker (wrangler secret put API_TOKEN, or .dev.vars locally)");
   }

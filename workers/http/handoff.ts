@@ -1,14 +1,10 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { isPlatformName } from "../config.ts";
-import { db } from "../db/client.ts";
-import { getHandoffRow } from "../db/handoff.ts";
-import { handoffJson } from "../db/sessions.ts";
-import { platformSettings } from "../platforms/registry.ts";
-import { isRelayed } from "../relay/config.ts";
+import { homeChannel } from "../conversations/home.ts";
+import { sessionAgent } from "../conversations/stubs.ts";
+import { isPlatformName } from "../platforms/names.ts";
+import { settings } from "../settings.ts";
 import { ApiError, notFound } from "./errors.ts";
-import { homeChannel } from "./platforms.ts";
-import { sessionAgent } from "./sessions.ts";
 import { jsonBody } from "./validate.ts";
 
 const HandoffInput = z.object({
@@ -24,22 +20,31 @@ const WaitQuery = z.object({
 
 const CancelInput = z.object({ reason: z.string().trim().min(1).max(500).optional() });
 
-/** `/v1/sessions/:id/handoff`: request, watch (long-poll) and give up on a handoff. */
+/**
+ * `/v1/sessions/:id/handoff`: request, watch (long-poll) and give up on a handoff. The
+ * session's own object holds the state and carries the handoff out; a request is answered
+ * after one round trip to it (the home channel, when needed, is read at the same time).
+ */
 export const handoffRoutes = new Hono<{ Bindings: Env }>()
   .post("/:id/handoff", async (c) => {
     const id = c.req.param("id");
     const body = await jsonBody(c, HandoffInput);
-    if (!(await getHandoffRow(db(c.env), id))) throw notFound(`session ${id}`);
     const platform = body.platform.toLowerCase();
     if (!isPlatformName(platform)) throw new ApiError(400, "unknown_platform", `unknown platform '${body.platform}' (telegram, discord, slack)`);
-    const settings = platformSettings(c.env, platform);
-    if (!settings.enabled) throw new ApiError(422, "platform_not_configured", `${platform} is not configured on this Worker (set ${settings.missing.join(", ")})`);
-    if (isRelayed(c.env, platform)) throw new ApiError(422, "platform_not_configured", `${platform} turns run on a relay gateway, which keeps its own transcripts; hand off to a platform the Worker serves`);
-    if (!body.chat_id && !(await homeChannel(c.env, platform))) {
+    const ps = settings(c.env).platforms[platform];
+    if (!ps.enabled) throw new ApiError(422, "platform_not_configured", `${platform} is not configured on this Worker (set ${ps.missing.join(", ")})`);
+    if (ps.gateway) throw new ApiError(422, "platform_not_configured", `${platform} turns run on a relay gateway, which keeps its own transcripts; hand off to a platform the Worker serves`);
+    const agent = sessionAgent(c.env, id);
+    const [home, result] = await Promise.all([
+      body.chat_id ? Promise.resolve(true) : homeChannel(c.env, platform).then(Boolean),
+      agent.requestHandoff(id, { platform, chatId: body.chat_id ?? null, thread: body.thread ?? true }),
+    ]);
+    if (!result.ok && result.code === "not_found") throw notFound(`session ${id}`);
+    if (!home) {
+      // The object, reading the same home channel, fails the request it took with that reason.
+      if (result.ok) c.executionCtx.waitUntil(agent.failPendingHandoff(id, `no home channel configured for ${platform}; run /sethome in the destination chat first`).catch(() => undefined));
       throw new ApiError(422, "no_home_channel", `${platform} has no home channel: run /sethome in the destination chat, or pass chat_id`);
     }
-    const result = await sessionAgent(c.env, id).requestHandoff(id, { platform, chatId: body.chat_id ?? null, thread: body.thread ?? true });
-    if (!result.ok && result.code === "not_found") throw notFound(`session ${id}`);
     if (!result.ok && result.code === "turn_in_progress") throw new ApiError(409, "turn_in_progress", "the agent is busy: a turn is running in this session");
     if (!result.ok) throw new ApiError(409, "handoff_in_flight", "a handoff of this session is already pending or running");
     return c.json({ handoff: { state: "pending", platform } }, 202);
@@ -48,21 +53,16 @@ export const handoffRoutes = new Hono<{ Bindings: Env }>()
     const id = c.req.param("id");
     const q = WaitQuery.safeParse(c.req.query());
     if (!q.success) throw new ApiError(400, "bad_request", q.error.issues[0]?.message ?? "bad query");
-    if (q.data.wait === 0 || q.data.state === undefined) {
-      const row = await getHandoffRow(db(c.env), id);
-      if (!row) throw notFound(`session ${id}`);
-      return c.json({ handoff: handoffJson(row) });
-    }
-    const state = q.data.state === "none" ? null : q.data.state;
-    const { found, handoff } = await sessionAgent(c.env, id).waitHandoff(id, state, q.data.wait * 1000);
+    const agent = sessionAgent(c.env, id);
+    const { found, handoff } = q.data.wait === 0 || q.data.state === undefined ? await agent.handoff(id) : await agent.waitHandoff(id, q.data.state === "none" ? null : q.data.state, q.data.wait * 1000);
     if (!found) throw notFound(`session ${id}`);
     return c.json({ handoff });
   })
   .delete("/:id/handoff", async (c) => {
     const id = c.req.param("id");
     const body = await jsonBody(c, CancelInput);
-    if (!(await getHandoffRow(db(c.env), id))) throw notFound(`session ${id}`);
-    const failed = await sessionAgent(c.env, id).failPendingHandoff(id, body.reason ?? "cancelled: the gateway did not pick it up in time");
-    const row = await getHandoffRow(db(c.env), id);
-    return c.json({ failed, handoff: row ? handoffJson(row) : null });
+    const agent = sessionAgent(c.env, id);
+    const { found } = await agent.handoff(id);
+    if (!found) throw notFound(`session ${id}`);
+    return c.json(await agent.failPendingHandoff(id, body.reason ?? "cancelled: the gateway did not pick it up in time"));
   });

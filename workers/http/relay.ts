@@ -1,9 +1,9 @@
 import { Hono } from "hono";
-import { setting } from "../config.ts";
-import { relayObject } from "../relay/config.ts";
+import { relayObject } from "../conversations/stubs.ts";
 import { CLOSE } from "../relay/frames.ts";
 import { GATEWAY_HEADER, REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../relay/socket.ts";
-import { parseRelaySecrets, verifyRelayToken, type TokenCheck } from "../relay/token.ts";
+import { verifyRelayToken, type TokenCheck } from "../relay/token.ts";
+import { settings } from "../settings.ts";
 import { errorBody } from "./errors.ts";
 
 function reasonFor(check: Extract<TokenCheck, { ok: false }>): string {
@@ -25,7 +25,7 @@ export async function relayUpgrade(request: Request, env: Env): Promise<Response
   }
   const token = /^Bearer[ ]+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
   if (!token) return refuseSocket(CLOSE.unauthorized, "unauthorized");
-  const check = await verifyRelayToken(token, parseRelaySecrets(setting(env.RELAY_SECRETS)), Math.floor(Date.now() / 1000));
+  const check = await verifyRelayToken(token, settings(env).relaySecrets, Math.floor(Date.now() / 1000));
   if (!check.ok) return refuseSocket(CLOSE.unauthorized, reasonFor(check));
   const headers = new Headers(request.headers);
   headers.delete("authorization");
@@ -36,7 +36,7 @@ export async function relayUpgrade(request: Request, env: Env): Promise<Response
 
 /** `GET /v1/relay`: each configured gateway's connection and buffer. */
 export const relayStatusRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) => {
-  const ids = [...parseRelaySecrets(setting(c.env.RELAY_SECRETS)).keys()];
+  const ids = [...settings(c.env).relaySecrets.keys()];
   const gateways = await Promise.all(ids.map(async (id) => ({ id, ...(await relayObject(c.env, id).status()) })));
   return c.json({ gateways });
 });

@@ -1,10 +1,11 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { OFFLINE_MODEL_ID } from "../agent/index.ts";
-import { modelConfig } from "../config.ts";
+import { modelName } from "../conversations/sessions.ts";
+import { sessionAgent } from "../conversations/stubs.ts";
 import { db } from "../db/client.ts";
-import { activeMessageRows, messageJson } from "../db/messages.ts";
-import { createSession, getSession, listSessions, sessionJson } from "../db/sessions.ts";
+import { newSessionId } from "../db/ids.ts";
+import { sessionJson } from "../db/json.ts";
+import { listSessions, MAX_REF_LENGTH } from "../db/sessions.ts";
 import { ApiError, notFound } from "./errors.ts";
 import { jsonBody } from "./validate.ts";
 
@@ -15,45 +16,40 @@ const ListQuery = z.object({
   source: z.string().min(1).max(40).optional(),
 });
 
-/** The SessionAgent that owns a session's turns. */
-export function sessionAgent(env: Env, sessionId: string) {
-  return env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(sessionId));
+/** A session id from the path; anything that cannot be one is simply not found. */
+function sessionIdOf(raw: string): string {
+  if (raw.length === 0 || raw.length > MAX_REF_LENGTH) throw notFound(`session ${raw.slice(0, 40)}`);
+  return raw;
 }
 
-async function requireSession(env: Env, id: string) {
-  const row = await getSession(db(env), id);
-  if (!row) throw notFound(`session ${id}`);
-  return row;
-}
-
-/** `/v1/sessions`: sessions, transcripts, streamed turns and interrupts. */
+/** `/v1/sessions`: sessions, transcripts, streamed turns and interrupts. Each session's own object answers for it. */
 export const sessionRoutes = new Hono<{ Bindings: Env }>()
   .post("/", async (c) => {
     const body = await jsonBody(c, CreateSession);
-    const cfg = modelConfig(c.env);
-    const row = await createSession(db(c.env), { source: "cli", title: body.title, model: cfg.baseUrl ? cfg.model ?? null : OFFLINE_MODEL_ID });
-    return c.json({ session: sessionJson(row) }, 201);
+    const id = newSessionId(Date.now());
+    const session = await sessionAgent(c.env, id).create({ source: "cli", title: body.title ?? null, model: modelName(c.env) }, id);
+    return c.json({ session }, 201);
   })
   .get("/", async (c) => {
     const q = ListQuery.safeParse(c.req.query());
     if (!q.success) throw new ApiError(400, "bad_request", q.error.issues[0]?.message ?? "bad query");
     const rows = await listSessions(db(c.env), q.data);
-    return c.json({ sessions: rows.map(sessionJson) });
+    return c.json({ sessions: rows.map((r) => sessionJson(r)) });
   })
   .get("/:id", async (c) => {
-    const row = await requireSession(c.env, c.req.param("id"));
-    // The session's own object knows whether a turn runs; the D1 flag can lag it.
-    const { running } = await sessionAgent(c.env, row.id).status();
-    return c.json({ session: { ...sessionJson(row), running } });
+    const id = sessionIdOf(c.req.param("id"));
+    const session = await sessionAgent(c.env, id).describe(id);
+    if (!session) throw notFound(`session ${id}`);
+    return c.json({ session });
   })
   .get("/:id/messages", async (c) => {
-    const row = await requireSession(c.env, c.req.param("id"));
-    const rows = await activeMessageRows(db(c.env), row.id);
-    return c.json({ messages: rows.map(messageJson) });
+    const id = sessionIdOf(c.req.param("id"));
+    const messages = await sessionAgent(c.env, id).messages(id);
+    if (!messages) throw notFound(`session ${id}`);
+    return c.json({ messages });
   })
   .post("/:id/turns", async (c) => {
-    // No lookup here: the session's object knows (and caches) whether its session exists.
-    const id = c.req.param("id");
+    const id = sessionIdOf(c.req.param("id"));
     const { content } = await jsonBody(c, TurnInput);
     const result = await sessionAgent(c.env, id).startTurn(id, content);
     if (!result.ok && result.code === "not_found") throw notFound(`session ${id}`);
@@ -64,7 +60,9 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
     });
   })
   .post("/:id/interrupt", async (c) => {
-    const row = await requireSession(c.env, c.req.param("id"));
-    const { interrupted } = await sessionAgent(c.env, row.id).interrupt();
+    const id = sessionIdOf(c.req.param("id"));
+    const agent = sessionAgent(c.env, id);
+    if (!(await agent.describe(id))) throw notFound(`session ${id}`);
+    const { interrupted } = await agent.interrupt();
     return c.json({ interrupted });
   });

@@ -2,70 +2,101 @@ import type { PlatformName } from "./names.ts";
 
 /**
  * Neutral platform types. Adapters translate their SDK's shapes into these; nothing here
- * (or in the core) imports a platform SDK.
+ * (or in the core) imports a platform SDK, and nothing outside `platforms/<name>/` asks
+ * which platform it is talking to.
  */
 
 /** What kind of conversation a message belongs to. */
 export type ChatType = "dm" | "group" | "channel" | "thread";
 
-/** Where a message came from: enough to build its session key and answer it. */
+/** Where a message came from: enough to build its session key and to tell the model where it is. */
 export interface SessionSource {
   platform: PlatformName;
   chatType: ChatType;
-  /** The chat (for threads: the parent chat, group or channel). */
+  /** The chat (for threads: the parent chat, group or channel; on Discord the thread itself). */
   chatId: string;
   /** The thread or topic inside the chat, when there is one. */
   threadId?: string | null;
   userId: string;
   userName?: string | null;
-  /** Slack workspace (team) id. */
-  workspaceId?: string | null;
+  /** The tenant the chat belongs to (a Slack workspace), part of the session key when set. */
+  scopeId?: string | null;
 }
 
-/** Where and how to deliver replies. JSON-serialisable: it is stored with queued turns. */
+/**
+ * Where replies go. Opaque outside its adapter: neutral code passes it around (stores it
+ * with queued turns, sends it through the relay) and reads only `platform` and `private`
+ * (private chats allow faster edits). `ref` is what the adapter encoded (chat, thread, the
+ * message answered, a Discord interaction, a Slack `response_url`, …).
+ */
 export interface ReplyTarget {
   platform: PlatformName;
-  /** The chat to post into (for Discord threads and Slack, the channel; for Telegram, the chat). */
-  chatId: string;
-  threadId?: string | null;
-  /** Private chats allow faster edits than groups. */
-  isPrivate: boolean;
-  /** The message being answered, for platforms that reply to one. */
-  replyTo?: string | null;
-  /** Discord: the interaction whose deferred response the reply edits. */
-  interaction?: { applicationId: string; token: string } | null;
+  private: boolean;
+  ref: string;
 }
 
-/** A chat command typed on a platform (`/stop`, `/resume abc`). */
-export interface ChatCommand {
-  name: string;
-  args: string;
+/** Chat commands every platform understands. */
+export const COMMANDS = ["stop", "new", "resume", "sethome", "help", "whoami", "status"] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+export function isCommandName(v: string): v is CommandName {
+  return (COMMANDS as readonly string[]).includes(v);
 }
 
-/** A verified, parsed platform message. */
-export interface InboundMessage {
+/**
+ * Whether a message is for the bot. `mentions` defers the decision to after the webhook is
+ * acknowledged: the adapter saw these `@names` but does not know the bot's username yet
+ * (a cold Telegram isolate), so whoever processes the event checks them.
+ */
+export type Addressed = boolean | { mentions: string[] };
+
+/** A file, picture or voice note that came with a message. */
+export interface Attachment {
+  kind: "image" | "audio" | "voice" | "video" | "document";
+  name: string | null;
+  mime: string | null;
+  size: number | null;
+  /** How the adapter fetches it (a Telegram file id, a URL): opaque like targets. */
+  ref: string;
+}
+
+interface EventBase {
   /** The platform's delivery id (update_id, interaction id, event_id), for dedupe. */
   deliveryId: string;
-  /** The message's own id on the platform (for replay dedupe and replies). */
+  /** The message's own id on the platform. */
   messageId: string;
-  text: string;
   source: SessionSource;
-  /** True when the message is for the bot: a DM, a mention, a reply to it, or a command. */
-  addressed: boolean;
-  command: ChatCommand | null;
   target: ReplyTarget;
+  /** Whether it is for this bot (commands too: `/stop@otherbot` is not). */
+  addressed: Addressed;
 }
+
+/** What a verified webhook says happened. */
+export type PlatformEvent =
+  | (EventBase & {
+      kind: "message";
+      text: string;
+      attachments: Attachment[];
+      /** This message opens a thread that should then hear every message (a Slack mention in a channel). */
+      bindsThread: boolean;
+    })
+  | (EventBase & { kind: "command"; name: CommandName; args: string })
+  /** A command this bot does not know (in a DM: say so; in groups: another bot's). */
+  | (EventBase & { kind: "unknown_command"; name: string });
+
+export type MessageEvent = Extract<PlatformEvent, { kind: "message" }>;
+export type CommandEvent = Extract<PlatformEvent, { kind: "command" }>;
 
 /**
  * What a verified webhook body means. `malformed` (with why) marks a body that failed the
  * platform schema: it is logged once, and never answered with a 5xx.
  */
-export type Intake =
-  /** Answer this at once and do nothing else (Discord PING, Slack url_verification). */
+export type Ingest =
+  /** Answer this at once and do nothing else (Discord PING, Slack url_verification, unsupported interactions). */
   | { kind: "respond"; response: Response; malformed?: string }
   /** Nothing to do (unknown update type, bot message, no text): 2xx so it is not retried. */
   | { kind: "ignore"; reason: string; malformed?: string }
-  | { kind: "message"; message: InboundMessage };
+  | { kind: "event"; event: PlatformEvent };
 
 /** How a platform counts a message's length. */
 export type LengthUnit = "utf16" | "codepoints";
@@ -80,49 +111,67 @@ export interface Capabilities {
   editIntervalMs: { private: number; group: number };
 }
 
-/** A message the adapter sent. */
-export interface SentMessage {
-  messageId: string;
+/** The words a platform's users type, for help texts. */
+export interface CommandStyle {
+  /** What goes before a command name: "/" or "/hermes ". */
+  prefix: string;
+  /** How to talk to the agent here, one line. */
+  howToTalk: string;
 }
 
-/** A thread made for a handoff: where its messages go and how its messages will be keyed. */
+/** A thread made for a handoff: where its messages go. */
 export interface HandoffThread {
   chatId: string;
   threadId: string;
 }
 
-/**
- * Whether a webhook request is genuine. A refusal says why (logged once, never with the
- * body or any secret): no credentials at all, a wrong secret or signature, or a signed
- * timestamp outside the accepted window (a replay).
- */
+/** What a show left on the platform: the messages showing the reply, and whether all of it shows. */
+export interface Shown {
+  ids: string[];
+  /** Every part is shown (a live show of a reply longer than one message is not). */
+  complete: boolean;
+}
+
+/** Whether a webhook request is genuine; a refusal says why (logged once, never with the body). */
 export type Verification = { ok: true } | { ok: false; reason: "missing" | "bad_signature" | "stale" };
 
-/** A platform behind one interface. The SDK of each platform is imported only in its folder. */
+/** A platform behind one interface. Its SDK is imported only in its folder. */
 export interface PlatformAdapter {
   readonly name: PlatformName;
   readonly capabilities: Capabilities;
+  readonly commands: CommandStyle;
   /**
-   * Checks the request's secret or signature over the raw body bytes (exactly as received:
-   * a body that is not valid UTF-8 is still verified as sent), in constant time where a
-   * secret is compared, with signed timestamps checked against `now`. Never parses the body.
+   * Checks the request's secret or signature over the raw body bytes (exactly as received),
+   * in constant time where a secret is compared, signed timestamps against `now`. Never
+   * parses the body and never calls out.
    */
   verify(headers: Headers, rawBody: Uint8Array, now: number): Promise<Verification>;
-  /** Parses a verified body (decoded as UTF-8, invalid sequences replaced). */
-  parse(rawBody: string, headers: Headers): Promise<Intake>;
-  /** The immediate HTTP answer to an accepted message (Discord: a deferred response). */
-  acknowledge(message: InboundMessage): Response;
-  /** The immediate HTTP answer that carries a short reply itself, where the platform allows. */
-  respondInline?(message: InboundMessage, text: string): Response | null;
-  /** Posts a message. `part` is its index within one reply (Discord: part 0 edits the deferred response). */
-  send(target: ReplyTarget, text: string, part?: number): Promise<SentMessage>;
-  edit(target: ReplyTarget, messageId: string, text: string): Promise<void>;
+  /** Turns a verified body (decoded as UTF-8) into an event, or an immediate answer. No I/O. */
+  ingest(body: string, headers: Headers): Ingest;
+  /** The HTTP answer once an event is taken in (the reply follows by API call): 200, or Discord's deferred response. */
+  ack(event: PlatformEvent): Response;
+  /** The HTTP answer that carries `text` itself where the platform allows (Discord, Slack slash commands); else null. */
+  answerInline(event: PlatformEvent, text: string): Response | null;
+  /**
+   * Shows Markdown as a reply at `target`, rendered natively and split at the platform's
+   * limit: `live` shows the first part (a reply still streaming), `final` all of it.
+   * Messages in `ids` are edited, further parts posted. Returns the ids now showing it.
+   */
+  show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown>;
+  /** Posts a new message at `target`, never editing one (notes, refusals). */
+  post(target: ReplyTarget, markdown: string): Promise<string[]>;
   /** Shows "typing…" for a few seconds. */
   typing?(target: ReplyTarget): Promise<void>;
   /** A fresh thread under `parentChatId` for a handed-off session, or null where impossible. */
   createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null>;
   /** The source and reply target of messages in a chat or thread, as a real message there has. */
-  sourceFor(chatId: string, threadId: string | null): Promise<{ source: Omit<SessionSource, "userId">; target: ReplyTarget }>;
+  destination(chatId: string, threadId: string | null): Promise<{ source: Omit<SessionSource, "userId">; target: ReplyTarget }>;
+  /** The chat and thread a target points at (for relay frames and logs). */
+  describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null };
+  /** Whether any of these `@names` is this bot (for events whose addressing was deferred). */
+  addressedBy?(mentions: readonly string[]): Promise<boolean>;
+  /** Learns what parsing will want next time (after a webhook was answered, never before). */
+  warm?(): Promise<void>;
 }
 
 /** The platform API refused a call (as opposed to the network failing). */
@@ -147,7 +196,10 @@ export const PLATFORM_TIMEOUT_MS = 15_000;
 
 /** The stable code for an HTTP status a platform API answered with. */
 export function codeForStatus(status: number): string {
-  return status === 429 ? "rate_limited" : status === 401 ? "unauthorized" : status === 404 ? "not_found" : "rejected";
+  if (status === 429) return "rate_limited";
+  if (status === 401 || status === 403) return "unauthorized";
+  if (status === 404) return "not_found";
+  return status >= 500 ? "unavailable" : "rejected";
 }
 
 /** Runs an SDK call, turning what it throws into a {@link PlatformApiError} with `toError`. */
@@ -156,5 +208,23 @@ export async function mapErrors<T>(fn: () => Promise<T>, toError: (err: unknown)
     return await fn();
   } catch (err) {
     throw toError(err);
+  }
+}
+
+/** Encodes an adapter's target fields as the opaque `ref` (compact JSON). */
+export function encodeRef(fields: Record<string, string | null | undefined>): string {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fields)) if (v !== null && v !== undefined && v !== "") out[k] = v;
+  return JSON.stringify(out);
+}
+
+/** Decodes a `ref` made by {@link encodeRef}; fields that are absent or not strings come back undefined. */
+export function decodeRef(ref: string): Record<string, string | undefined> {
+  try {
+    const v = JSON.parse(ref) as unknown;
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return {};
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === "string")) as Record<string, string>;
+  } catch {
+    return {};
   }
 }

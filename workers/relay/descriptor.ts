@@ -1,23 +1,23 @@
+import { PLATFORM_LABEL, isPlatformName } from "../platforms/names.ts";
 import type { Capabilities } from "../platforms/types.ts";
 import type { Descriptor } from "./frames.ts";
 
 /** Ops the connector runs for gateways. */
 export const SUPPORTED_OPS = ["send", "edit", "typing", "thread_create"];
 
-const LABELS: Record<string, string> = { telegram: "Telegram", discord: "Discord", slack: "Slack" };
-
-/** A platform's capabilities as the gateway needs them. */
+/** A platform's capabilities as the gateway needs them. Replies are sent as Markdown and rendered here. */
 export function descriptorFor(platform: string, caps: Capabilities): Descriptor {
   return {
     contract_version: 1,
     platform,
-    label: LABELS[platform] ?? platform,
+    label: isPlatformName(platform) ? PLATFORM_LABEL[platform] : platform,
     max_message_length: caps.maxMessageLength,
     len_unit: caps.lengthUnit === "utf16" ? "utf16" : "chars",
     supports_edit: caps.edits,
     supports_threads: caps.threads,
     supports_draft_streaming: false,
-    markdown_dialect: "plain",
+    markdown_dialect: "commonmark",
     supported_ops: SUPPORTED_OPS,
+    edit_interval_ms: caps.editIntervalMs,
   };
 }

@@ -1,7 +1,11 @@
+import { z } from "zod";
+import type { PlatformEvent, ReplyTarget } from "../platforms/types.ts";
+
 /**
- * Relay frames (SPEC section 6): JSON objects, one per line (`\n`). Several frames may
- * share a WebSocket message and one frame may span several; malformed lines are skipped
- * and unknown types ignored. Shared by the connector and the gateway.
+ * Relay frames (SPEC section 6, docs/relay-connector-contract.md): JSON objects, one per
+ * line (`\n`). Several frames may share a WebSocket message and one frame may span
+ * several; malformed lines are skipped and unknown types ignored. One schema per frame,
+ * used by the connector (the Relay object), the gateway and the tests.
  */
 
 /** Largest frame either side accepts; a longer line closes the socket with 1009. */
@@ -9,7 +13,7 @@ export const MAX_FRAME_BYTES = 1024 * 1024;
 
 /** WebSocket close codes of the relay. */
 export const CLOSE = {
-  /** Bad, unknown, revoked or (reason "expired") expired credentials. */
+  /** Bad, unknown, revoked, replayed or (reason "expired") expired credentials. */
   unauthorized: 4401,
   /** Reason `replaced`: a newer socket of the gateway took over (the old one went silent); `busy`: a newcomer refused while the current socket is live. */
   replaced: 4409,
@@ -17,83 +21,137 @@ export const CLOSE = {
   tooBig: 1009,
 } as const;
 
-/** Where a platform message came from, as the gateway sees it. */
-export interface WireSource {
-  platform: string;
-  chat_id: string;
-  chat_type: string;
-  user_id: string;
-  user_name: string | null;
-  thread_id: string | null;
-  /** Slack workspace id. */
-  scope_id?: string | null;
-}
+const id = z.union([z.string(), z.number()]).transform(String);
+const optText = z.string().nullish().transform((v) => v ?? null);
 
-export interface InboundEvent {
-  text: string;
-  message_id: string;
-  source: WireSource;
-  session_key: string;
-}
+/** Where a platform message came from, as the gateway sees it. */
+export const WireSource = z.object({
+  platform: z.string(),
+  chat_id: id,
+  chat_type: z.string(),
+  user_id: id,
+  user_name: optText,
+  user_handle: optText.optional(),
+  thread_id: z.union([z.string(), z.number()]).nullish().transform((v) => (v === null || v === undefined ? null : String(v))),
+  /** Slack workspace id. */
+  scope_id: optText.optional(),
+});
+export type WireSource = z.infer<typeof WireSource>;
+
+export const InboundEvent = z.object({
+  text: z.string(),
+  message_id: id,
+  source: WireSource,
+  session_key: z.string().min(1),
+  /** Where replies go (opaque: hand it back in `outbound.action.target`). */
+  target: z.string().optional(),
+});
+export type InboundEvent = z.infer<typeof InboundEvent>;
+export type InboundEventIn = z.input<typeof InboundEvent>;
 
 /** Capabilities of one fronted platform, answering its hello. */
-export interface Descriptor {
-  contract_version: 1;
-  platform: string;
-  label: string;
-  max_message_length: number;
+export const Descriptor = z.object({
+  contract_version: z.literal(1),
+  platform: z.string(),
+  label: z.string(),
+  max_message_length: z.number().int().positive(),
   /** How max_message_length counts: UTF-16 code units or code points ("chars"). */
-  len_unit: "utf16" | "chars";
-  supports_edit: boolean;
-  supports_threads: boolean;
-  supports_draft_streaming: boolean;
-  markdown_dialect: string;
-  supported_ops: string[];
-}
+  len_unit: z.enum(["utf16", "chars"]),
+  supports_edit: z.boolean(),
+  supports_threads: z.boolean(),
+  supports_draft_streaming: z.boolean(),
+  /** `commonmark`: send Markdown; the connector renders it natively (and splits it at the limit). */
+  markdown_dialect: z.string(),
+  supported_ops: z.array(z.string()),
+  /** Least ms between two edits of a streamed reply (private chats, groups). */
+  edit_interval_ms: z.object({ private: z.number(), group: z.number() }).optional(),
+});
+export type Descriptor = z.infer<typeof Descriptor>;
 
-export type OutboundOp = "send" | "edit" | "typing" | "thread_create";
+export const OutboundAction = z.object({
+  op: z.string(),
+  chat_id: id,
+  content: z.string().optional(),
+  message_id: id.optional(),
+  /** Messages already showing a reply (an edit of a reply that grew past one message). */
+  message_ids: z.array(id).optional(),
+  thread_id: optText.optional(),
+  reply_to: optText.optional(),
+  thread_name: z.string().optional(),
+  /** The `target` of the inbound frame being answered. */
+  target: z.string().optional(),
+  /** `final`: the reply is complete (all of it is shown, in several messages if long). */
+  final: z.boolean().optional(),
+  /** Hermes gateways put a reply's thread here. */
+  metadata: z.object({ thread_id: z.union([z.string(), z.number()]).nullish() }).passthrough().optional(),
+});
+export type OutboundAction = z.infer<typeof OutboundAction>;
+export type OutboundActionIn = z.input<typeof OutboundAction>;
 
-export interface OutboundAction {
-  op: string;
-  chat_id: string;
-  content?: string;
-  message_id?: string;
-  thread_id?: string | null;
-  reply_to?: string | null;
-  thread_name?: string;
-}
-
-export interface OutboundResult {
-  success: boolean;
-  message_id?: string;
-  thread_id?: string;
+export const OutboundResult = z.object({
+  success: z.boolean(),
+  message_id: z.string().optional(),
+  /** Every message now showing the reply, first to last. */
+  message_ids: z.array(z.string()).optional(),
+  /** The whole content shows (false for a streaming update of a reply longer than one message). */
+  complete: z.boolean().optional(),
+  thread_id: z.string().optional(),
   /** thread_create: where messages of the new thread go (on Discord, the thread itself). */
-  chat_id?: string;
-  error?: string;
-  code?: string;
-}
+  chat_id: z.string().optional(),
+  error: z.string().optional(),
+  code: z.string().optional(),
+  /** Seconds the platform asked to wait (a 429). */
+  retry_after: z.number().optional(),
+});
+export type OutboundResult = z.infer<typeof OutboundResult>;
 
 /** Gateway → connector. */
-export type GatewayFrame =
-  | { type: "hello"; platform: string; botId: string }
-  | { type: "inbound_ack"; bufferId: string }
-  | { type: "interrupt"; session_key: string; reason?: string }
-  | { type: "outbound"; requestId: string; action: OutboundAction; platform?: string }
-  | { type: "going_idle" }
-  | { type: "ping" };
+export const GatewayFrame = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("hello"), platform: z.string(), botId: z.union([z.string(), z.number()]).optional() }),
+  z.object({ type: z.literal("inbound_ack"), bufferId: z.string() }),
+  z.object({ type: z.literal("interrupt"), session_key: z.string(), reason: z.string().optional() }),
+  z.object({ type: z.literal("outbound"), requestId: id, action: OutboundAction, platform: z.string().optional() }),
+  z.object({ type: z.literal("going_idle") }),
+  z.object({ type: z.literal("ping") }),
+]);
+export type GatewayFrame = z.infer<typeof GatewayFrame>;
 
 /** Connector → gateway. */
-export type ConnectorFrame =
-  | { type: "descriptor"; descriptor: Descriptor }
-  | { type: "inbound"; event: InboundEvent; bufferId: string }
-  | { type: "interrupt_inbound"; session_key: string; chat_id: string }
-  | { type: "outbound_result"; requestId: string; result: OutboundResult }
-  | { type: "going_idle_ack" }
-  | { type: "error"; code: string; message: string };
+export const ConnectorFrame = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("descriptor"), descriptor: Descriptor }),
+  z.object({ type: z.literal("inbound"), event: InboundEvent, bufferId: z.string() }),
+  z.object({ type: z.literal("interrupt_inbound"), session_key: z.string(), chat_id: id }),
+  z.object({ type: z.literal("outbound_result"), requestId: z.string(), result: OutboundResult }),
+  z.object({ type: z.literal("going_idle_ack") }),
+  z.object({ type: z.literal("error"), code: z.string(), message: z.string() }),
+  z.object({ type: z.literal("pong") }),
+]);
+export type ConnectorFrame = z.infer<typeof ConnectorFrame>;
 
-export function encodeFrame(frame: GatewayFrame | ConnectorFrame): string {
+/** A frame as sent (input shapes: ids may be numbers, optional fields absent). */
+export type GatewayFrameIn = z.input<typeof GatewayFrame>;
+export type ConnectorFrameIn = z.input<typeof ConnectorFrame>;
+
+export function encodeFrame(frame: GatewayFrameIn | ConnectorFrameIn): string {
   return `${JSON.stringify(frame)}\n`;
 }
+
+/** What one decoded object is: a known frame, a frame of an unknown type (ignored), or malformed. */
+export type Checked<F> = { kind: "frame"; frame: F } | { kind: "unknown"; type: string } | { kind: "malformed"; type: string; why: string };
+
+function check<S extends typeof GatewayFrame | typeof ConnectorFrame>(schema: S, known: readonly string[], obj: Record<string, unknown> & { type: string }): Checked<z.infer<S>> {
+  if (!known.includes(obj.type)) return { kind: "unknown", type: obj.type };
+  const parsed = schema.safeParse(obj);
+  if (parsed.success) return { kind: "frame", frame: parsed.data as z.infer<S> };
+  const issue = parsed.error.issues[0];
+  return { kind: "malformed", type: obj.type, why: `${issue?.path.join(".") || "frame"}: ${issue?.code ?? "invalid"}` };
+}
+
+const GATEWAY_TYPES = ["hello", "inbound_ack", "interrupt", "outbound", "going_idle", "ping"];
+const CONNECTOR_TYPES = ["descriptor", "inbound", "interrupt_inbound", "outbound_result", "going_idle_ack", "error", "pong"];
+
+export const checkGatewayFrame = (obj: Record<string, unknown> & { type: string }) => check(GatewayFrame, GATEWAY_TYPES, obj);
+export const checkConnectorFrame = (obj: Record<string, unknown> & { type: string }) => check(ConnectorFrame, CONNECTOR_TYPES, obj);
 
 /** What a chunk of text yielded. */
 export interface Decoded {
@@ -104,7 +162,7 @@ export interface Decoded {
   tooBig: boolean;
 }
 
-/** Splits text into frames, keeping a partial last line for the next chunk. */
+/** Splits text into JSON objects with a `type`, keeping a partial last line for the next chunk. */
 export class FrameDecoder {
   partial: string;
 
@@ -133,5 +191,37 @@ export class FrameDecoder {
       }
     }
     return out;
+  }
+}
+
+/** The `inbound` event of a platform event, as the gateway receives it. */
+export function inboundFrameEvent(event: PlatformEvent, sessionKey: string, where: { chatId: string; threadId: string | null }): InboundEventIn {
+  const { source } = event;
+  const text = event.kind === "message" ? event.text : event.kind === "command" ? `/${event.name}${event.args ? ` ${event.args}` : ""}` : `/${event.name}`;
+  return {
+    text,
+    message_id: event.messageId,
+    session_key: sessionKey,
+    target: JSON.stringify(event.target),
+    source: {
+      platform: source.platform,
+      chat_id: where.chatId || source.chatId,
+      chat_type: source.chatType,
+      user_id: source.userId,
+      user_name: source.userName ?? null,
+      thread_id: source.threadId ?? null,
+      ...(source.scopeId ? { scope_id: source.scopeId } : {}),
+    },
+  };
+}
+
+/** The reply target a gateway handed back, if it is one this connector made. */
+export function targetFromWire(v: string | undefined): ReplyTarget | null {
+  if (!v) return null;
+  try {
+    const t = JSON.parse(v) as Partial<ReplyTarget>;
+    return typeof t.platform === "string" && typeof t.ref === "string" && typeof t.private === "boolean" ? (t as ReplyTarget) : null;
+  } catch {
+    return null;
   }
 }

@@ -1,10 +1,25 @@
 import { joinUrl } from "../../agent/index.ts";
-import { codeForStatus, PLATFORM_TIMEOUT_MS, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage, type Verification } from "../types.ts";
-import { deferredResponse, inlineResponse, parseDiscordInteraction } from "./parse.ts";
+import { renderParts, showParts, type Part } from "../parts.ts";
+import {
+  codeForStatus,
+  decodeRef,
+  PLATFORM_TIMEOUT_MS,
+  PlatformApiError,
+  type Capabilities,
+  type CommandStyle,
+  type HandoffThread,
+  type Ingest,
+  type PlatformAdapter,
+  type PlatformEvent,
+  type ReplyTarget,
+  type Shown,
+  type Verification,
+} from "../types.ts";
+import { deferredResponse, discordTarget, ephemeral, parseDiscordInteraction } from "./parse.ts";
 import { verifyDiscord } from "./verify.ts";
 
-export { DISCORD_COMMANDS, parseDiscordInteraction } from "./parse.ts";
-export { verifyDiscord } from "./verify.ts";
+export { ASK_MESSAGE_COMMAND, DISCORD_COMMANDS, discordSource, discordTarget, parseDiscordInteraction } from "./parse.ts";
+export { DISCORD_MAX_SKEW_S, verifyDiscord } from "./verify.ts";
 
 export interface DiscordSettings {
   applicationId: string;
@@ -27,6 +42,9 @@ export const DISCORD_CAPABILITIES: Capabilities = {
 /** Seed message text that anchors a handoff thread in the home channel. */
 export const HANDOFF_SEED = "🔀 A session was handed off here from the CLI; the conversation continues in the thread below.";
 
+/** The id the deferred response of an interaction is edited as. */
+const ORIGINAL = "@original";
+
 /** Discord caps thread names at 100; we keep them to 80 with "..." when cut. */
 export function threadName(name: string): string {
   const one = name.replace(/\s+/g, " ").trim() || "hermes session";
@@ -42,6 +60,7 @@ export function redact(path: string): string {
 export class DiscordAdapter implements PlatformAdapter {
   readonly name = "discord" as const;
   readonly capabilities = DISCORD_CAPABILITIES;
+  readonly commands: CommandStyle = { prefix: "/", howToTalk: 'Use /ask to talk to the agent (in handoff threads too), or "Ask hermes" on any message.' };
   readonly #s: DiscordSettings;
   readonly #fetch: typeof fetch;
 
@@ -54,17 +73,17 @@ export class DiscordAdapter implements PlatformAdapter {
     return verifyDiscord(headers, rawBody, this.#s.publicKey, now);
   }
 
-  async parse(rawBody: string): Promise<Intake> {
-    return parseDiscordInteraction(rawBody);
+  ingest(body: string): Ingest {
+    return parseDiscordInteraction(body);
   }
 
-  /** Commands are answered within 3 s with "thinking…"; the reply then edits it. */
-  acknowledge(_message: InboundMessage): Response {
-    return deferredResponse();
+  /** Interactions are answered within 3 s with "thinking…" (ephemeral for commands); the reply then edits it. */
+  ack(event: PlatformEvent): Response {
+    return deferredResponse({ ephemeral: event.kind !== "message" });
   }
 
-  respondInline(_message: InboundMessage, text: string): Response {
-    return inlineResponse(text.length <= 2000 ? text : `${text.slice(0, 1997)}...`);
+  answerInline(_event: PlatformEvent, text: string): Response {
+    return ephemeral(text.length <= 2000 ? text : `${text.slice(0, 1997)}...`);
   }
 
   async #request<T>(method: string, path: string, body: unknown, auth: boolean): Promise<T> {
@@ -80,7 +99,7 @@ export class DiscordAdapter implements PlatformAdapter {
       throw new PlatformApiError("discord", "network", `Discord unreachable: ${err instanceof Error ? err.message : String(err)}`);
     }
     if (res.status === 204) return undefined as T;
-    const data = (await res.json().catch(() => ({}))) as { message?: string; retry_after?: number; code?: number };
+    const data = (await res.json().catch(() => ({}))) as { message?: string; retry_after?: number };
     if (!res.ok) {
       const retryAfter = res.status === 429 ? (data.retry_after ?? Number(res.headers.get("retry-after") ?? "1")) : undefined;
       throw new PlatformApiError("discord", codeForStatus(res.status), `Discord ${method} ${redact(path)}: ${res.status} ${data.message ?? ""}`.trim(), {
@@ -91,34 +110,51 @@ export class DiscordAdapter implements PlatformAdapter {
     return data as T;
   }
 
-  async send(target: ReplyTarget, text: string, part = 0): Promise<SentMessage> {
-    const content = { content: text, allowed_mentions: { parse: [] } };
-    if (target.interaction) {
-      const hook = `webhooks/${target.interaction.applicationId}/${target.interaction.token}`;
-      if (part === 0) {
-        await this.#request("PATCH", `${hook}/messages/@original`, content, false);
-        return { messageId: "@original" };
-      }
-      const msg = await this.#request<{ id: string }>("POST", `${hook}?wait=true`, content, false);
-      return { messageId: msg.id };
-    }
-    const msg = await this.#request<{ id: string }>("POST", `channels/${target.threadId ?? target.chatId}/messages`, content, true);
-    return { messageId: msg.id };
+  #where(target: ReplyTarget) {
+    const r = decodeRef(target.ref);
+    const hook = r.a && r.k ? `webhooks/${r.a}/${r.k}` : null;
+    return { channel: r.t ?? r.c ?? "", hook };
   }
 
-  async edit(target: ReplyTarget, messageId: string, text: string): Promise<void> {
-    const content = { content: text, allowed_mentions: { parse: [] } };
-    if (target.interaction) {
-      await this.#request("PATCH", `webhooks/${target.interaction.applicationId}/${target.interaction.token}/messages/${messageId}`, content, false);
-      return;
+  async #send(target: ReplyTarget, part: Part, first: boolean): Promise<string> {
+    const content = { content: part.text, allowed_mentions: { parse: [] } };
+    const { channel, hook } = this.#where(target);
+    if (hook) {
+      // The interaction's deferred response is the reply's first message.
+      if (first) {
+        await this.#request("PATCH", `${hook}/messages/${ORIGINAL}`, content, false);
+        return ORIGINAL;
+      }
+      return (await this.#request<{ id: string }>("POST", `${hook}?wait=true`, content, false)).id;
     }
-    await this.#request("PATCH", `channels/${target.threadId ?? target.chatId}/messages/${messageId}`, content, true);
+    return (await this.#request<{ id: string }>("POST", `channels/${channel}/messages`, content, true)).id;
+  }
+
+  async #edit(target: ReplyTarget, id: string, part: Part): Promise<void> {
+    const content = { content: part.text, allowed_mentions: { parse: [] } };
+    const { channel, hook } = this.#where(target);
+    if (hook) await this.#request("PATCH", `${hook}/messages/${id}`, content, false);
+    else await this.#request("PATCH", `channels/${channel}/messages/${id}`, content, true);
+  }
+
+  show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
+    const parts = renderParts(markdown, { limit: this.capabilities.maxMessageLength, unit: this.capabilities.lengthUnit }, mode);
+    return showParts({ send: (p, i) => this.#send(target, p, i === 0 && ids.length === 0), edit: (id, p) => this.#edit(target, id, p) }, parts, ids, mode);
+  }
+
+  /** A new message; through an interaction, a follow-up (its deferred response may be edited already). */
+  async post(target: ReplyTarget, markdown: string): Promise<string[]> {
+    const parts = renderParts(markdown, { limit: this.capabilities.maxMessageLength, unit: this.capabilities.lengthUnit }, "final");
+    const out: string[] = [];
+    for (const p of parts) out.push(await this.#send(target, p, false));
+    return out;
   }
 
   /** An interaction already shows "thinking…"; elsewhere, the channel's typing indicator. */
   async typing(target: ReplyTarget): Promise<void> {
-    if (target.interaction || !this.#s.botToken) return;
-    await this.#request("POST", `channels/${target.threadId ?? target.chatId}/typing`, undefined, true);
+    const { channel, hook } = this.#where(target);
+    if (hook || !this.#s.botToken) return;
+    await this.#request("POST", `channels/${channel}/typing`, undefined, true);
   }
 
   /** A visible seed message in the home channel and a thread on it. */
@@ -135,12 +171,17 @@ export class DiscordAdapter implements PlatformAdapter {
     }
   }
 
-  async sourceFor(chatId: string, threadId: string | null) {
+  async destination(chatId: string, threadId: string | null) {
     return {
       source: threadId
         ? { platform: "discord" as const, chatType: "thread" as const, chatId: threadId, threadId }
         : { platform: "discord" as const, chatType: "group" as const, chatId, threadId: null },
-      target: { platform: "discord" as const, chatId: threadId ?? chatId, threadId, isPrivate: false },
+      target: discordTarget(threadId ?? chatId, threadId, false),
     };
+  }
+
+  describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
+    const r = decodeRef(target.ref);
+    return { chatId: r.c ?? "", threadId: r.t ?? null };
   }
 }

@@ -1,90 +1,111 @@
 import { InteractionResponseFlags, InteractionResponseType, InteractionType } from "discord-interactions";
 import { checkJson } from "../boundary.ts";
-import type { Intake, InboundMessage, SessionSource } from "../types.ts";
-import { DiscordInteraction, type DiscordUser } from "./schema.ts";
+import { encodeRef, isCommandName, type Attachment, type Ingest, type ReplyTarget, type SessionSource } from "../types.ts";
+import { DiscordInteraction, type DiscordAttachment, type DiscordUser } from "./schema.ts";
 
 /** Thread channel types: announcement, public and private threads. */
 const THREAD_TYPES = new Set([10, 11, 12]);
 
-type Interaction = DiscordInteraction;
+/** Application command kinds (data.type). */
+const CHAT_INPUT = 1;
+const MESSAGE_COMMAND = 3;
 
-/** The slash commands this bot registers (see setup). `ask` carries a message; the rest are chat commands. */
+/** The message context-menu command this app registers: runs a turn on the message it is used on. */
+export const ASK_MESSAGE_COMMAND = "Ask hermes";
+
+/** The commands this app registers (see setup). `ask` carries a message; the rest are chat commands. */
 export const DISCORD_COMMANDS = [
-  { name: "ask", description: "Talk to the agent", options: [{ type: 3, name: "prompt", description: "Your message", required: true }] },
+  { name: "ask", description: "Talk to the agent", options: [{ type: 3, name: "prompt", description: "Your message", required: true }, { type: 11, name: "file", description: "A file, picture or voice note for the agent", required: false }] },
   { name: "stop", description: "Stop the reply that is running in this chat" },
   { name: "new", description: "Start a fresh session here" },
-  { name: "resume", description: "Continue an earlier session here", options: [{ type: 3, name: "session", description: "Session id or title (empty: list recent)", required: false }] },
+  { name: "resume", description: "Continue an earlier session here", options: [{ type: 3, name: "session", description: "Session id or title (empty: list recent)", required: false, autocomplete: true }] },
   { name: "sethome", description: "Make this chat the home channel for handoffs" },
+  { name: "status", description: "This chat's session: model, context use, whether a turn runs" },
+  { name: "whoami", description: "Your user id here, and whether you may use this bot" },
   { name: "help", description: "What this bot can do" },
+  { name: ASK_MESSAGE_COMMAND, type: MESSAGE_COMMAND },
 ] as const;
 
-const ephemeral = (content: string) =>
-  Response.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL } });
+/** The option of each command that carries its argument. */
+const ARG_OPTION: Record<string, string> = { resume: "session" };
+
+export function ephemeral(content: string): Response {
+  return Response.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL, allowed_mentions: { parse: [] } } });
+}
+
+/** The reply target of an interaction (its token edits the deferred response) or of a channel. */
+export function discordTarget(channelId: string, threadId: string | null, isPrivate: boolean, interaction?: { applicationId: string; token: string }): ReplyTarget {
+  return { platform: "discord", private: isPrivate, ref: encodeRef({ c: channelId, t: threadId, a: interaction?.applicationId, k: interaction?.token }) };
+}
 
 /**
  * The source of an interaction: a DM, a guild channel (a group, per user), or a thread,
  * keyed on the thread's own id as both chat and thread (one shared session per thread).
  */
-export function discordSource(i: Pick<Interaction, "guild_id" | "channel_id" | "channel">, user: DiscordUser): SessionSource {
+export function discordSource(i: Pick<DiscordInteraction, "guild_id" | "channel_id" | "channel">, user: DiscordUser): SessionSource {
   const channelId = i.channel?.id ?? i.channel_id ?? "";
   const base = { platform: "discord" as const, userId: user.id, userName: user.global_name ?? user.username ?? null };
   if (!i.guild_id) return { ...base, chatType: "dm", chatId: channelId, threadId: null };
-  if (i.channel && THREAD_TYPES.has(i.channel.type)) {
-    return { ...base, chatType: "thread", chatId: channelId, threadId: channelId };
-  }
+  if (i.channel && THREAD_TYPES.has(i.channel.type)) return { ...base, chatType: "thread", chatId: channelId, threadId: channelId };
   return { ...base, chatType: "group", chatId: channelId, threadId: null };
 }
 
-/** Parses an interaction: PING → PONG, application commands → messages or chat commands. */
-export function parseDiscordInteraction(body: string): Intake {
+function attachment(a: DiscordAttachment): Attachment {
+  const mime = a.content_type ?? null;
+  const kind: Attachment["kind"] = mime?.startsWith("image/") ? "image" : mime?.startsWith("audio/") ? "audio" : mime?.startsWith("video/") ? "video" : "document";
+  return { kind, name: a.filename ?? null, mime, size: a.size ?? null, ref: a.url ?? "" };
+}
+
+/**
+ * Parses an interaction: PING → PONG; our slash commands and the "Ask hermes" message
+ * command → events; anything else (components, modals, user commands, commands we do not
+ * register) gets a clear ephemeral answer, never a turn.
+ */
+export function parseDiscordInteraction(body: string): Ingest {
   const checked = checkJson(body, DiscordInteraction);
   // Discord does not retry interactions: a malformed one is answered 400 (and logged).
   if (!checked.ok) return { kind: "respond", response: Response.json({ error: { code: "bad_request", message: checked.reason } }, { status: 400 }), malformed: checked.reason };
   const i = checked.value;
   if (i.type === InteractionType.PING) return { kind: "respond", response: Response.json({ type: InteractionResponseType.PONG }) };
-  if (i.type !== InteractionType.APPLICATION_COMMAND) {
-    return { kind: "respond", response: ephemeral("This interaction is not supported; use /ask.") };
+  if (i.type === InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE) {
+    return { kind: "respond", response: Response.json({ type: InteractionResponseType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT, data: { choices: [] } }) };
   }
+  if (i.type !== InteractionType.APPLICATION_COMMAND) return { kind: "respond", response: ephemeral("This interaction is not supported here; use /ask.") };
   const user = i.member?.user ?? i.user;
-  const name = i.data?.name?.toLowerCase();
-  if (!user || !name || !i.id || !i.token) return { kind: "ignore", reason: "incomplete interaction" };
+  if (!user) return { kind: "respond", response: ephemeral("Discord did not say who sent this, so it cannot be answered.") };
   if (user.bot) return { kind: "ignore", reason: "from a bot" };
+  const name = i.data?.name ?? "";
+  const source = discordSource(i, user);
+  const interaction = { applicationId: i.application_id, token: i.token };
+  const base = { deliveryId: i.id, messageId: i.id, source, target: discordTarget(source.threadId ?? source.chatId, source.threadId ?? null, source.chatType === "dm", interaction), addressed: true as const };
+
+  if (i.data?.type === MESSAGE_COMMAND && name === ASK_MESSAGE_COMMAND) {
+    const m = i.data.target_id ? i.data.resolved?.messages?.[i.data.target_id] : undefined;
+    if (!m) return { kind: "respond", response: ephemeral("That message could not be read.") };
+    const attachments = (m.attachments ?? []).map(attachment);
+    if (!m.content?.trim() && attachments.length === 0) return { kind: "respond", response: ephemeral("That message has nothing to ask about.") };
+    return { kind: "event", event: { ...base, kind: "message", text: m.content ?? "", attachments, bindsThread: false } };
+  }
+  if (i.data?.type !== undefined && i.data.type !== CHAT_INPUT) return { kind: "respond", response: ephemeral(`"${name}" is not a command of this bot; try /ask or /help.`) };
+  const options = i.data?.options ?? [];
+  if (options.some((o) => o.options !== undefined)) return { kind: "respond", response: ephemeral(`/${name} has options this bot does not know; re-register its commands with \`hermes-edge setup discord\`.`) };
   const option = (n: string) => {
-    const v = i.data?.options?.find((o) => o.name === n)?.value;
+    const v = options.find((o) => o.name === n)?.value;
     return typeof v === "string" ? v : "";
   };
-  const source = discordSource(i, user);
-  const channelId = source.threadId ?? source.chatId;
-  const isAsk = name === "ask";
-  const text = isAsk ? option("prompt") : `/${name}${name === "resume" && option("session") ? ` ${option("session")}` : ""}`;
-  if (isAsk && text.trim() === "") return { kind: "respond", response: ephemeral("Give /ask a prompt.") };
-  const message: InboundMessage = {
-    deliveryId: i.id,
-    messageId: i.id,
-    text,
-    source,
-    addressed: true,
-    command: isAsk ? null : { name, args: name === "resume" ? option("session") : "" },
-    target: {
-      platform: "discord",
-      chatId: channelId,
-      threadId: source.threadId ?? null,
-      isPrivate: source.chatType === "dm",
-      interaction: { applicationId: i.application_id, token: i.token },
-    },
-  };
-  return { kind: "message", message };
+  if (name === "ask") {
+    const fileId = options.find((o) => o.name === "file")?.value;
+    const file = typeof fileId === "string" ? i.data?.resolved?.attachments?.[fileId] : undefined;
+    const attachments = file ? [attachment(file)] : [];
+    const text = option("prompt");
+    if (text.trim() === "" && attachments.length === 0) return { kind: "respond", response: ephemeral("Give /ask a prompt.") };
+    return { kind: "event", event: { ...base, kind: "message", text, attachments, bindsThread: false } };
+  }
+  if (!isCommandName(name)) return { kind: "respond", response: ephemeral(`/${name} is not a command of this bot (it may be left over from an older setup): use /ask, or /help for the list.`) };
+  return { kind: "event", event: { ...base, kind: "command", name, args: ARG_OPTION[name] ? option(ARG_OPTION[name]) : "" } };
 }
 
-/** The immediate answer to a command that will be answered later: "thinking…". */
-export function deferredResponse(): Response {
-  return Response.json({ type: InteractionResponseType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE });
-}
-
-/**
- * The immediate answer that is itself the reply: commands, refusals, notes. Ephemeral (only
- * the user who typed the command sees it): session lists and refusals are nobody else's.
- */
-export function inlineResponse(content: string): Response {
-  return Response.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL } });
+/** "Thinking…", answered later by editing it; ephemeral for command answers (nobody else's business). */
+export function deferredResponse(opts: { ephemeral: boolean }): Response {
+  return Response.json({ type: InteractionResponseType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, ...(opts.ephemeral ? { data: { flags: InteractionResponseFlags.EPHEMERAL } } : {}) });
 }

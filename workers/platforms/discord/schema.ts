@@ -32,6 +32,21 @@ export const DiscordOption: z.ZodType<DiscordOption> = z.lazy(() =>
   }),
 );
 
+const DiscordAttachment = z.object({
+  id: snowflake,
+  filename: z.string().optional(),
+  content_type: z.string().optional(),
+  size: z.number().int().nonnegative().optional(),
+  url: z.string().url().optional(),
+});
+
+const ResolvedMessage = z.object({
+  id: snowflake,
+  content: z.string().optional(),
+  author: DiscordUser.optional(),
+  attachments: z.array(DiscordAttachment).optional(),
+});
+
 export const DiscordInteraction = z.object({
   id: snowflake,
   type: z.number().int(),
@@ -49,9 +64,16 @@ export const DiscordInteraction = z.object({
       type: z.number().int().optional(),
       target_id: snowflake.optional(),
       options: z.array(DiscordOption).optional(),
+      resolved: z
+        .object({
+          messages: z.record(z.string(), ResolvedMessage).optional(),
+          attachments: z.record(z.string(), DiscordAttachment).optional(),
+        })
+        .optional(),
     })
     .optional(),
 });
 
 export type DiscordInteraction = z.infer<typeof DiscordInteraction>;
 export type DiscordUser = z.infer<typeof DiscordUser>;
+export type DiscordAttachment = z.infer<typeof DiscordAttachment>;

@@ -1,9 +1,24 @@
 import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from "@slack/web-api";
-import { mapErrors, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage, type Verification } from "../types.ts";
-import { parseSlackBody } from "./parse.ts";
+import { renderParts, showParts, type Part } from "../parts.ts";
+import {
+  decodeRef,
+  mapErrors,
+  PLATFORM_TIMEOUT_MS,
+  PlatformApiError,
+  type Capabilities,
+  type CommandStyle,
+  type HandoffThread,
+  type Ingest,
+  type PlatformAdapter,
+  type PlatformEvent,
+  type ReplyTarget,
+  type Shown,
+  type Verification,
+} from "../types.ts";
+import { parseSlackBody, slackTarget } from "./parse.ts";
 import { verifySlack } from "./verify.ts";
 
-export { parseSlackBody, SLACK_SLASH_COMMAND } from "./parse.ts";
+export { parseSlackBody, SLACK_SLASH_COMMAND, slackSource, slackTarget } from "./parse.ts";
 export { SLACK_MAX_SKEW_S, verifySlack } from "./verify.ts";
 
 export interface SlackSettings {
@@ -35,16 +50,17 @@ export function workerdSafeFetch(inner: typeof fetch): typeof fetch {
 }
 
 function toPlatformError(err: unknown): Error {
-  const e = err as { code?: string; data?: { error?: string }; retryAfter?: number; message?: string };
+  const e = err as { code?: string; data?: { error?: string }; retryAfter?: number; message?: string; statusCode?: number };
   if (e.code === ErrorCode.RateLimitedError) {
     return new PlatformApiError("slack", "rate_limited", "Slack rate limit", { status: 429, retryAfter: (err as WebAPIRateLimitedError).retryAfter });
   }
   if (e.code === ErrorCode.PlatformError) {
     const slack = (err as WebAPIPlatformError).data.error;
-    const code = slack === "invalid_auth" || slack === "not_authed" || slack === "token_revoked" ? "unauthorized" : slack === "channel_not_found" ? "not_found" : "rejected";
+    const code = slack === "invalid_auth" || slack === "not_authed" || slack === "token_revoked" || slack === "account_inactive" ? "unauthorized" : slack === "channel_not_found" || slack === "message_not_found" ? "not_found" : slack === "fatal_error" || slack === "service_unavailable" ? "unavailable" : "rejected";
     return new PlatformApiError("slack", code, `Slack: ${slack}`);
   }
-  if (e.code === ErrorCode.RequestError || e.code === ErrorCode.HTTPError) return new PlatformApiError("slack", "network", `Slack unreachable: ${e.message ?? ""}`);
+  if (e.code === ErrorCode.HTTPError) return new PlatformApiError("slack", (e.statusCode ?? 500) >= 500 ? "unavailable" : "rejected", `Slack answered HTTP ${e.statusCode ?? "?"}`);
+  if (e.code === ErrorCode.RequestError) return new PlatformApiError("slack", "network", `Slack unreachable: ${e.message ?? ""}`);
   return err instanceof Error ? err : new Error(String(err));
 }
 
@@ -54,18 +70,21 @@ const call = <T>(fn: () => Promise<T>) => mapErrors(fn, toPlatformError);
 export class SlackAdapter implements PlatformAdapter {
   readonly name = "slack" as const;
   readonly capabilities = SLACK_CAPABILITIES;
+  readonly commands: CommandStyle = { prefix: "/hermes ", howToTalk: "Message me directly, mention me in a channel, reply in a thread I am in, or type /hermes <your question>." };
   readonly #s: SlackSettings;
   readonly #client: WebClient;
+  readonly #fetch: typeof fetch;
 
   constructor(settings: SlackSettings) {
     this.#s = settings;
+    this.#fetch = settings.fetch ?? ((input, init) => fetch(input, init));
     this.#client = new WebClient(settings.botToken, {
       slackApiUrl: settings.apiUrl.endsWith("/") ? settings.apiUrl : `${settings.apiUrl}/`,
-      fetch: workerdSafeFetch(settings.fetch ?? ((input, init) => fetch(input, init))),
+      fetch: workerdSafeFetch(this.#fetch),
       // 429s come back as errors carrying retry-after; the reply streamer honours them.
       rejectRateLimitedCalls: true,
       retryConfig: { retries: 0 },
-      timeout: 10_000,
+      timeout: PLATFORM_TIMEOUT_MS,
     });
   }
 
@@ -73,27 +92,53 @@ export class SlackAdapter implements PlatformAdapter {
     return verifySlack(headers, rawBody, this.#s.signingSecret, now);
   }
 
-  async parse(rawBody: string, headers: Headers): Promise<Intake> {
-    return parseSlackBody(rawBody, headers.get("content-type") ?? "");
+  ingest(body: string, headers: Headers): Ingest {
+    return parseSlackBody(body, headers.get("content-type") ?? "");
   }
 
-  acknowledge(_message: InboundMessage): Response {
+  ack(_event: PlatformEvent): Response {
     return new Response(null, { status: 200 });
   }
 
   /** Slash commands answer with their reply in the HTTP response (seen only by the user); events cannot. */
-  respondInline(message: InboundMessage, text: string): Response | null {
-    if (!message.deliveryId.startsWith("slash:")) return null;
+  answerInline(event: PlatformEvent, text: string): Response | null {
+    if (!event.deliveryId.startsWith("slash:")) return null;
     return Response.json({ response_type: "ephemeral", text });
   }
 
-  async send(target: ReplyTarget, text: string): Promise<SentMessage> {
-    const res = await call(() => this.#client.chat.postMessage({ channel: target.chatId, text, ...(target.threadId ? { thread_ts: target.threadId } : {}) }));
-    return { messageId: String(res.ts) };
+  /** A slash command's later answer: POSTed to its `response_url`, seen only by the user. */
+  async #respond(url: string, text: string): Promise<string> {
+    let res: Response;
+    try {
+      res = await this.#fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ response_type: "ephemeral", text }), signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS) });
+    } catch (err) {
+      throw new PlatformApiError("slack", "network", `Slack unreachable: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await res.body?.cancel();
+    if (!res.ok) throw new PlatformApiError("slack", res.status >= 500 ? "unavailable" : res.status === 404 ? "not_found" : "rejected", `Slack response_url answered HTTP ${res.status}`, { status: res.status });
+    return "response_url";
   }
 
-  async edit(target: ReplyTarget, messageId: string, text: string): Promise<void> {
-    await call(() => this.#client.chat.update({ channel: target.chatId, ts: messageId, text }));
+  async #send(target: ReplyTarget, part: Part): Promise<string> {
+    const r = decodeRef(target.ref);
+    if (r.u) return this.#respond(r.u, part.text);
+    const res = await call(() => this.#client.chat.postMessage({ channel: r.c ?? "", text: part.text, ...(r.t ? { thread_ts: r.t } : {}) }));
+    return String(res.ts);
+  }
+
+  async #edit(target: ReplyTarget, id: string, part: Part): Promise<void> {
+    const r = decodeRef(target.ref);
+    if (r.u) return void (await this.#respond(r.u, part.text));
+    await call(() => this.#client.chat.update({ channel: r.c ?? "", ts: id, text: part.text }));
+  }
+
+  show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
+    const parts = renderParts(markdown, { limit: this.capabilities.maxMessageLength, unit: this.capabilities.lengthUnit }, mode);
+    return showParts({ send: (p) => this.#send(target, p), edit: (id, p) => this.#edit(target, id, p) }, parts, ids, mode);
+  }
+
+  async post(target: ReplyTarget, markdown: string): Promise<string[]> {
+    return (await this.show(target, markdown, [], "final")).ids;
   }
 
   /** Slack threads hang off a message: the seed message's ts anchors the thread. */
@@ -114,12 +159,17 @@ export class SlackAdapter implements PlatformAdapter {
     return team;
   }
 
-  async sourceFor(chatId: string, threadId: string | null) {
+  async destination(chatId: string, threadId: string | null) {
     const dm = chatId.startsWith("D");
-    const workspaceId = await this.workspaceId();
+    const scopeId = await this.workspaceId();
     return {
-      source: { platform: "slack" as const, workspaceId, chatType: dm ? ("dm" as const) : ("group" as const), chatId, threadId },
-      target: { platform: "slack" as const, chatId, threadId, isPrivate: dm },
+      source: { platform: "slack" as const, scopeId, chatType: dm ? ("dm" as const) : ("group" as const), chatId, threadId },
+      target: slackTarget(chatId, threadId, dm),
     };
+  }
+
+  describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
+    const r = decodeRef(target.ref);
+    return { chatId: r.c ?? "", threadId: r.t ?? null };
   }
 }

@@ -1,9 +1,14 @@
 import { checkJson, malformed } from "../boundary.ts";
-import type { ChatType, Intake, InboundMessage, SessionSource } from "../types.ts";
-import { SlackEnvelope } from "./schema.ts";
+import { encodeRef, isCommandName, type Attachment, type ChatType, type Ingest, type PlatformEvent, type ReplyTarget, type SessionSource } from "../types.ts";
+import { SlackEnvelope, type SlackEvent } from "./schema.ts";
 
-/** The slash command this app registers: `/hermes stop`, `/hermes resume abc`, … */
+/** The slash command this app registers: `/hermes stop`, `/hermes resume abc`, `/hermes <a prompt>`. */
 export const SLACK_SLASH_COMMAND = "/hermes";
+
+/** Message subtypes that are a person talking: a file with text, a thread reply also sent to the channel. */
+const HUMAN_SUBTYPES = new Set(["file_share", "thread_broadcast"]);
+/** Users that are Slack itself (Slackbot, system notices): never answered, never refused. */
+const SLACK_ITSELF = new Set(["USLACKBOT", "USLACK"]);
 
 function chatTypeOf(channelType: string | undefined, channel: string): ChatType {
   return channelType === "im" || (!channelType && channel.startsWith("D")) ? "dm" : "group";
@@ -11,62 +16,77 @@ function chatTypeOf(channelType: string | undefined, channel: string): ChatType 
 
 /**
  * The source of a message: DMs are `dm` (a thread in a DM adds its thread), channels and
- * group DMs are `group`; a thread is its channel plus the thread's root ts.
+ * group DMs are `group`; a thread is its channel plus the thread's root ts. The workspace is
+ * the source's scope (part of the session key).
  */
 export function slackSource(team: string, channel: string, channelType: string | undefined, user: string, threadTs: string | null): SessionSource {
-  return { platform: "slack", workspaceId: team, chatId: channel, userId: user, chatType: chatTypeOf(channelType, channel), threadId: threadTs };
+  return { platform: "slack", scopeId: team || null, chatId: channel, userId: user, chatType: chatTypeOf(channelType, channel), threadId: threadTs };
+}
+
+/** A reply target: a channel (and thread), or a slash command's `response_url` (ephemeral answers). */
+export function slackTarget(channel: string, threadTs: string | null, isPrivate: boolean, responseUrl?: string): ReplyTarget {
+  return { platform: "slack", private: isPrivate, ref: encodeRef({ c: channel, t: threadTs, u: responseUrl }) };
 }
 
 function stripMention(text: string, botUserId: string | null): string {
   if (!botUserId) return text.trim();
-  return text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), "").replace(/\s+/g, " ").trim();
+  return text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), "").replace(/[ \t]+/g, " ").trim();
 }
 
-/** `stop`, `resume abc` typed after a mention or in a DM, written as `/stop` or `!stop`. */
+function fileOf(f: NonNullable<SlackEvent["files"]>[number]): Attachment {
+  const mime = f.mimetype ?? null;
+  const kind: Attachment["kind"] = mime?.startsWith("image/") ? "image" : mime?.startsWith("audio/") ? "audio" : mime?.startsWith("video/") ? "video" : "document";
+  return { kind, name: f.name ?? null, mime, size: f.size ?? null, ref: f.url_private_download ?? f.url_private ?? "" };
+}
+
+/** `stop`, `resume abc` written as `/stop` or `!stop` after a mention, in a DM or a thread. */
 function textCommand(text: string): { name: string; args: string } | null {
-  const m = /^[/!](stop|new|resume|sethome|help)\b\s*(.*)$/is.exec(text.trim());
+  const m = /^[/!]([a-z]+)\b\s*(.*)$/is.exec(text.trim());
   return m ? { name: m[1]!.toLowerCase(), args: m[2]!.trim() } : null;
 }
 
-function parseSlashCommand(body: string): Intake {
+function parseSlashCommand(body: string): Ingest {
   const form = new URLSearchParams(body);
   const command = form.get("command");
   const channel = form.get("channel_id");
   const user = form.get("user_id");
-  const team = form.get("team_id");
+  const team = form.get("team_id") ?? "";
   const trigger = form.get("trigger_id");
-  if (command !== SLACK_SLASH_COMMAND || !channel || !user || !team || !trigger) return { kind: "ignore", reason: "unknown slash command" };
-  const [name = "help", ...rest] = (form.get("text") ?? "").trim().split(/\s+/);
+  if (command !== SLACK_SLASH_COMMAND || !channel || !user || !trigger) return { kind: "ignore", reason: "unknown slash command" };
+  const responseUrl = form.get("response_url") ?? "";
   const source = slackSource(team, channel, undefined, user, null);
-  const message: InboundMessage = {
+  const text = (form.get("text") ?? "").trim();
+  const [word = "", ...rest] = text.split(/\s+/);
+  const base = {
     deliveryId: `slash:${trigger}`,
     messageId: trigger,
-    text: `/${name} ${rest.join(" ")}`.trim(),
     source,
-    addressed: true,
-    command: { name: name.toLowerCase(), args: rest.join(" ") },
-    target: { platform: "slack", chatId: channel, threadId: null, isPrivate: source.chatType === "dm" },
+    // Command answers go to the user alone; a prompt's reply is posted in the channel.
+    target: slackTarget(channel, null, source.chatType === "dm", /^https:\/\//.test(responseUrl) ? responseUrl : undefined),
+    addressed: true as const,
   };
-  return { kind: "message", message };
+  if (text === "") return { kind: "event", event: { ...base, kind: "command", name: "help", args: "" } };
+  const name = word.toLowerCase();
+  if (isCommandName(name)) return { kind: "event", event: { ...base, kind: "command", name, args: rest.join(" ") } };
+  return { kind: "event", event: { ...base, target: slackTarget(channel, null, source.chatType === "dm"), kind: "message", text, attachments: [], bindsThread: false } };
 }
 
 /**
- * Parses an Events API delivery (or a slash command). Messages from bots, from this app
- * and edits are ignored; a channel message that mentions the bot is left to its
- * `app_mention` twin so it is not answered twice.
+ * Parses an Events API delivery (or a slash command). Messages from bots, from this app,
+ * from Slack itself and edits are ignored; a channel message that mentions the bot is left
+ * to its `app_mention` twin so it is not answered twice.
  */
-export function parseSlackBody(body: string, contentType: string): Intake {
+export function parseSlackBody(body: string, contentType: string): Ingest {
   if (contentType.includes("application/x-www-form-urlencoded")) return parseSlashCommand(body);
   const checked = checkJson(body, SlackEnvelope);
   if (!checked.ok) return malformed(checked.reason);
   const env = checked.value;
-  if (env.type === "url_verification") {
-    return { kind: "respond", response: Response.json({ challenge: String(env.challenge ?? "") }) };
-  }
+  if (env.type === "url_verification") return { kind: "respond", response: Response.json({ challenge: String(env.challenge ?? "") }) };
   if (env.type !== "event_callback" || !env.event || !env.event_id) return { kind: "ignore", reason: "unsupported payload type" };
   const ev = env.event;
   const botUserId = env.authorizations?.find((a) => a.is_bot !== false)?.user_id ?? null;
-  if (ev.bot_id || ev.subtype || !ev.user || ev.user === botUserId) return { kind: "ignore", reason: "not a person's new message" };
+  if (ev.subtype && !HUMAN_SUBTYPES.has(ev.subtype)) return { kind: "ignore", reason: `subtype ${ev.subtype}` };
+  if (ev.bot_id || !ev.user || ev.user === botUserId || SLACK_ITSELF.has(ev.user)) return { kind: "ignore", reason: "not a person's new message" };
   if (ev.type !== "message" && ev.type !== "app_mention") return { kind: "ignore", reason: `unsupported event ${ev.type}` };
   if (!ev.channel || !ev.ts) return { kind: "ignore", reason: "incomplete event" };
   const team = env.team_id ?? ev.team ?? "";
@@ -78,15 +98,13 @@ export function parseSlackBody(body: string, contentType: string): Intake {
   const thread = ev.thread_ts ?? (!isDm && ev.type === "app_mention" ? ev.ts : null);
   const source = slackSource(team, ev.channel, ev.channel_type, ev.user, thread);
   const text = stripMention(raw, botUserId);
-  if (text === "") return { kind: "ignore", reason: "no text" };
-  const message: InboundMessage = {
-    deliveryId: env.event_id,
-    messageId: ev.ts,
-    text,
-    source,
-    addressed: isDm || ev.type === "app_mention",
-    command: textCommand(text),
-    target: { platform: "slack", chatId: ev.channel, threadId: thread, isPrivate: isDm },
-  };
-  return { kind: "message", message };
+  const attachments = (ev.files ?? []).map(fileOf).filter((a) => a.ref !== "");
+  if (text === "" && attachments.length === 0) return { kind: "ignore", reason: "nothing in it" };
+  const base = { deliveryId: env.event_id, messageId: ev.ts, source, target: slackTarget(ev.channel, thread, isDm), addressed: isDm || ev.type === "app_mention" };
+  const cmd = textCommand(text);
+  let event: PlatformEvent;
+  if (cmd && isCommandName(cmd.name)) event = { ...base, kind: "command", name: cmd.name, args: cmd.args };
+  // The thread a channel mention is in (or opens) then goes on without mentions.
+  else event = { ...base, kind: "message", text, attachments, bindsThread: !isDm && ev.type === "app_mention" };
+  return { kind: "event", event };
 }

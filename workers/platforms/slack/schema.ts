@@ -5,6 +5,15 @@ import { z } from "zod";
  * a signed envelope of another shape is acknowledged (2xx, one log line) and ignored,
  * since Slack retries anything else. Unknown fields are dropped.
  */
+const SlackFile = z.object({
+  id: z.string().optional(),
+  name: z.string().optional(),
+  mimetype: z.string().optional(),
+  size: z.number().int().nonnegative().optional(),
+  url_private: z.string().url().optional(),
+  url_private_download: z.string().url().optional(),
+});
+
 const SlackEvent = z.object({
   type: z.string(),
   subtype: z.string().optional(),
@@ -16,6 +25,7 @@ const SlackEvent = z.object({
   channel: z.string().optional(),
   channel_type: z.string().optional(),
   team: z.string().optional(),
+  files: z.array(SlackFile).optional(),
 });
 
 export const SlackEnvelope = z.object({

@@ -1,10 +1,25 @@
-import { Bot, GrammyError, HttpError } from "grammy";
-import type { UserFromGetMe } from "grammy/types";
-import { codeForStatus, mapErrors, PLATFORM_TIMEOUT_MS, PlatformApiError, type Capabilities, type HandoffThread, type InboundMessage, type Intake, type PlatformAdapter, type ReplyTarget, type SentMessage, type Verification } from "../types.ts";
-import { GENERAL_TOPIC, parseTelegramUpdate, type TelegramBotIdentity } from "./parse.ts";
+import { Api, GrammyError, HttpError } from "grammy";
+import { renderParts, showParts, type Part } from "../parts.ts";
+import {
+  codeForStatus,
+  decodeRef,
+  mapErrors,
+  PLATFORM_TIMEOUT_MS,
+  PlatformApiError,
+  type Capabilities,
+  type CommandStyle,
+  type HandoffThread,
+  type Ingest,
+  type PlatformAdapter,
+  type PlatformEvent,
+  type ReplyTarget,
+  type Shown,
+  type Verification,
+} from "../types.ts";
+import { GENERAL_TOPIC, parseTelegramUpdate, telegramTarget } from "./parse.ts";
 import { verifyTelegram } from "./verify.ts";
 
-export { parseTelegramUpdate } from "./parse.ts";
+export { GENERAL_TOPIC, parseTelegramUpdate, telegramSource, telegramTarget, type TelegramBotIdentity } from "./parse.ts";
 export { SECRET_HEADER, verifyTelegram } from "./verify.ts";
 
 /** Settings the Telegram adapter runs on. */
@@ -24,8 +39,18 @@ export const TELEGRAM_CAPABILITIES: Capabilities = {
   editIntervalMs: { private: 1100, group: 3100 },
 };
 
-/** getMe answers, per token, for this isolate: one getMe per cold start, not per request. */
-const botInfoCache = new Map<string, Promise<UserFromGetMe>>();
+/**
+ * The bot's username per token, learnt from getMe after a webhook was acknowledged (never
+ * before one: a cold isolate parses without it and defers `@name` checks).
+ */
+const usernames = new Map<string, string>();
+const lookups = new Map<string, Promise<string | null>>();
+
+/** The bot's user id: the part of the token before the colon. */
+export function botIdFromToken(token: string): number {
+  const id = Number(token.split(":")[0]);
+  return Number.isSafeInteger(id) ? id : 0;
+}
 
 function toPlatformError(err: unknown): Error {
   if (err instanceof GrammyError) {
@@ -38,90 +63,136 @@ function toPlatformError(err: unknown): Error {
 
 const call = <T>(fn: () => Promise<T>) => mapErrors(fn, toPlatformError);
 
-/** Telegram over its Bot API (grammY), webhook in, `sendMessage`/`editMessageText` out. */
+/** Telegram over its Bot API (grammY's `Api`): webhook in, `sendMessage`/`editMessageText` out. */
 export class TelegramAdapter implements PlatformAdapter {
   readonly name = "telegram" as const;
   readonly capabilities = TELEGRAM_CAPABILITIES;
-  readonly #settings: TelegramSettings;
-  readonly #fetch: typeof fetch;
-  #bot: Promise<Bot> | null = null;
+  readonly commands: CommandStyle = { prefix: "/", howToTalk: "Send a message to talk to the agent (in groups: mention me or reply to me)." };
+  readonly #s: TelegramSettings;
+  readonly #api: Api;
 
-  /** Does no I/O: the bot's identity is asked for (once per isolate) when first needed. */
+  /** Does no I/O. */
   constructor(settings: TelegramSettings) {
-    this.#settings = settings;
-    this.#fetch = settings.fetch ?? ((input, init) => fetch(input, init));
+    this.#s = settings;
+    const f = settings.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    this.#api = new Api(settings.token, { apiRoot: settings.apiRoot, fetch: f as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 });
   }
 
-  #client() {
-    return { apiRoot: this.#settings.apiRoot, fetch: this.#fetch as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 };
+  get #key(): string {
+    return `${this.#s.apiRoot}|${this.#s.token}`;
   }
 
-  /** grammY's Bot, built with botInfo so it never calls getMe on its own. */
-  #getBot(): Promise<Bot> {
-    this.#bot ??= this.#botInfo().then((botInfo) => new Bot(this.#settings.token, { botInfo, client: this.#client() }));
-    this.#bot.catch(() => (this.#bot = null));
-    return this.#bot;
+  /** The bot's username if this isolate has learnt it. */
+  knownUsername(): string | null {
+    return usernames.get(this.#key) ?? null;
   }
 
-  #botInfo(): Promise<UserFromGetMe> {
-    const key = `${this.#settings.apiRoot}|${this.#settings.token}`;
-    let info = botInfoCache.get(key);
-    if (!info) {
-      const probe = new Bot(this.#settings.token, { client: this.#client() });
-      info = call(() => probe.api.getMe());
-      botInfoCache.set(key, info);
-      info.catch(() => botInfoCache.delete(key));
+  /** The bot's username (getMe, once per isolate); null when Telegram cannot be asked. */
+  async username(): Promise<string | null> {
+    const known = this.knownUsername();
+    if (known) return known;
+    let p = lookups.get(this.#key);
+    if (!p) {
+      p = call(() => this.#api.getMe())
+        .then((me) => {
+          usernames.set(this.#key, me.username);
+          return me.username;
+        })
+        .catch((err: unknown) => {
+          console.warn("telegram: getMe failed", err instanceof Error ? err.message : String(err));
+          return null;
+        })
+        .finally(() => lookups.delete(this.#key));
+      lookups.set(this.#key, p);
     }
-    return info;
+    return p;
   }
 
-  async identity(): Promise<TelegramBotIdentity> {
-    const info = await this.#botInfo();
-    return { id: info.id, username: info.username };
+  async addressedBy(mentions: readonly string[]): Promise<boolean> {
+    const me = (await this.username())?.toLowerCase();
+    return me !== undefined && mentions.includes(me);
+  }
+
+  async warm(): Promise<void> {
+    if (!this.knownUsername()) await this.username();
   }
 
   verify(headers: Headers, _rawBody: Uint8Array): Promise<Verification> {
-    return verifyTelegram(headers, this.#settings.webhookSecret);
+    return verifyTelegram(headers, this.#s.webhookSecret);
   }
 
-  async parse(rawBody: string): Promise<Intake> {
-    return parseTelegramUpdate(rawBody, await this.identity());
+  ingest(body: string): Ingest {
+    return parseTelegramUpdate(body, { id: botIdFromToken(this.#s.token), username: this.knownUsername() });
   }
 
-  acknowledge(_message: InboundMessage): Response {
+  ack(_event: PlatformEvent): Response {
     return new Response(null, { status: 200 });
   }
 
-  async send(target: ReplyTarget, text: string): Promise<SentMessage> {
-    const sent = await call(async () =>
-      (await this.#getBot()).api.sendMessage(Number(target.chatId), text, {
-        // The General topic takes no thread id on send.
-        ...(target.threadId && target.threadId !== GENERAL_TOPIC ? { message_thread_id: Number(target.threadId) } : {}),
-        ...(target.replyTo ? { reply_parameters: { message_id: Number(target.replyTo), allow_sending_without_reply: true } } : {}),
-        link_preview_options: { is_disabled: true },
-      }),
-    );
-    return { messageId: String(sent.message_id) };
+  answerInline(): Response | null {
+    return null;
   }
 
-  async edit(target: ReplyTarget, messageId: string, text: string): Promise<void> {
+  #where(target: ReplyTarget) {
+    const r = decodeRef(target.ref);
+    const chatId = Number(r.c);
+    // The General topic takes no thread id on send.
+    const thread = r.t && r.t !== GENERAL_TOPIC ? { message_thread_id: Number(r.t) } : {};
+    return { chatId, thread, replyTo: r.r ? Number(r.r) : null };
+  }
+
+  async #send(target: ReplyTarget, part: Part, replyTo: number | null): Promise<string> {
+    const { chatId, thread } = this.#where(target);
+    const opts = {
+      ...thread,
+      ...(replyTo !== null ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } } : {}),
+      link_preview_options: { is_disabled: true },
+    };
     try {
-      await call(async () => (await this.#getBot()).api.editMessageText(Number(target.chatId), Number(messageId), text, { link_preview_options: { is_disabled: true } }));
+      const sent = await call(() => this.#api.sendMessage(chatId, part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }));
+      return String(sent.message_id);
     } catch (err) {
-      // Editing to the same text is not an error worth reporting.
-      if (err instanceof PlatformApiError && /message is not modified/i.test(err.message)) return;
-      throw err;
+      if (!part.entities?.length || !isEntityError(err)) throw err;
+      // Telegram refused the formatting: the words matter more than the looks.
+      const sent = await call(() => this.#api.sendMessage(chatId, part.text, opts));
+      return String(sent.message_id);
     }
   }
 
+  async #edit(target: ReplyTarget, id: string, part: Part): Promise<void> {
+    const { chatId } = this.#where(target);
+    const opts = { link_preview_options: { is_disabled: true } };
+    try {
+      await call(() => this.#api.editMessageText(chatId, Number(id), part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }));
+    } catch (err) {
+      // Editing to the same text is not an error worth reporting.
+      if (err instanceof PlatformApiError && /message is not modified/i.test(err.message)) return;
+      if (!part.entities?.length || !isEntityError(err)) throw err;
+      await call(() => this.#api.editMessageText(chatId, Number(id), part.text, opts)).catch((e: unknown) => {
+        if (!(e instanceof PlatformApiError && /message is not modified/i.test(e.message))) throw e;
+      });
+    }
+  }
+
+  show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
+    const parts = renderParts(markdown, { limit: this.capabilities.maxMessageLength, unit: this.capabilities.lengthUnit }, mode);
+    const { replyTo } = this.#where(target);
+    return showParts({ send: (p, i) => this.#send(target, p, i === 0 ? replyTo : null), edit: (id, p) => this.#edit(target, id, p) }, parts, ids, mode);
+  }
+
+  async post(target: ReplyTarget, markdown: string): Promise<string[]> {
+    return (await this.show(target, markdown, [], "final")).ids;
+  }
+
   async typing(target: ReplyTarget): Promise<void> {
-    await call(async () => (await this.#getBot()).api.sendChatAction(Number(target.chatId), "typing", target.threadId && target.threadId !== GENERAL_TOPIC ? { message_thread_id: Number(target.threadId) } : {}));
+    const { chatId, thread } = this.#where(target);
+    await call(() => this.#api.sendChatAction(chatId, "typing", thread));
   }
 
   /** A new forum topic (forum supergroups, and private chats with topics enabled); null elsewhere. */
   async createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null> {
     try {
-      const topic = await call(async () => (await this.#getBot()).api.createForumTopic(Number(parentChatId), name.slice(0, 128)));
+      const topic = await call(() => this.#api.createForumTopic(Number(parentChatId), name.slice(0, 128)));
       return { chatId: parentChatId, threadId: String(topic.message_thread_id) };
     } catch (err) {
       if (err instanceof PlatformApiError && (err.code === "rejected" || err.code === "not_found")) return null;
@@ -130,11 +201,20 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   /** Private chats have positive ids, groups negative ones; a topic is its group plus thread. */
-  async sourceFor(chatId: string, threadId: string | null) {
+  async destination(chatId: string, threadId: string | null) {
     const isPrivate = !chatId.startsWith("-");
     return {
       source: { platform: "telegram" as const, chatType: isPrivate ? ("dm" as const) : ("group" as const), chatId, threadId },
-      target: { platform: "telegram" as const, chatId, threadId, isPrivate },
+      target: telegramTarget(chatId, threadId, null),
     };
   }
+
+  describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
+    const r = decodeRef(target.ref);
+    return { chatId: r.c ?? "", threadId: r.t ?? null };
+  }
+}
+
+function isEntityError(err: unknown): boolean {
+  return err instanceof PlatformApiError && /can't parse entities|entity/i.test(err.message);
 }

@@ -1,92 +1,114 @@
 import { checkJson, malformed } from "../boundary.ts";
-import type { ChatCommand, Intake, InboundMessage, SessionSource } from "../types.ts";
-import { TelegramUpdate, type TelegramEntity as MessageEntity, type TelegramMessage as Message } from "./schema.ts";
+import { encodeRef, isCommandName, type Addressed, type Attachment, type Ingest, type PlatformEvent, type ReplyTarget, type SessionSource } from "../types.ts";
+import { TelegramUpdate, type TelegramEntity, type TelegramMessage } from "./schema.ts";
 
-/** What parsing needs to know about the bot. */
+/** What parsing knows about the bot: its id (from the token) and, when known, its username. */
 export interface TelegramBotIdentity {
   id: number;
-  username: string;
-}
-
-function entityText(text: string, e: MessageEntity): string {
-  return text.slice(e.offset, e.offset + e.length);
-}
-
-/** A leading `/command` or `/command@bot`; null if absent or addressed to another bot. */
-function commandOf(text: string, entities: readonly MessageEntity[], bot: TelegramBotIdentity): ChatCommand | null | "other-bot" {
-  const first = entities.find((e) => e.type === "bot_command" && e.offset === 0);
-  if (!first) return null;
-  const raw = entityText(text, first).slice(1);
-  const [name = "", at] = raw.split("@");
-  if (at && at.toLowerCase() !== bot.username.toLowerCase()) return "other-bot";
-  return { name: name.toLowerCase(), args: text.slice(first.length).trim() };
-}
-
-function mentionsBot(text: string, entities: readonly MessageEntity[], bot: TelegramBotIdentity): boolean {
-  return entities.some(
-    (e) =>
-      (e.type === "mention" && entityText(text, e).toLowerCase() === `@${bot.username.toLowerCase()}`) ||
-      (e.type === "text_mention" && e.user?.id === bot.id),
-  );
-}
-
-/** A reply to one of the bot's messages (not the topic's opening service message). */
-function repliesToBot(msg: Message, bot: TelegramBotIdentity): boolean {
-  const r = msg.reply_to_message;
-  if (!r || r.from?.id !== bot.id) return false;
-  return !(msg.is_topic_message && r.message_id === msg.message_thread_id && r.forum_topic_created);
+  username: string | null;
 }
 
 /** The forum's General topic has no message_thread_id; it is keyed as topic "1". */
 export const GENERAL_TOPIC = "1";
+
+const slice = (text: string, e: TelegramEntity) => text.slice(e.offset, e.offset + e.length);
 
 /**
  * The source of a message: private chats are DMs keyed on the chat (a private-chat topic
  * adds its thread), groups are groups, and a forum topic is its group plus the topic as
  * thread (shared by everyone in it; the General topic is thread "1").
  */
-export function telegramSource(chat: { id: number; type: string; is_forum?: boolean }, threadId: number | undefined, from: { id: number; username?: string; first_name?: string } | undefined): SessionSource | null {
+export function telegramSource(chat: { id: number; type: string; is_forum?: boolean | undefined }, threadId: number | undefined, from: { id: number; username?: string | undefined; first_name?: string | undefined } | undefined): SessionSource | null {
   if (chat.type === "channel") return null;
   const userId = from ? String(from.id) : String(chat.id);
-  const userName = from?.username ?? from?.first_name ?? null;
+  const userName = from?.first_name ?? from?.username ?? null;
   const base = { platform: "telegram" as const, chatId: String(chat.id), userId, userName };
   if (chat.type === "private") return { ...base, chatType: "dm", threadId: threadId !== undefined ? String(threadId) : null };
   const topic = threadId !== undefined ? String(threadId) : chat.is_forum ? GENERAL_TOPIC : null;
   return { ...base, chatType: "group", threadId: topic };
 }
 
-/** Parses a Telegram update into the neutral intake. */
-export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Intake {
+/** The reply target of a chat or topic (`replyTo`: the message answered, in groups). */
+export function telegramTarget(chatId: string, threadId: string | null, replyTo: string | null): ReplyTarget {
+  return { platform: "telegram", private: !chatId.startsWith("-"), ref: encodeRef({ c: chatId, t: threadId, r: replyTo }) };
+}
+
+/** A reply to one of the bot's messages (not the topic's opening service message). */
+function repliesToBot(msg: TelegramMessage, bot: TelegramBotIdentity): boolean {
+  const r = msg.reply_to_message;
+  if (!r || r.from?.id !== bot.id) return false;
+  return !(msg.is_topic_message && r.message_id === msg.message_thread_id && r.forum_topic_created);
+}
+
+/** `@names` in the text (typed mentions, with or without a `mention` entity), lower-cased. */
+function mentionsIn(text: string): string[] {
+  return [...text.matchAll(/(?:^|[^\w@])@([A-Za-z0-9_]{3,32})\b/g)].map((m) => m[1]!.toLowerCase());
+}
+
+function attachmentsOf(msg: TelegramMessage): Attachment[] {
+  const out: Attachment[] = [];
+  const add = (kind: Attachment["kind"], f: { file_id: string; file_size?: number | undefined; mime_type?: string | undefined; file_name?: string | undefined } | undefined, fallbackMime: string | null) => {
+    if (f) out.push({ kind, name: f.file_name ?? null, mime: f.mime_type ?? fallbackMime, size: f.file_size ?? null, ref: f.file_id });
+  };
+  // Photo sizes come smallest first: the largest is the picture.
+  add("image", msg.photo?.at(-1), "image/jpeg");
+  add("voice", msg.voice, "audio/ogg");
+  add("audio", msg.audio, null);
+  add("document", msg.document, null);
+  add("video", msg.video, "video/mp4");
+  add("video", msg.video_note, "video/mp4");
+  return out;
+}
+
+/**
+ * Parses a Telegram update into a neutral event. Addressing in groups: a mention of the bot
+ * (an entity, or `@bot` typed as plain text, any case), a reply to it, or a command; when
+ * the bot's username is not known yet, the `@names` seen are passed on for a check after
+ * the webhook is acknowledged. Commands in groups are ours only with `@ourbot` or when we
+ * know them; unknown ones are another bot's and ignored (in a DM they get an answer).
+ */
+export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Ingest {
   const checked = checkJson(body, TelegramUpdate);
   if (!checked.ok) return malformed(checked.reason);
   const update = checked.value;
   const msg = update.message;
   if (!msg) return { kind: "ignore", reason: "unsupported update type" };
   if (!msg.from || msg.from.is_bot) return { kind: "ignore", reason: "not from a person" };
-  const text = msg.text ?? msg.caption;
-  if (!text || text.trim() === "") return { kind: "ignore", reason: "no text" };
+  const text = msg.text ?? msg.caption ?? "";
   const entities = msg.entities ?? msg.caption_entities ?? [];
+  const attachments = attachmentsOf(msg);
+  if (text.trim() === "" && attachments.length === 0) return { kind: "ignore", reason: "nothing in it" };
   const threadId = msg.is_topic_message ? msg.message_thread_id : undefined;
   const source = telegramSource(msg.chat, threadId, msg.from);
   if (!source) return { kind: "ignore", reason: "channel post" };
-  const command = commandOf(text, entities, bot);
-  if (command === "other-bot") return { kind: "ignore", reason: "command for another bot" };
   const isPrivate = msg.chat.type === "private";
-  const mention = new RegExp(`@${bot.username.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "gi");
-  const message: InboundMessage = {
+  const me = bot.username?.toLowerCase() ?? null;
+  const base = {
     deliveryId: String(update.update_id),
     messageId: String(msg.message_id),
-    text: isPrivate ? text : text.replace(mention, "").trim() || text,
     source,
-    addressed: isPrivate || command !== null || mentionsBot(text, entities, bot) || repliesToBot(msg, bot),
-    command,
-    target: {
-      platform: "telegram",
-      chatId: String(msg.chat.id),
-      threadId: source.threadId ?? null,
-      isPrivate,
-      replyTo: isPrivate ? null : String(msg.message_id),
-    },
+    target: telegramTarget(String(msg.chat.id), source.threadId ?? null, isPrivate ? null : String(msg.message_id)),
   };
-  return { kind: "message", message };
+
+  const cmd = entities.find((e) => e.type === "bot_command" && e.offset === 0);
+  if (cmd) {
+    const [rawName = "", at] = slice(text, cmd).slice(1).split("@");
+    const name = rawName.toLowerCase();
+    const args = text.slice(cmd.length).trim();
+    if (at && me && at.toLowerCase() !== me) return { kind: "ignore", reason: "command for another bot" };
+    const ours = name === "start" ? "help" : name;
+    // `/cmd@x` while our own username is not known yet: checked after the acknowledgement.
+    const addressed: Addressed = at && !me ? { mentions: [at.toLowerCase()] } : true;
+    const event: PlatformEvent = isCommandName(ours) ? { ...base, kind: "command", name: ours, args, addressed } : { ...base, kind: "unknown_command", name, addressed };
+    // In a group a bare command is ours only if we know it (others are other bots').
+    if (isPrivate || at || event.kind === "command") return { kind: "event", event };
+    return { kind: "ignore", reason: "a command this bot does not have" };
+  }
+
+  const typed = mentionsIn(text);
+  const entityMention = entities.some((e) => e.type === "text_mention" && e.user?.id === bot.id);
+  let addressed: Addressed = isPrivate || entityMention || repliesToBot(msg, bot);
+  if (!addressed && typed.length > 0) addressed = me ? typed.includes(me) : { mentions: typed };
+  const stripped = me ? text.replace(new RegExp(`(^|[^\\w@])@${me}\\b`, "gi"), "$1").replace(/[ \t]{2,}/g, " ").trim() : text.trim();
+  return { kind: "event", event: { ...base, kind: "message", text: isPrivate ? text.trim() : stripped, attachments, addressed, bindsThread: false } };
 }

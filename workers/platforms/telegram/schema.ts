@@ -30,6 +30,14 @@ const ReplyTo = z.object({
   forum_topic_created: z.unknown().optional(),
 });
 
+/** A file a message carries (photo sizes, voice, audio, document, video, video note). */
+const File = z.object({
+  file_id: z.string().min(1).max(300),
+  file_size: z.number().int().nonnegative().optional(),
+  mime_type: z.string().optional(),
+  file_name: z.string().optional(),
+});
+
 export const TelegramMessage = z.object({
   message_id: id,
   chat: Chat,
@@ -41,6 +49,12 @@ export const TelegramMessage = z.object({
   is_topic_message: z.boolean().optional(),
   message_thread_id: id.optional(),
   reply_to_message: ReplyTo.optional(),
+  photo: z.array(File).optional(),
+  voice: File.optional(),
+  audio: File.optional(),
+  document: File.optional(),
+  video: File.optional(),
+  video_note: File.optional(),
 });
 
 export const TelegramUpdate = z.object({

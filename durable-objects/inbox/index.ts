@@ -1,0 +1,214 @@
+import { DurableObject } from "cloudflare:workers";
+import { runCommand } from "../../workers/conversations/commands.ts";
+import { seedFor } from "../../workers/conversations/sessions.ts";
+import { sessionAgent } from "../../workers/conversations/stubs.ts";
+import { unknownCommandText } from "../../workers/conversations/texts.ts";
+import { db } from "../../workers/db/client.ts";
+import { newSessionId } from "../../workers/db/ids.ts";
+import { routeDelete, routeUpsert } from "../../workers/db/mirror.ts";
+import { adapterFor } from "../../workers/platforms/registry.ts";
+import type { MessageEvent, PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
+import { durableSql } from "../../workers/runtime/index.ts";
+import { InboxStore, type Binding } from "./store.ts";
+
+/** Delivery ids are remembered this long: longer than any platform redelivers or a signature is accepted. */
+export const SEEN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** At most one refusal per chat per this long. */
+export const REFUSAL_INTERVAL_MS = 10 * 60 * 1000;
+/** The outbox is looked at again this soon if a hand-on failed (or the object died mid-way). */
+const RETRY_MS = 2_000;
+const MAX_RETRY_MS = 60_000;
+
+/** What the intake hands an Inbox: a verified platform event for this key. */
+export interface InboxItem {
+  /** The session key this Inbox is named by. */
+  key: string;
+  event: PlatformEvent;
+}
+
+export type TakeResult = "accepted" | "duplicate" | "ignored";
+
+/**
+ * One per session key (a DM, a thread, a user in a group): takes platform deliveries in
+ * exactly once and in order, and owns which session the key is bound to. A webhook is
+ * acknowledged as soon as the delivery is in this object's storage (one round trip); the
+ * delivery then goes on from its ordered outbox (a turn to the session's object, or a chat
+ * command run here), and the binding is copied to D1 behind it.
+ */
+export class Inbox extends DurableObject<Env> {
+  readonly #store: InboxStore;
+  #draining: Promise<void> | null = null;
+  #again = false;
+  #idleWaiters: Array<() => void> = [];
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#store = new InboxStore(durableSql(ctx.storage));
+  }
+
+  /** The session key this object is named by (told with every call that needs it, kept). */
+  get #key(): string {
+    return this.#store.meta("key") ?? "";
+  }
+
+  #learnKey(key: string): void {
+    if (this.#store.meta("key") !== key) this.#store.setMeta("key", key);
+  }
+
+  /**
+   * Takes in a delivery: a redelivery is a duplicate; a message not for the bot is ignored
+   * unless this key's thread is bound (it then hears every message); anything else is
+   * stored in the outbox and handed on after this returns.
+   */
+  async take(item: InboxItem): Promise<TakeResult> {
+    const now = Date.now();
+    const { event } = item;
+    this.#learnKey(item.key);
+    const binding = this.#store.binding();
+    if (event.addressed === false && !binding?.bound) return "ignored";
+    const deliveryKey = `${event.source.platform}:${event.deliveryId}`;
+    if (!this.#store.firstTime(deliveryKey, now)) return "duplicate";
+    this.#store.pruneSeen(now - SEEN_RETENTION_MS);
+    this.#store.push(deliveryKey, event, now);
+    await this.#armAlarm(now + RETRY_MS);
+    void this.#drain();
+    return "accepted";
+  }
+
+  /** The session this key is bound to, if any. */
+  async session(): Promise<string | null> {
+    return this.#store.binding()?.sessionId ?? null;
+  }
+
+  /**
+   * Binds this key to a session on purpose (/resume, /new, a handoff): the session that
+   * held it before (if another) ends with reason `session_switch`. Returns that session.
+   */
+  async bind(input: { key: string; sessionId: string; origin: Binding["origin"]; bound: boolean }): Promise<string | null> {
+    this.#learnKey(input.key);
+    const previous = this.#store.binding()?.sessionId ?? null;
+    this.#store.setBinding({ sessionId: input.sessionId, bound: input.bound, origin: input.origin, updatedAt: Date.now() });
+    await Promise.all([
+      sessionAgent(this.env, input.sessionId).keyed(input.sessionId, this.#key),
+      previous && previous !== input.sessionId ? sessionAgent(this.env, previous).ended(previous, "session_switch") : null,
+    ]);
+    await this.#syncRoute();
+    return previous;
+  }
+
+  /** Unbinds this key, if it is still bound to `sessionId` (an abandoned handoff). */
+  async unbind(key: string, sessionId: string): Promise<boolean> {
+    const b = this.#store.binding();
+    if (!b || b.sessionId !== sessionId) return false;
+    this.#store.clearBinding();
+    await routeDelete(db(this.env), key, sessionId).run();
+    return true;
+  }
+
+  /** True at most once per {@link REFUSAL_INTERVAL_MS} (this object is a chat's refusal limiter). */
+  async claimRefusal(): Promise<boolean> {
+    const now = Date.now();
+    const last = Number(this.#store.meta("refused_at") ?? 0);
+    if (now - last < REFUSAL_INTERVAL_MS) return false;
+    this.#store.setMeta("refused_at", String(now));
+    return true;
+  }
+
+  /** Resolves once the outbox is empty and D1 has the binding. */
+  async idle(): Promise<void> {
+    if (this.#isIdle()) return;
+    void this.#drain();
+    await new Promise<void>((r) => this.#idleWaiters.push(r));
+  }
+
+  #isIdle(): boolean {
+    const b = this.#store.binding();
+    return this.#draining === null && this.#store.pending() === 0 && (!b || b.synced);
+  }
+
+  override async alarm(): Promise<void> {
+    await this.#drain();
+  }
+
+  async #armAlarm(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  #drain(): Promise<void> {
+    if (this.#draining) {
+      this.#again = true;
+      return this.#draining;
+    }
+    this.#draining = this.#run().finally(() => {
+      this.#draining = null;
+      if (this.#again) {
+        this.#again = false;
+        void this.#drain();
+      } else if (this.#isIdle()) for (const w of this.#idleWaiters.splice(0)) w();
+    });
+    return this.#draining;
+  }
+
+  async #run(): Promise<void> {
+    for (let item = this.#store.first(); item; item = this.#store.first()) {
+      try {
+        await this.#handOn(item.deliveryKey, item.event);
+        this.#store.done(item.seq);
+      } catch (err) {
+        const attempts = this.#store.failed(item.seq);
+        console.error(`inbox ${this.#key}: handing on ${item.deliveryKey} failed (attempt ${attempts}); retrying`, err instanceof Error ? err.message : String(err));
+        await this.#armAlarm(Date.now() + Math.min(RETRY_MS * 2 ** attempts, MAX_RETRY_MS));
+        return;
+      }
+    }
+    await this.#syncRoute().catch((err: unknown) => {
+      console.error(`inbox ${this.#key}: could not copy the binding to D1; retrying`, err instanceof Error ? err.message : String(err));
+      return this.#armAlarm(Date.now() + RETRY_MS);
+    });
+  }
+
+  async #syncRoute(): Promise<void> {
+    const b = this.#store.binding();
+    if (!b || b.synced) return;
+    await routeUpsert(db(this.env), { sessionKey: this.#key, sessionId: b.sessionId, origin: b.origin, bound: b.bound, updatedAt: b.updatedAt }).run();
+    this.#store.markSynced(b.updatedAt);
+  }
+
+  /** Hands one delivery on: a message to its session's object, a command run here. */
+  async #handOn(deliveryKey: string, event: PlatformEvent): Promise<void> {
+    const adapter = adapterFor(this.env, event.source.platform);
+    if (!adapter) return; // the platform was switched off since: nothing can answer
+    if (typeof event.addressed === "object" && !(await adapter.addressedBy?.(event.addressed.mentions))) return;
+    if (event.kind === "message") return this.#message(deliveryKey, event);
+    const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ key: this.#key, sessionId, origin: event.source, bound: true }) }) : event.source.chatType === "dm" ? unknownCommandText(adapter.commands, event.name) : null;
+    if (answer === null) return;
+    await adapter.show(event.target, answer, [], "final").catch((err: unknown) => console.warn(`${adapter.name}: could not answer a command`, err instanceof Error ? err.message : String(err)));
+  }
+
+  async #message(deliveryKey: string, event: MessageEvent): Promise<void> {
+    for (let fresh = false; ; fresh = true) {
+      let binding = this.#store.binding();
+      const seed = binding && !fresh ? undefined : seedFor(this.env, event.source, this.#key);
+      if (!binding || fresh) {
+        binding = this.#newBinding(event.source, event.bindsThread);
+      }
+      const res = await sessionAgent(this.env, binding.sessionId).enqueue({
+        sessionId: binding.sessionId,
+        content: event.text,
+        target: event.target,
+        deliveryKey,
+        ...(seed ? { seed } : {}),
+        meta: { userId: event.source.userId, ...(event.attachments.length > 0 ? { attachments: event.attachments } : {}) },
+      });
+      // A session that no longer exists (deleted): the key starts a fresh one.
+      if (res.found || fresh) return;
+    }
+  }
+
+  #newBinding(source: SessionSource, bound: boolean): Binding {
+    const b = { sessionId: newSessionId(Date.now()), bound, origin: source, updatedAt: Date.now() };
+    this.#store.setBinding(b);
+    return { ...b, synced: false };
+  }
+}

@@ -1,0 +1,101 @@
+import type { PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
+import { migrate, num, str, type Sql } from "../../workers/runtime/index.ts";
+
+/** Which session a key talks to, and whether its thread hears every message. */
+export interface Binding {
+  sessionId: string;
+  /** Bound on purpose (a handoff, /resume, /new; a Slack thread the bot was asked into). */
+  bound: boolean;
+  origin: Omit<SessionSource, "userId"> & { userId?: string | null };
+  updatedAt: number;
+  /** D1 has this version. */
+  synced: boolean;
+}
+
+/** A delivery taken in and not yet handed on. */
+export interface OutboxItem {
+  seq: number;
+  deliveryKey: string;
+  event: PlatformEvent;
+  attempts: number;
+}
+
+const SCHEMA = [
+  `CREATE TABLE binding (id INTEGER PRIMARY KEY CHECK (id = 1), session_id TEXT NOT NULL, bound INTEGER NOT NULL, origin TEXT NOT NULL, updated_at INTEGER NOT NULL, synced INTEGER NOT NULL DEFAULT 0);
+  CREATE TABLE seen (delivery_key TEXT PRIMARY KEY, at INTEGER NOT NULL);
+  CREATE INDEX seen_by_time ON seen (at);
+  CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, delivery_key TEXT NOT NULL, event TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL);
+  CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
+];
+
+/** An Inbox's tables: the key's binding, delivery ids seen, the ordered outbox, small facts. */
+export class InboxStore {
+  readonly #sql: Sql;
+
+  constructor(sql: Sql) {
+    this.#sql = sql;
+    migrate(sql, "inbox", SCHEMA);
+  }
+
+  binding(): Binding | null {
+    const r = this.#sql.exec("SELECT * FROM binding WHERE id = 1")[0];
+    if (!r) return null;
+    return { sessionId: String(r.session_id), bound: num(r.bound) === 1, origin: JSON.parse(String(r.origin)) as Binding["origin"], updatedAt: num(r.updated_at), synced: num(r.synced) === 1 };
+  }
+
+  setBinding(b: Omit<Binding, "synced">): void {
+    this.#sql.exec(
+      "INSERT INTO binding (id, session_id, bound, origin, updated_at, synced) VALUES (1, ?, ?, ?, ?, 0) ON CONFLICT(id) DO UPDATE SET session_id = excluded.session_id, bound = excluded.bound, origin = excluded.origin, updated_at = excluded.updated_at, synced = 0",
+      b.sessionId,
+      b.bound ? 1 : 0,
+      JSON.stringify(b.origin),
+      b.updatedAt,
+    );
+  }
+
+  clearBinding(): void {
+    this.#sql.exec("DELETE FROM binding");
+  }
+
+  markSynced(updatedAt: number): void {
+    this.#sql.exec("UPDATE binding SET synced = 1 WHERE updated_at = ?", updatedAt);
+  }
+
+  /** Records a delivery id; false when it was seen before. */
+  firstTime(deliveryKey: string, now: number): boolean {
+    return this.#sql.exec("INSERT INTO seen (delivery_key, at) VALUES (?, ?) ON CONFLICT(delivery_key) DO NOTHING RETURNING at", deliveryKey, now).length > 0;
+  }
+
+  pruneSeen(before: number): void {
+    this.#sql.exec("DELETE FROM seen WHERE delivery_key IN (SELECT delivery_key FROM seen WHERE at < ? LIMIT 100)", before);
+  }
+
+  push(deliveryKey: string, event: PlatformEvent, now: number): void {
+    this.#sql.exec("INSERT INTO outbox (delivery_key, event, created_at) VALUES (?, ?, ?)", deliveryKey, JSON.stringify(event), now);
+  }
+
+  first(): OutboxItem | null {
+    const r = this.#sql.exec("SELECT * FROM outbox ORDER BY seq LIMIT 1")[0];
+    return r ? { seq: num(r.seq), deliveryKey: String(r.delivery_key), event: JSON.parse(String(r.event)) as PlatformEvent, attempts: num(r.attempts) } : null;
+  }
+
+  done(seq: number): void {
+    this.#sql.exec("DELETE FROM outbox WHERE seq = ?", seq);
+  }
+
+  failed(seq: number): number {
+    return num(this.#sql.exec("UPDATE outbox SET attempts = attempts + 1 WHERE seq = ? RETURNING attempts", seq)[0]?.attempts);
+  }
+
+  pending(): number {
+    return num(this.#sql.exec("SELECT COUNT(*) AS n FROM outbox")[0]?.n);
+  }
+
+  meta(k: string): string | null {
+    return str(this.#sql.exec("SELECT v FROM meta WHERE k = ?", k)[0]?.v);
+  }
+
+  setMeta(k: string, v: string): void {
+    this.#sql.exec("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", k, v);
+  }
+}

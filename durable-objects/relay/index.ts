@@ -1,0 +1,247 @@
+import { DurableObject } from "cloudflare:workers";
+import { inbox, sessionAgent } from "../../workers/conversations/stubs.ts";
+import { isPlatformName } from "../../workers/platforms/names.ts";
+import { adapterFor } from "../../workers/platforms/registry.ts";
+import { platformOfKey } from "../../workers/platforms/session-key.ts";
+import { descriptorFor } from "../../workers/relay/descriptor.ts";
+import { checkGatewayFrame, CLOSE, encodeFrame, FrameDecoder, type ConnectorFrameIn, type GatewayFrame, type InboundEventIn } from "../../workers/relay/frames.ts";
+import { GATEWAY_HEADER, REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../../workers/relay/socket.ts";
+import { durableSql } from "../../workers/runtime/index.ts";
+import { settings } from "../../workers/settings.ts";
+import { RelayStore } from "./buffer.ts";
+import { runOutbound } from "./outbound.ts";
+
+/**
+ * A live socket that has shown a sign of life (a frame, or a `{"type":"ping"}` answered by
+ * the runtime) within this long keeps its place: a newcomer is refused with 4409 instead
+ * of evicting it. Gateways ping every 10 s.
+ */
+export const LIVENESS_MS = 30_000;
+
+/** Per-socket identity, kept with the socket across hibernation. */
+interface SocketState {
+  connId: string;
+  gatewayId: string;
+  connectedAt: number;
+  /** When its first descriptor went out (0: no handshake yet). */
+  handshakeAt: number;
+  /** After going_idle: buffered-only until the next handshake. */
+  idle: boolean;
+  platforms: string[];
+  /** When its last frame arrived (pings answered by the runtime are tracked by it). */
+  lastFrameAt: number;
+}
+
+/** What the status route shows for a gateway. */
+export interface RelayStatus {
+  connected: boolean;
+  platforms: string[];
+  buffered: number;
+  dropped: number;
+}
+
+/**
+ * One per gateway id: holds the gateway's WebSocket (hibernation API), keeps inbound
+ * frames for it durably until acknowledged, replays them in order on every handshake,
+ * and runs its outbound actions through the platform adapters.
+ */
+export class Relay extends DurableObject<Env> {
+  readonly #store: RelayStore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#store = new RelayStore(durableSql(ctx.storage));
+    // Keepalives are answered by the runtime without waking this object.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}\n', '{"type":"pong"}\n'));
+  }
+
+  /**
+   * The upgrade, already authenticated by the Worker. A token works once: one seen before
+   * is refused (4401 `replayed`). While a live socket of this gateway shows signs of life,
+   * a newcomer is refused (4409 `busy`) rather than evicting it; once the current socket
+   * has been silent for {@link LIVENESS_MS}, the newcomer takes over at its handshake.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const gatewayId = request.headers.get(GATEWAY_HEADER);
+    const token = /^(\d+):([0-9a-f]{64})$/.exec(request.headers.get(TOKEN_HEADER) ?? "");
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !gatewayId || !token) return new Response("expected a websocket upgrade", { status: 426 });
+    const now = Date.now();
+    if (!this.#store.useToken(token[2]!, Number(token[1]), Math.floor(now / 1000))) {
+      console.warn(`relay ${gatewayId}: refused a token that was already used`);
+      return refuseSocket(CLOSE.unauthorized, REFUSAL_REASONS.replayed);
+    }
+    const live = this.#live();
+    if (live && now - this.#lastSign(live) < LIVENESS_MS) {
+      console.warn(`relay ${gatewayId}: refused a second connection while the current one is live`);
+      return refuseSocket(CLOSE.replaced, "busy");
+    }
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.acceptWebSocket(server);
+    server.serializeAttachment({ connId: crypto.randomUUID(), gatewayId, connectedAt: now, handshakeAt: 0, idle: false, platforms: [], lastFrameAt: now } satisfies SocketState);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  #state(ws: WebSocket): SocketState {
+    return ws.deserializeAttachment() as SocketState;
+  }
+
+  #setState(ws: WebSocket, state: SocketState): void {
+    ws.serializeAttachment(state);
+  }
+
+  /** The last sign of life of a socket: its last frame or the last ping the runtime answered. */
+  #lastSign(ws: WebSocket): number {
+    const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
+    return Math.max(pinged, this.#state(ws).lastFrameAt ?? 0);
+  }
+
+  /** The socket that gets live traffic: the newest handshaked one that is not idle. */
+  #live(): WebSocket | null {
+    let best: WebSocket | null = null;
+    let at = 0;
+    for (const ws of this.ctx.getWebSockets()) {
+      const s = this.#state(ws);
+      if (s.handshakeAt > at && !s.idle && ws.readyState === WebSocket.OPEN) {
+        best = ws;
+        at = s.handshakeAt;
+      }
+    }
+    return best;
+  }
+
+  #send(ws: WebSocket, frame: ConnectorFrameIn): boolean {
+    try {
+      ws.send(encodeFrame(frame));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    const s = { ...this.#state(ws), lastFrameAt: Date.now() };
+    this.#setState(ws, s);
+    const decoder = new FrameDecoder(this.#store.partial(s.connId));
+    const decoded = decoder.push(typeof message === "string" ? message : new TextDecoder().decode(message));
+    if (decoded.tooBig) {
+      this.#store.setPartial(s.connId, "");
+      ws.close(CLOSE.tooBig, "frame too large");
+      return;
+    }
+    // A frame split across messages survives this object hibernating in between.
+    this.#store.setPartial(s.connId, decoder.partial);
+    for (const obj of decoded.frames) {
+      const checked = checkGatewayFrame(obj);
+      if (checked.kind === "frame") await this.#handle(ws, checked.frame);
+      else if (checked.kind === "malformed") this.#send(ws, { type: "error", code: "malformed_frame", message: `${checked.type} frame skipped (${checked.why})` });
+    }
+  }
+
+  async #handle(ws: WebSocket, frame: GatewayFrame): Promise<void> {
+    switch (frame.type) {
+      case "hello":
+        return this.#hello(ws, frame.platform);
+      case "inbound_ack":
+        return this.#store.ack(frame.bufferId);
+      case "interrupt":
+        return this.#gatewayInterrupt(ws, frame.session_key);
+      case "outbound":
+        void runOutbound({ env: this.env, fronted: this.#state(ws).platforms }, frame.action, frame.platform).then((result) => this.#send(ws, { type: "outbound_result", requestId: frame.requestId, result }));
+        return;
+      case "going_idle":
+        this.#setState(ws, { ...this.#state(ws), idle: true });
+        this.#send(ws, { type: "going_idle_ack" });
+        return;
+      case "ping":
+        this.#send(ws, { type: "pong" });
+        return;
+    }
+  }
+
+  async #hello(ws: WebSocket, platform: string): Promise<void> {
+    const s = this.#state(ws);
+    if (!isPlatformName(platform) || settings(this.env).platforms[platform].gateway !== s.gatewayId) {
+      this.#send(ws, { type: "error", code: "platform_not_relayed", message: `${platform || "(none)"} is not relayed to gateway ${s.gatewayId} (RELAY_PLATFORMS)` });
+      return;
+    }
+    const adapter = adapterFor(this.env, platform);
+    if (!adapter) {
+      this.#send(ws, { type: "error", code: "platform_not_configured", message: `${platform} has no credentials on the connector` });
+      return;
+    }
+    const first = s.handshakeAt === 0 || s.idle;
+    this.#setState(ws, { ...s, handshakeAt: first ? Date.now() : s.handshakeAt, idle: false, platforms: [...new Set([...s.platforms, platform])] });
+    this.#send(ws, { type: "descriptor", descriptor: descriptorFor(platform, adapter.capabilities) });
+    if (!first) return;
+    // The newest socket takes over; the older ones are closed so nothing goes out twice.
+    for (const other of this.ctx.getWebSockets()) {
+      if (other !== ws && this.#state(other).handshakeAt > 0) other.close(CLOSE.replaced, "replaced");
+    }
+    // Every unacknowledged frame, in order; synchronous, so nothing new slips in between.
+    for (const frame of this.#store.frames()) {
+      try {
+        ws.send(frame);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /**
+   * The gateway stopped a session itself: cancel any turn the edge runs for that key. Only
+   * keys of the platforms this gateway serves: a gateway cannot stop anyone else's turns.
+   */
+  async #gatewayInterrupt(ws: WebSocket, sessionKey: string): Promise<void> {
+    const platform = platformOfKey(sessionKey) ?? "";
+    if (!isPlatformName(platform) || settings(this.env).platforms[platform].gateway !== this.#state(ws).gatewayId) return;
+    const sessionId = await inbox(this.env, sessionKey).session();
+    if (sessionId) await sessionAgent(this.env, sessionId).interrupt({ dropQueued: false });
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.#store.setPartial(this.#state(ws).connId, "");
+    try {
+      ws.close(code === 1005 ? 1000 : code, reason);
+    } catch {
+      // already closed
+    }
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.#store.setPartial(this.#state(ws).connId, "");
+  }
+
+  /**
+   * Takes in a platform message for the gateway: relayed once per delivery key (acknowledged
+   * or not), stored, then sent at once if the gateway is live. A full buffer drops its oldest.
+   */
+  async deliver(input: { event: InboundEventIn; deliveryKey: string }): Promise<{ accepted: boolean; live: boolean }> {
+    const now = Date.now();
+    if (!this.#store.firstRelay(input.deliveryKey, now)) return { accepted: false, live: false };
+    const bufferId = crypto.randomUUID();
+    const frame = encodeFrame({ type: "inbound", event: input.event, bufferId });
+    const limit = settings(this.env).relayBufferLimit;
+    const dropped = this.#store.buffer(bufferId, input.deliveryKey, frame, now, limit);
+    if (dropped > 0) console.warn(`relay: buffer full (${limit}), dropped the ${dropped} oldest frame(s)`);
+    const live = this.#live();
+    if (!live) return { accepted: true, live: false };
+    try {
+      live.send(frame);
+      return { accepted: true, live: true };
+    } catch {
+      return { accepted: true, live: false }; // it closed just now: the frame waits for the next handshake
+    }
+  }
+
+  /** A platform /stop for a session the gateway runs (once per delivery); "offline" when it is away. */
+  async interruptInbound(input: { deliveryKey: string; sessionKey: string; chatId: string }): Promise<"sent" | "offline" | "duplicate"> {
+    if (!this.#store.firstRelay(input.deliveryKey, Date.now())) return "duplicate";
+    const live = this.#live();
+    return live && this.#send(live, { type: "interrupt_inbound", session_key: input.sessionKey, chat_id: input.chatId }) ? "sent" : "offline";
+  }
+
+  async status(): Promise<RelayStatus> {
+    const live = this.#live();
+    return { connected: live !== null, platforms: live ? this.#state(live).platforms : [], buffered: this.#store.buffered(), dropped: this.#store.dropped() };
+  }
+}

@@ -1,0 +1,65 @@
+import { isPlatformName } from "../../workers/platforms/names.ts";
+import { adapterFor } from "../../workers/platforms/registry.ts";
+import { PlatformApiError, type ReplyTarget } from "../../workers/platforms/types.ts";
+import { targetFromWire, type OutboundAction, type OutboundResult } from "../../workers/relay/frames.ts";
+
+/** What a gateway may act on: the platforms it said hello for. */
+export interface OutboundContext {
+  env: Env;
+  fronted: readonly string[];
+}
+
+/**
+ * Runs a gateway's outbound action on its platform, through the same adapter the edge's
+ * own replies use: content is Markdown, rendered natively and split at the platform's
+ * limit (`final`, the default, shows all of it; a streaming update shows the first part).
+ * Platform refusals come back as `success: false` with a code (and `retry_after` for 429s).
+ */
+export async function runOutbound(ctx: OutboundContext, action: OutboundAction, platformHint: string | undefined): Promise<OutboundResult> {
+  const platform = platformHint ?? (ctx.fronted.length === 1 ? ctx.fronted[0] : undefined);
+  if (!platform || !isPlatformName(platform) || !ctx.fronted.includes(platform)) {
+    return { success: false, code: "unknown_platform", error: `outbound for ${platform ?? "an unnamed platform"}, which this gateway has not said hello for` };
+  }
+  const adapter = adapterFor(ctx.env, platform);
+  if (!adapter) return { success: false, code: "platform_not_configured", error: `${platform} has no credentials on the connector` };
+  try {
+    return await run(adapter, platform, action);
+  } catch (err) {
+    if (err instanceof PlatformApiError) return { success: false, code: err.code, error: err.message, ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}) };
+    return { success: false, code: "internal", error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+async function targetOf(adapter: NonNullable<ReturnType<typeof adapterFor>>, platform: string, a: OutboundAction): Promise<ReplyTarget> {
+  const given = targetFromWire(a.target);
+  if (given && given.platform === platform) return given;
+  // Hermes gateways name the chat (and put a reply's thread in metadata.thread_id).
+  const thread = a.thread_id ?? (a.metadata?.thread_id === null || a.metadata?.thread_id === undefined ? null : String(a.metadata.thread_id));
+  return (await adapter.destination(a.chat_id, thread)).target;
+}
+
+async function run(adapter: NonNullable<ReturnType<typeof adapterFor>>, platform: string, a: OutboundAction): Promise<OutboundResult> {
+  const mode = a.final === false ? "live" : "final";
+  switch (a.op) {
+    case "send": {
+      const { ids, complete } = await adapter.show(await targetOf(adapter, platform, a), a.content ?? "", [], mode);
+      return { success: true, message_id: ids[0]!, message_ids: ids, complete };
+    }
+    case "edit": {
+      const known = a.message_ids ?? (a.message_id !== undefined ? [a.message_id] : []);
+      if (known.length === 0) return { success: false, code: "bad_action", error: "edit needs action.message_id" };
+      const { ids, complete } = await adapter.show(await targetOf(adapter, platform, a), a.content ?? "", known, mode);
+      return { success: true, message_id: ids[0]!, message_ids: ids, complete };
+    }
+    case "typing":
+      await adapter.typing?.(await targetOf(adapter, platform, a));
+      return { success: true };
+    case "thread_create": {
+      const thread = await adapter.createHandoffThread(a.chat_id, String(a.thread_name ?? "thread").slice(0, 100));
+      // chat_id too: on Discord a thread is a channel of its own.
+      return thread ? { success: true, thread_id: thread.threadId, chat_id: thread.chatId } : { success: false, code: "threads_unavailable", error: `no thread could be made in ${a.chat_id}` };
+    }
+    default:
+      return { success: false, code: "unsupported_op", error: `op '${a.op}' is not supported (send, edit, typing, thread_create)` };
+  }
+}

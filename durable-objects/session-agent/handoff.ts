@@ -1,0 +1,141 @@
+import { handoffThreadName, handoffNotice } from "../../workers/conversations/handoff-texts.ts";
+import { homeChannel } from "../../workers/conversations/home.ts";
+import { inbox } from "../../workers/conversations/stubs.ts";
+import { isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
+import { adapterFor } from "../../workers/platforms/registry.ts";
+import { buildSessionKey } from "../../workers/platforms/session-key.ts";
+import type { SessionRuntime } from "../../workers/runtime/index.ts";
+import { settings } from "../../workers/settings.ts";
+import { claim, complete, fail, STALE_HANDOFF_ERROR, type HandoffDestination } from "./handoff-state.ts";
+import type { SessionRecord } from "./record.ts";
+
+/** An expected failure: the handoff is marked failed with this message. */
+export class HandoffFailure extends Error {
+  override readonly name = "HandoffFailure";
+}
+
+/** What the runner needs from its session object. */
+export interface HandoffHost {
+  readonly env: Env;
+  readonly runtime: SessionRuntime;
+  now(): number;
+  record(): SessionRecord | null;
+  /** Applies a change to the session row (and tells waiters and the D1 mirror). */
+  update(patch: Partial<SessionRecord>): SessionRecord | null;
+  log(line: string): void;
+}
+
+/** Who the destination's key is for in a chat that keys per user. */
+function keyUser(env: Env, platform: PlatformName, setBy: string | null): string {
+  if (setBy) return setBy;
+  const allowed = settings(env).platforms[platform].allowed;
+  return allowed.kind === "some" && allowed.ids.size === 1 ? [...allowed.ids][0]! : "handoff";
+}
+
+/**
+ * Carries out this session's handoff, in the session's own object (SPEC section 4): claims
+ * it, finds the destination (the requested chat or the home channel), opens a fresh thread
+ * there when it can, binds the key a real message there will have to this session, runs the
+ * notice turn whose reply goes there, and completes. One runner per object, so a handoff is
+ * never carried out twice; one left by a dead instance is failed and undone instead.
+ */
+export class HandoffRunner {
+  readonly #h: HandoffHost;
+  #running: Promise<void> | null = null;
+
+  constructor(host: HandoffHost) {
+    this.#h = host;
+  }
+
+  get active(): boolean {
+    return this.#running !== null;
+  }
+
+  /** Claims a pending handoff and runs it (in the background); false when there is none. */
+  start(): boolean {
+    if (this.#running) return false;
+    const rec = this.#h.record();
+    const patch = rec && claim(rec, this.#h.now());
+    if (!patch) return false;
+    this.#h.update(patch);
+    this.#running = this.#run().finally(() => (this.#running = null));
+    return true;
+  }
+
+  async #run(): Promise<void> {
+    try {
+      const dest = await this.#carryOut();
+      const rec = this.#h.record();
+      const done = rec && complete(rec, dest, this.#h.now());
+      if (!done) throw new HandoffFailure("the handoff was no longer running when it finished");
+      this.#h.update(done);
+    } catch (err) {
+      const reason = err instanceof HandoffFailure ? err.message : `handoff failed: ${err instanceof Error ? err.message : String(err)}`;
+      this.#h.log(`handoff failed: ${reason}`);
+      const rec = this.#h.record();
+      const failed = rec && fail(rec, reason, this.#h.now(), ["running"]);
+      if (failed) this.#h.update(failed);
+    }
+  }
+
+  async #carryOut(): Promise<HandoffDestination> {
+    const { env } = this.#h;
+    const rec = this.#h.record()!;
+    const platform = rec.handoffPlatform ?? "";
+    if (!isPlatformName(platform)) throw new HandoffFailure(`unknown platform '${platform}'`);
+    const adapter = adapterFor(env, platform);
+    if (!adapter) throw new HandoffFailure(`${platform} is not configured on this Worker`);
+    const stored = rec.handoffChatId ? null : await homeChannel(env, platform);
+    const home = rec.handoffChatId ? { chatId: rec.handoffChatId, threadId: null, setBy: null } : stored ? { chatId: stored.chat_id, threadId: stored.thread_id, setBy: stored.set_by } : null;
+    if (!home) throw new HandoffFailure(`no home channel configured for ${platform}; run /sethome in the destination chat first`);
+
+    const title = rec.title ?? rec.id.slice(0, 8);
+    let thread = null;
+    if (rec.handoffThread !== 0) {
+      thread = await adapter.createHandoffThread(home.chatId, handoffThreadName(title)).catch((err: unknown) => {
+        this.#h.log(`${platform}: no handoff thread, using the chat itself (${err instanceof Error ? err.message : String(err)})`);
+        return null;
+      });
+    }
+    const dest: HandoffDestination = thread ?? { chatId: home.chatId, threadId: home.threadId };
+    const { source, target } = await adapter.destination(dest.chatId, dest.threadId);
+    const origin = { ...source, userId: keyUser(env, platform, home.setBy) };
+    // Outside threads a shared chat keys per user: the key must be someone's, or no real
+    // message there would ever continue the session.
+    if (origin.chatType !== "dm" && !origin.threadId && origin.userId === "handoff") {
+      throw new HandoffFailure(`cannot tell whose session ${dest.chatId} should continue: send /sethome in that chat (its sender becomes the owner), or hand off into a thread`);
+    }
+    const key = buildSessionKey(origin);
+    // Recorded before binding: a handoff that dies from here on is undone.
+    this.#h.update({ handoffDestKey: key });
+    await inbox(env, key).bind({ key, sessionId: rec.id, origin, bound: true });
+
+    const taken = this.#h.runtime.enqueue({ content: handoffNotice(title, platform), origin: "internal", target, deliveryKey: `handoff:${rec.id}:${rec.handoffRequestedAt ?? 0}` });
+    if (!taken) throw new HandoffFailure("this handoff's turn already ran once");
+    this.#h.update({ handoffTurnId: taken.turnId });
+    const { outcome, delivery } = await this.#h.runtime.waitTurn(taken.turnId);
+    if (outcome.error) throw new HandoffFailure(`the agent could not answer: ${outcome.error.message}`);
+    if (delivery?.end === "failed") throw new HandoffFailure(`could not deliver to ${platform}: ${delivery.error ?? "the platform refused"}`);
+    return dest;
+  }
+
+  /**
+   * A handoff a dead instance left running is failed (`reason`), never carried out again
+   * (that could deliver twice), and undone: its notice turn is dropped (and hidden from the
+   * transcript if it was stored), and the destination key is unbound again.
+   */
+  async reclaim(reason = STALE_HANDOFF_ERROR): Promise<boolean> {
+    const rec = this.#h.record();
+    if (this.#running || rec?.handoffState !== "running") return false;
+    const failed = fail(rec, reason, this.#h.now(), ["running"]);
+    if (failed) this.#h.update({ ...failed, handoffTurnId: null, handoffDestKey: null });
+    if (rec.handoffTurnId) {
+      const turn = this.#h.runtime.queue.get(rec.handoffTurnId);
+      if (turn) this.#h.runtime.queue.forget(turn, this.#h.now());
+      if (this.#h.runtime.transcript.deactivateTurn(rec.handoffTurnId) > 0) this.#h.runtime.forgetHistory();
+    }
+    if (rec.handoffDestKey) await inbox(this.#h.env, rec.handoffDestKey).unbind(rec.handoffDestKey, rec.id);
+    this.#h.log("reclaimed a handoff left running by a stopped instance");
+    return true;
+  }
+}

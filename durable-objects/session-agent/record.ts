@@ -1,0 +1,125 @@
+import type { SessionRow } from "../../workers/db/schema.ts";
+import type { SessionSeed } from "../../workers/db/seed.ts";
+import { newSessionId, titleFrom } from "../../workers/db/ids.ts";
+import { migrate, num, type Sql } from "../../workers/runtime/index.ts";
+
+/** The session row this object owns, with the facts it keeps for itself beside it. */
+export interface SessionRecord extends SessionRow {
+  /** The session key a handoff bound to this session (unbound again if the handoff dies). */
+  handoffDestKey?: string | null;
+  /** The turn of a handoff's notice (hidden again if the handoff dies). */
+  handoffTurnId?: string | null;
+}
+
+const SCHEMA = [`CREATE TABLE session (id TEXT PRIMARY KEY, row TEXT NOT NULL, dirty INTEGER NOT NULL DEFAULT 1)`];
+
+/** A fresh row from a seed. */
+export function newRecord(seed: SessionSeed, now: number, id = newSessionId(now)): SessionRecord {
+  return {
+    id,
+    source: seed.source,
+    userId: seed.userId ?? null,
+    chatId: seed.chatId ?? null,
+    chatType: seed.chatType ?? null,
+    threadId: seed.threadId ?? null,
+    sessionKey: seed.sessionKey ?? null,
+    title: seed.title ?? null,
+    model: seed.model,
+    parentSessionId: null,
+    startedAt: now,
+    endedAt: null,
+    lastActiveAt: now,
+    endReason: null,
+    messageCount: 0,
+    toolCallCount: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    activeTurnId: null,
+    turnStartedAt: null,
+    handoffState: null,
+    handoffPlatform: null,
+    handoffError: null,
+    handoffRequestedAt: null,
+    handoffClaimedAt: null,
+    handoffFinishedAt: null,
+    handoffChatId: null,
+    handoffThread: 1,
+    handoffDestChatId: null,
+    handoffDestThreadId: null,
+  };
+}
+
+/**
+ * The session's row in the object's own storage: the source of truth for its title,
+ * counters, running flag and handoff state. Every change marks it dirty; the D1 mirror
+ * copies dirty rows behind the turns.
+ */
+export class RecordStore {
+  readonly #sql: Sql;
+  #cached: SessionRecord | null | undefined;
+
+  constructor(sql: Sql) {
+    this.#sql = sql;
+  }
+
+  static migrate(sql: Sql): void {
+    migrate(sql, "session-record", SCHEMA);
+  }
+
+  get(): SessionRecord | null {
+    if (this.#cached === undefined) {
+      const row = this.#sql.exec("SELECT row FROM session LIMIT 1")[0];
+      this.#cached = row ? (JSON.parse(String(row.row)) as SessionRecord) : null;
+    }
+    return this.#cached;
+  }
+
+  /** Stores the row (creating it), marking it for the mirror. */
+  put(rec: SessionRecord): SessionRecord {
+    this.#sql.exec("INSERT INTO session (id, row, dirty) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET row = excluded.row, dirty = 1", rec.id, JSON.stringify(rec));
+    this.#cached = rec;
+    return rec;
+  }
+
+  /** Applies `patch` to the stored row; null when there is none. */
+  update(patch: Partial<SessionRecord>): SessionRecord | null {
+    const cur = this.get();
+    return cur ? this.put({ ...cur, ...patch }) : null;
+  }
+
+  dirty(): boolean {
+    return this.#sql.exec("SELECT 1 AS x FROM session WHERE dirty = 1").length > 0;
+  }
+
+  /** Marks the row clean if it is still the version that was copied. */
+  markClean(copied: SessionRecord): void {
+    this.#sql.exec("UPDATE session SET dirty = 0 WHERE id = ? AND row = ?", copied.id, JSON.stringify(copied));
+  }
+}
+
+/**
+ * The row with what follows from its stored messages: counters, the last activity, and a
+ * title from the first user message when it has none.
+ */
+export function withCounters(sql: Sql, rec: SessionRecord): SessionRecord {
+  const c = sql.exec(
+    `SELECT COUNT(*) AS n, COALESCE(SUM(input_tokens), 0) AS i, COALESCE(SUM(output_tokens), 0) AS o, MAX(created_at) AS at,
+            COALESCE(SUM(CASE WHEN tool_calls IS NOT NULL THEN json_array_length(tool_calls) ELSE 0 END), 0) AS calls
+       FROM messages WHERE session = ? AND active = 1`,
+    rec.id,
+  )[0];
+  let title = rec.title;
+  if (!title) {
+    const first = sql.exec("SELECT content FROM messages WHERE session = ? AND role = 'user' AND content IS NOT NULL AND active = 1 ORDER BY id LIMIT 1", rec.id)[0];
+    title = first ? titleFrom(String(first.content)) : null;
+  }
+  return {
+    ...rec,
+    title,
+    messageCount: num(c?.n),
+    inputTokens: num(c?.i),
+    outputTokens: num(c?.o),
+    toolCallCount: num(c?.calls),
+    lastActiveAt: Math.max(rec.lastActiveAt, num(c?.at)),
+  };
+}

@@ -1,0 +1,74 @@
+import { db } from "../db/client.ts";
+import { newSessionId } from "../db/ids.ts";
+import { setHome } from "../db/platform-state.ts";
+import { PLATFORM_LABEL } from "../platforms/names.ts";
+import type { CommandEvent, PlatformAdapter } from "../platforms/types.ts";
+import { isAllowed, settings } from "../settings.ts";
+import { describeSession, recentForSource, resolveForSource, seedFor } from "./sessions.ts";
+import { sessionAgent } from "./stubs.ts";
+import { helpText, whoamiText } from "./texts.ts";
+
+/** What a chat command runs with: the key's Inbox hands it these. */
+export interface CommandContext {
+  env: Env;
+  /** The session key the command was typed under. */
+  key: string;
+  event: CommandEvent;
+  adapter: PlatformAdapter;
+  /** The session the key is bound to now. */
+  current(): string | null;
+  /** Binds the key to a session; returns the one it was bound to before. */
+  bind(sessionId: string): Promise<string | null>;
+}
+
+/** Runs a chat command (inside the key's Inbox, after the webhook was answered); returns the reply. */
+export async function runCommand(ctx: CommandContext): Promise<string> {
+  const { env, event } = ctx;
+  const { source } = event;
+  switch (event.name) {
+    case "help":
+      return helpText(ctx.adapter.commands);
+    case "whoami":
+      return whoamiText(source.platform, source.userId, isAllowed(settings(env).platforms[source.platform].allowed, source.userId));
+    case "stop": {
+      const sessionId = ctx.current();
+      if (!sessionId) return "Nothing is running here.";
+      const { interrupted, dropped } = await sessionAgent(env, sessionId).interrupt({ dropQueued: true });
+      if (!interrupted && dropped === 0) return "Nothing is running here.";
+      const parts = [interrupted ? "Stopped." : "Nothing was running."];
+      if (dropped > 0) parts.push(`Dropped ${dropped} waiting message${dropped === 1 ? "" : "s"}.`);
+      return parts.join(" ");
+    }
+    case "new": {
+      const id = newSessionId(Date.now());
+      await sessionAgent(env, id).create(seedFor(env, source, ctx.key), id);
+      const previous = await ctx.bind(id);
+      return previous ? `Started a new session (${id}). The previous one is kept: /resume ${previous}` : `Started a new session (${id}).`;
+    }
+    case "resume": {
+      const d = db(env);
+      if (!event.args) {
+        const recent = await recentForSource(d, env, source);
+        if (recent.length === 0) return "There are no sessions you can resume yet.";
+        return ["Recent sessions you can resume:", ...recent.map((s, i) => `${i + 1}. ${describeSession(s)}`), "Resume one with /resume <id or title>."].join("\n");
+      }
+      const found = await resolveForSource(d, env, source, event.args);
+      if (found.kind === "none") return `No session matches "${event.args.slice(0, 100)}" that you can resume here.`;
+      if (found.kind === "ambiguous") return [`"${event.args}" matches several sessions:`, ...found.matches.map((s) => `- ${describeSession(s)}`)].join("\n");
+      const { session } = found;
+      if (ctx.current() === session.id) return `This chat is already on ${describeSession(session)}.`;
+      await ctx.bind(session.id);
+      return `Resumed ${describeSession(session)}. Your next message continues it.`;
+    }
+    case "sethome":
+      await setHome(db(env), source.platform, { chatId: source.chatId, threadId: source.threadId ?? null, chatName: null, setBy: source.userId });
+      return `This chat is now the ${PLATFORM_LABEL[source.platform]} home channel: sessions handed off from the CLI will arrive here.`;
+    case "status": {
+      const sessionId = ctx.current();
+      if (!sessionId) return "No session here yet: your next message starts one.";
+      const s = await sessionAgent(env, sessionId).describe(sessionId);
+      if (!s) return "No session here yet: your next message starts one.";
+      return [`Session ${s.id}${s.title ? ` "${s.title}"` : ""}`, `model ${s.model ?? "?"} · ${s.message_count} messages · ${s.input_tokens + s.output_tokens} tokens used`, s.running ? "A reply is running (/stop stops it)." : "Idle."].join("\n");
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { and, desc, eq, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { OFFLINE_MODEL_ID } from "../agent/index.ts";
+import type { Db } from "../db/client.ts";
+import type { SessionSeed } from "../db/seed.ts";
+import { sessions, type SessionRow } from "../db/schema.ts";
+import { resolveSession, type Resolved } from "../db/sessions.ts";
+import type { SessionSource } from "../platforms/types.ts";
+import { isAllowed, settings } from "../settings.ts";
+
+export type { SessionSeed } from "../db/seed.ts";
+
+/** The model name a new session records. */
+export function modelName(env: Env): string {
+  const cfg = settings(env).model;
+  return cfg.baseUrl ? (cfg.model ?? "gpt-4o-mini") : OFFLINE_MODEL_ID;
+}
+
+/** The seed of a session for a platform chat. */
+export function seedFor(env: Env, source: SessionSource, key: string): SessionSeed {
+  return { source: source.platform, userId: source.userId, chatId: source.chatId, chatType: source.chatType, threadId: source.threadId ?? null, sessionKey: key, model: modelName(env) };
+}
+
+/**
+ * Sessions a platform user may `/resume` (and list), wherever they type it:
+ * - their own per-user sessions on this platform (DMs, and their own session in a group
+ *   or channel outside threads): nobody else's, even in a shared chat;
+ * - shared sessions (a thread or topic: one session for everyone in it) only from that
+ *   same chat;
+ * - CLI sessions only when `cliSessions` (the platform's `*_ADMIN_USERS`): a CLI session
+ *   is the operator's.
+ */
+export function resumableBy(source: SessionSource, opts: { cliSessions: boolean }): SQL {
+  const shared = or(isNotNull(sessions.threadId), eq(sessions.chatType, "thread"))!;
+  const perUser = and(isNull(sessions.threadId), ne(sessions.chatType, "thread"))!;
+  const own = and(eq(sessions.source, source.platform), eq(sessions.userId, source.userId), perUser);
+  const sameChat = and(eq(sessions.source, source.platform), shared, eq(sessions.chatId, source.chatId));
+  const cli = opts.cliSessions ? eq(sessions.source, "cli") : sql`0`;
+  return or(own, sameChat, cli)!;
+}
+
+function scope(env: Env, source: SessionSource): SQL {
+  return resumableBy(source, { cliSessions: isAllowed(settings(env).platforms[source.platform].admins, source.userId) });
+}
+
+export function resolveForSource(d: Db, env: Env, source: SessionSource, ref: string): Promise<Resolved> {
+  return resolveSession(d, ref, scope(env, source));
+}
+
+export async function recentForSource(d: Db, env: Env, source: SessionSource, limit = 5): Promise<SessionRow[]> {
+  return d.select().from(sessions).where(scope(env, source)).orderBy(desc(sessions.lastActiveAt)).limit(limit);
+}
+
+/** One line naming a session for chat answers. */
+export function describeSession(s: { id: string; title: string | null; source: string; messageCount: number }): string {
+  return `${s.id}${s.title ? ` "${s.title}"` : ""} (${s.source}, ${s.messageCount} messages)`;
+}

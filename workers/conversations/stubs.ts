@@ -1,0 +1,24 @@
+/**
+ * The one place that makes Durable Object stubs. Which object owns what:
+ * - `SessionAgent`, one per session id: the session's turns, transcript and handoff;
+ * - `Inbox`, one per session key (a chat, thread or user in a chat): platform deliveries
+ *   taken in once, in order, and which session the key is bound to;
+ * - `Relay`, one per gateway id: a relay gateway's socket and its buffered messages.
+ */
+
+export function sessionAgent(env: Env, sessionId: string) {
+  return env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(sessionId));
+}
+
+export function inbox(env: Env, sessionKey: string) {
+  return env.INBOX.get(env.INBOX.idFromName(sessionKey));
+}
+
+export function relayObject(env: Env, gatewayId: string) {
+  return env.RELAY.get(env.RELAY.idFromName(gatewayId));
+}
+
+/** The name of the Inbox that rate-limits refusals in one chat. */
+export function refusalKey(platform: string, chatId: string): string {
+  return `refusals:${platform}:${chatId}`;
+}

@@ -1,0 +1,59 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { StoredMessage } from "../runtime/index.ts";
+import type { Db } from "./client.ts";
+import { messages, sessionRoutes, sessions, type SessionRow } from "./schema.ts";
+
+/**
+ * The statements with which the objects copy their state to D1, behind their own storage.
+ * All are idempotent upserts, so a retried copy changes nothing twice.
+ */
+
+const SESSION_COLUMNS = [
+  "source", "userId", "chatId", "chatType", "threadId", "sessionKey", "title", "model", "parentSessionId", "startedAt", "endedAt", "lastActiveAt", "endReason",
+  "messageCount", "toolCallCount", "inputTokens", "outputTokens", "activeTurnId", "turnStartedAt", "handoffState", "handoffPlatform", "handoffError",
+  "handoffRequestedAt", "handoffClaimedAt", "handoffFinishedAt", "handoffChatId", "handoffThread", "handoffDestChatId", "handoffDestThreadId",
+] as const satisfies ReadonlyArray<keyof SessionRow>;
+
+/** The session's row as its object has it. */
+export function sessionUpsert(d: Db, row: SessionRow) {
+  const values = Object.fromEntries([["id", row.id], ...SESSION_COLUMNS.map((k) => [k, row[k]])]) as SessionRow;
+  const set = Object.fromEntries(SESSION_COLUMNS.map((k) => [k, sql.raw(`excluded.${sessions[k].name}`)]));
+  return d.insert(sessions).values(values).onConflictDoUpdate({ target: sessions.id, set });
+}
+
+/** Transcript rows as the object stored them (keyed by its own ids). */
+export function messagesUpsert(d: Db, sessionId: string, rows: readonly StoredMessage[]) {
+  return d
+    .insert(messages)
+    .values(
+      rows.map((r) => ({
+        sessionId,
+        localId: r.id,
+        role: r.message.role,
+        content: r.message.content,
+        toolCalls: r.message.tool_calls ? JSON.stringify(r.message.tool_calls) : null,
+        toolCallId: r.message.tool_call_id ?? null,
+        toolName: r.message.name ?? null,
+        createdAt: r.createdAt,
+        finishReason: r.message.finish_reason ?? null,
+        tokenCount: r.usage ? r.usage.output : null,
+        inputTokens: r.usage ? r.usage.input : null,
+        outputTokens: r.usage ? r.usage.output : null,
+        model: r.model,
+        active: r.active ? 1 : 0,
+        turnId: r.turnId,
+      })),
+    )
+    .onConflictDoUpdate({ target: [messages.sessionId, messages.localId], set: { active: sql`excluded.active`, content: sql`excluded.content` } });
+}
+
+/** A key's binding as its Inbox has it. */
+export function routeUpsert(d: Db, route: { sessionKey: string; sessionId: string; origin: unknown; bound: boolean; updatedAt: number }) {
+  const values = { sessionKey: route.sessionKey, sessionId: route.sessionId, origin: JSON.stringify(route.origin), bound: route.bound ? 1 : 0, updatedAt: route.updatedAt };
+  return d.insert(sessionRoutes).values(values).onConflictDoUpdate({ target: sessionRoutes.sessionKey, set: { sessionId: values.sessionId, origin: values.origin, bound: values.bound, updatedAt: values.updatedAt } });
+}
+
+/** Removes a key's binding, if it still points at `sessionId`. */
+export function routeDelete(d: Db, sessionKey: string, sessionId: string) {
+  return d.delete(sessionRoutes).where(and(eq(sessionRoutes.sessionKey, sessionKey), eq(sessionRoutes.sessionId, sessionId)));
+}

@@ -1,0 +1,45 @@
+import { PlatformApiError, type Shown } from "../platforms/types.ts";
+
+/** How a reply may be shown where it goes. */
+export interface ChannelCaps {
+  /** A shown message can be edited (replies stream by edits). */
+  edits: boolean;
+  typing: boolean;
+  /** Least time between two edits of a streamed reply here, in ms. */
+  editIntervalMs: number;
+}
+
+/**
+ * Where one reply goes, whatever carries it: a platform adapter at the edge, or the relay
+ * connection on a gateway (whose connector renders and splits for the platform). Replies
+ * are Markdown; the channel renders them natively. Failures are {@link PlatformApiError}s.
+ */
+export interface ReplyChannel {
+  readonly caps: ChannelCaps;
+  /** Shows "typing…" for a few seconds. */
+  typing(): Promise<void>;
+  /**
+   * Shows `markdown` as the reply: `live` shows what fits the first message (the reply is
+   * still streaming), `final` shows all of it (more messages when it is long). `ids` are
+   * the messages already showing it, which are edited rather than posted again. Returns
+   * the ids showing it now.
+   */
+  show(markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown>;
+  /** Posts a separate new message (a note that the reply could not be delivered in place). */
+  post(markdown: string): Promise<string[]>;
+}
+
+/** Errors worth trying again: the platform is rate limiting, down, or unreachable. */
+export function retryable(err: unknown): boolean {
+  return err instanceof PlatformApiError ? err.code === "rate_limited" || err.code === "unavailable" || err.code === "network" : false;
+}
+
+/** The wait a platform asked for, in ms (429 `retry_after`), if any. */
+export function retryAfterMs(err: unknown): number | undefined {
+  return err instanceof PlatformApiError && err.retryAfter !== undefined ? Math.max(0, err.retryAfter * 1000) : undefined;
+}
+
+/** A short description of a delivery failure, for one log line (never a token). */
+export function describe(err: unknown): string {
+  return err instanceof PlatformApiError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,176 @@
+import type { ReplyTarget } from "../platforms/types.ts";
+import { migrate, num, str, type Row, type Sql } from "./sql.ts";
+
+/** Where a turn came from: the HTTP API (streamed to its caller), a platform, or the runtime itself (a handoff notice). */
+export type TurnOrigin = "api" | "platform" | "internal";
+
+/** A turn accepted by a session, kept in storage until it ends (so a restart re-runs it). */
+export interface TurnRecord {
+  seq: number;
+  turnId: string;
+  session: string;
+  content: string;
+  origin: TurnOrigin;
+  state: "queued" | "running";
+  /** Executions started; a turn is re-run after a restart at most once. */
+  attempts: number;
+  target: ReplyTarget | null;
+  /** `<platform>:<delivery id>`: the same key twice is one turn. */
+  deliveryKey: string | null;
+  /** Ids of the platform messages this turn's reply already showed (a re-run edits them). */
+  sent: string[];
+  /** Facts the host keeps with the turn (the platform user, attachments, …). */
+  meta: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** What the queue was asked to take. */
+export interface TurnInput {
+  turnId: string;
+  content: string;
+  origin: TurnOrigin;
+  state: TurnRecord["state"];
+  target?: ReplyTarget | null;
+  deliveryKey?: string | null;
+  meta?: Record<string, unknown>;
+}
+
+const SCHEMA = [
+  `CREATE TABLE turns (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    session TEXT NOT NULL,
+    turn_id TEXT NOT NULL UNIQUE,
+    content TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    target TEXT,
+    delivery_key TEXT UNIQUE,
+    sent TEXT NOT NULL DEFAULT '[]',
+    meta TEXT NOT NULL DEFAULT '{}',
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX turns_by_session ON turns (session, seq);
+  CREATE TABLE seen (delivery_key TEXT PRIMARY KEY, at INTEGER NOT NULL);
+  CREATE INDEX seen_by_time ON seen (at)`,
+];
+
+function json<T>(v: unknown, fallback: T): T {
+  if (typeof v !== "string" || v === "") return fallback;
+  try {
+    return JSON.parse(v) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+function record(r: Row): TurnRecord {
+  return {
+    seq: num(r.seq),
+    turnId: String(r.turn_id),
+    session: String(r.session),
+    content: String(r.content),
+    origin: r.origin === "api" || r.origin === "internal" ? r.origin : "platform",
+    state: r.state === "queued" ? "queued" : "running",
+    attempts: num(r.attempts),
+    target: json<ReplyTarget | null>(r.target, null),
+    deliveryKey: str(r.delivery_key),
+    sent: json<string[]>(r.sent, []),
+    meta: json<Record<string, unknown>>(r.meta, {}),
+    createdAt: num(r.created_at),
+  };
+}
+
+/**
+ * The durable turn queue of one session: one table of accepted turns, in order, and one of
+ * delivery keys already taken in (so a redelivery is no second turn, even after its turn
+ * ended). Synchronous: a turn is stored the moment `add` returns.
+ */
+export class TurnQueue {
+  readonly #sql: Sql;
+  readonly #session: string;
+
+  constructor(sql: Sql, session: string) {
+    this.#sql = sql;
+    this.#session = session;
+  }
+
+  /** Creates or upgrades the tables (once per storage). */
+  static migrate(sql: Sql): void {
+    migrate(sql, "turn-queue", SCHEMA);
+  }
+
+  /** Sessions with turns in this storage (a gateway resumes each after a restart). */
+  static sessionsWithWork(sql: Sql): string[] {
+    return sql.exec("SELECT DISTINCT session FROM turns").map((r) => String(r.session));
+  }
+
+  /** Stores a turn unless its delivery key was taken before; returns its place, or null for a duplicate. */
+  add(input: TurnInput, now: number): { position: number } | null {
+    const key = input.deliveryKey ?? null;
+    if (key !== null && this.seen(key)) return null;
+    const position = this.all().length;
+    this.#sql.exec(
+      "INSERT INTO turns (session, turn_id, content, origin, state, attempts, target, delivery_key, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      this.#session,
+      input.turnId,
+      input.content,
+      input.origin,
+      input.state,
+      input.state === "running" ? 1 : 0,
+      input.target ? JSON.stringify(input.target) : null,
+      key,
+      JSON.stringify(input.meta ?? {}),
+      now,
+    );
+    return { position };
+  }
+
+  /** Was this delivery key taken in already (queued, running or finished)? */
+  seen(deliveryKey: string): boolean {
+    return (
+      this.#sql.exec("SELECT 1 AS x FROM turns WHERE delivery_key = ?", deliveryKey).length > 0 ||
+      this.#sql.exec("SELECT 1 AS x FROM seen WHERE delivery_key = ?", deliveryKey).length > 0
+    );
+  }
+
+  /** This session's turns, oldest first (optionally of one state). */
+  all(state?: TurnRecord["state"]): TurnRecord[] {
+    const rows = state
+      ? this.#sql.exec("SELECT * FROM turns WHERE session = ? AND state = ? ORDER BY seq", this.#session, state)
+      : this.#sql.exec("SELECT * FROM turns WHERE session = ? ORDER BY seq", this.#session);
+    return rows.map(record);
+  }
+
+  get(turnId: string): TurnRecord | null {
+    const row = this.#sql.exec("SELECT * FROM turns WHERE turn_id = ?", turnId)[0];
+    return row ? record(row) : null;
+  }
+
+  /** queued → running (first attempt), or one more attempt of a turn left running. */
+  start(turnId: string): TurnRecord {
+    this.#sql.exec("UPDATE turns SET state = 'running', attempts = attempts + 1 WHERE turn_id = ?", turnId);
+    return this.get(turnId)!;
+  }
+
+  /** Remembers which messages the turn's reply shows, so a re-run edits instead of posting again. */
+  recordSent(turnId: string, ids: readonly string[]): void {
+    this.#sql.exec("UPDATE turns SET sent = ? WHERE turn_id = ?", JSON.stringify(ids), turnId);
+  }
+
+  /** Removes a turn; its delivery key is remembered, so a redelivery stays a no-op. */
+  forget(rec: TurnRecord, now: number): void {
+    this.#sql.exec("DELETE FROM turns WHERE turn_id = ?", rec.turnId);
+    if (rec.deliveryKey) this.#sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", rec.deliveryKey, now);
+  }
+
+  /** Records a delivery key as taken in without a turn (a command handled by its host). */
+  remember(deliveryKey: string, now: number): void {
+    this.#sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", deliveryKey, now);
+  }
+
+  /** Forgets delivery keys older than `before` (kept longer than any platform redelivers). */
+  pruneSeen(before: number): void {
+    this.#sql.exec("DELETE FROM seen WHERE delivery_key IN (SELECT delivery_key FROM seen WHERE at < ? LIMIT 500)", before);
+  }
+}

@@ -1,0 +1,154 @@
+import type { TurnEvent, TurnOutcome } from "../agent/index.ts";
+import { describe, retryable, retryAfterMs, type ReplyChannel } from "./channel.ts";
+import type { Clock } from "./clock.ts";
+import { replyText } from "./texts.ts";
+
+/** Typing indicators last about 5 s; refresh a little sooner. */
+export const TYPING_REFRESH_MS = 4_000;
+/** Longest pause of live updates after a platform failure (not a 429, which says how long). */
+export const MAX_LIVE_BACKOFF_MS = 30_000;
+
+/** Where a turn's progress goes while it runs. */
+export interface TurnSink {
+  start?(): void;
+  event(e: TurnEvent): void;
+  end(outcome: TurnOutcome): unknown;
+}
+
+/** What a streamed reply ended with: the final text and what already shows it. */
+export interface StreamEnd {
+  text: string;
+  ids: string[];
+  /** The live updates already show exactly the final text, in full: nothing is left to deliver. */
+  shown: boolean;
+  /** A platform asked us to wait until then before the next call. */
+  notBefore: number;
+}
+
+export interface StreamerOptions {
+  clock: Clock;
+  /** Whether the chat is private (platforms allow faster edits there). */
+  private?: boolean;
+  /** Messages a dead attempt of this turn already showed: edited, not posted again. */
+  ids?: readonly string[];
+  /** Called whenever the set of messages showing the reply changes (persist it). */
+  onShown?: (ids: readonly string[]) => void;
+  log: (line: string) => void;
+}
+
+/**
+ * Streams one turn's reply into a chat through a {@link ReplyChannel}: typing while the turn
+ * runs, the first text posted and later text edited in no more often than the channel
+ * allows, backing off when the platform fails (a 429's `retry_after` is honoured; a
+ * refusal such as 401/403 stops live updates instead of repeating them per token). `end`
+ * returns the final text for the durable delivery that follows.
+ */
+export class ReplyStreamer implements TurnSink {
+  readonly #ch: ReplyChannel;
+  readonly #o: StreamerOptions;
+  #text = "";
+  #shown = "";
+  #complete = false;
+  #ids: string[];
+  #lastShow = 0;
+  #notBefore = 0;
+  #failures = 0;
+  #liveOff = false;
+  #logged = new Set<string>();
+  #timer: unknown = null;
+  #typingTimer: unknown = null;
+  #chain: Promise<void> = Promise.resolve();
+  #ended = false;
+
+  constructor(channel: ReplyChannel, opts: StreamerOptions) {
+    this.#ch = channel;
+    this.#o = opts;
+    this.#ids = [...(opts.ids ?? [])];
+  }
+
+  /** The text streamed so far. */
+  get text(): string {
+    return this.#text;
+  }
+
+  start(): void {
+    if (!this.#ch.caps.typing) return;
+    const tick = () => {
+      if (this.#ended) return;
+      this.#ch.typing().catch((err: unknown) => this.#note("typing", err));
+      this.#typingTimer = this.#o.clock.setTimeout(tick, TYPING_REFRESH_MS);
+    };
+    tick();
+  }
+
+  event(e: TurnEvent): void {
+    if (e.type !== "text" || this.#ended) return;
+    this.#text += e.text;
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#timer !== null || this.#liveOff || !this.#ch.caps.edits) return;
+    const due = this.#ids.length === 0 ? this.#notBefore : Math.max(this.#lastShow + this.#ch.caps.editIntervalMs, this.#notBefore);
+    const wait = due - this.#o.clock.now();
+    const run = () => {
+      this.#timer = null;
+      this.#chain = this.#chain.then(() => this.#live());
+    };
+    // Due now (the first text, usually): no timer hop.
+    if (wait <= 0) {
+      this.#timer = "now";
+      queueMicrotask(run);
+      return;
+    }
+    this.#timer = this.#o.clock.setTimeout(run, wait);
+  }
+
+  async #live(): Promise<void> {
+    if (this.#ended || this.#liveOff || this.#text.trim() === "" || this.#text === this.#shown) return;
+    const text = this.#text;
+    try {
+      const shown = await this.#ch.show(text, this.#ids, "live");
+      this.#setIds(shown.ids);
+      this.#shown = text;
+      this.#complete = shown.complete;
+      this.#lastShow = this.#o.clock.now();
+      this.#failures = 0;
+    } catch (err) {
+      this.#note("live update", err);
+      if (!retryable(err)) {
+        this.#liveOff = true;
+        return;
+      }
+      this.#failures++;
+      const wait = retryAfterMs(err) ?? Math.min(this.#ch.caps.editIntervalMs * 2 ** this.#failures, MAX_LIVE_BACKOFF_MS);
+      this.#notBefore = this.#o.clock.now() + wait;
+    }
+    if (this.#text !== this.#shown && !this.#ended) this.#schedule();
+  }
+
+  #setIds(ids: string[]): void {
+    const changed = ids.length !== this.#ids.length || ids.some((id, i) => id !== this.#ids[i]);
+    this.#ids = ids;
+    if (changed) this.#o.onShown?.(ids);
+  }
+
+  /** One log line per kind of failure per reply: a dead platform does not flood the log. */
+  #note(what: string, err: unknown): void {
+    const line = `reply ${what} failed (${describe(err)})`;
+    if (this.#logged.has(line)) return;
+    this.#logged.add(line);
+    this.#o.log(line);
+  }
+
+  /** Stops the live updates and typing; resolves with the final text once no update is in flight. */
+  async end(outcome: TurnOutcome): Promise<StreamEnd> {
+    this.#ended = true;
+    if (this.#timer !== null && this.#timer !== "now") this.#o.clock.clearTimeout(this.#timer);
+    if (this.#typingTimer !== null) this.#o.clock.clearTimeout(this.#typingTimer);
+    this.#timer = null;
+    await this.#chain;
+    const text = replyText(outcome, this.#text);
+    return { text, ids: [...this.#ids], notBefore: this.#notBefore, shown: this.#complete && text === this.#shown };
+  }
+}

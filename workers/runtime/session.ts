@@ -1,0 +1,360 @@
+import { runTurn, type ChatMessage, type ChatModel, type ToolRegistry, type TurnOutcome } from "../agent/index.ts";
+import type { ReplyTarget } from "../platforms/types.ts";
+import type { ReplyChannel } from "./channel.ts";
+import type { Clock } from "./clock.ts";
+import { DeliveryStore } from "./deliveries.ts";
+import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
+import { TurnQueue, type TurnOrigin, type TurnRecord } from "./queue.ts";
+import { ReplyStreamer, type TurnSink } from "./reply.ts";
+import type { Sql } from "./sql.ts";
+import { RESTART_FAILURE } from "./texts.ts";
+import { SqlTranscript } from "./transcript.ts";
+
+/** What to do with a message that arrives while its session runs a turn. */
+export type BusyPolicy = "queue" | "interrupt";
+
+/** Executions of one accepted turn before it is reported failed instead of run again. */
+export const MAX_TURN_ATTEMPTS = 2;
+
+/** What the runtime needs from where it runs (a Durable Object, or the relay gateway). */
+export interface RuntimeHost {
+  readonly sql: Sql;
+  /** The session this runtime serves (an id at the edge, a key and generation on a gateway). */
+  readonly session: string;
+  readonly clock: Clock;
+  busyPolicy(): BusyPolicy;
+  model(): ChatModel;
+  /** The tools of the next model call, listed afresh per turn (remote tool servers change). */
+  tools(model: ChatModel, signal: AbortSignal): Promise<ToolRegistry | undefined>;
+  /** The request for the model from the stored transcript (instructions, context budget). */
+  prepare?(history: readonly ChatMessage[], turn: TurnRecord): ChatMessage[];
+  /** Where a platform turn's reply goes; null when its platform is gone from the config. */
+  channel(target: ReplyTarget): ReplyChannel | null;
+  log(line: string): void;
+  /** A turn is about to call the model (the edge raises its running flag). */
+  onTurnStart?(turn: TurnRecord): void;
+  /** Messages were stored (the edge copies them to D1 behind the turn). */
+  onStored?(): void;
+  onTurnEnd?(turn: TurnRecord, outcome: TurnOutcome): void;
+  /** Wake the runtime again at `at` (a Durable Object alarm); without it, waits happen in memory. */
+  defer?(at: number): void;
+  /** fetch for tools. */
+  fetch?: typeof fetch;
+}
+
+/** A turn's input. */
+export interface NewTurn {
+  content: string;
+  origin: TurnOrigin;
+  target?: ReplyTarget | null;
+  deliveryKey?: string | null;
+  meta?: Record<string, unknown>;
+}
+
+/** How a turn ended, for whoever waits on it (a handoff waits on its notice's turn). */
+export interface TurnResult {
+  outcome: TurnOutcome;
+  /** How its reply's delivery ended (null: a turn with no chat to reply in). */
+  delivery: DeliveryOutcome | null;
+}
+
+interface Active {
+  turnId: string;
+  controller: AbortController;
+}
+
+const failed = (code: string, message: string): TurnOutcome => ({ finishReason: "error", text: "", error: { code, message }, usage: { input: 0, output: 0 }, toolCalls: 0 });
+
+/** For turns nobody listens to any more (an API turn re-run after a restart): the result is stored. */
+const detached: TurnSink = { event() {}, end() {} };
+
+/**
+ * The turn runtime of one session, the same at the edge (inside `SessionAgent`) and on a
+ * relay gateway: a durable queue run one turn at a time (`BUSY_POLICY`: later messages wait,
+ * or interrupt), the agent loop over the stored transcript, replies streamed into their chat
+ * by edits, final replies delivered durably, usage kept with each message, interrupts of
+ * exactly this session, and recovery of whatever a dead instance left: a running turn runs
+ * again once (editing the messages it already showed) or ends with a visible failure.
+ */
+export class SessionRuntime {
+  readonly queue: TurnQueue;
+  readonly transcript: SqlTranscript;
+  readonly deliveries: DeliveryStore;
+  readonly #h: RuntimeHost;
+  #active: Active | null = null;
+  #pumping = false;
+  #delivering = 0;
+  #history: ChatMessage[] | null = null;
+  #idleWaiters: Array<() => void> = [];
+  #turnWaiters = new Map<string, (r: TurnResult) => void>();
+
+  constructor(host: RuntimeHost) {
+    this.#h = host;
+    this.queue = new TurnQueue(host.sql, host.session);
+    this.transcript = new SqlTranscript(host.sql, host.session);
+    this.deliveries = new DeliveryStore(host.sql, host.session);
+  }
+
+  /** Creates or upgrades the runtime's tables (once per storage). */
+  static migrate(sql: Sql): void {
+    TurnQueue.migrate(sql);
+    SqlTranscript.migrate(sql);
+    DeliveryStore.migrate(sql);
+  }
+
+  /** A turn runs, waits, or a reply is still being delivered. */
+  get busy(): boolean {
+    return this.#active !== null || this.queue.all().length > 0;
+  }
+
+  /** A turn runs here now, or a dead instance left one running (it is re-run). */
+  get running(): boolean {
+    return this.#active !== null || this.queue.all("running").length > 0;
+  }
+
+  /** A turn is executing in this instance right now. */
+  get executing(): boolean {
+    return this.#active !== null;
+  }
+
+  /** Anything left for this runtime to do (turns, or deliveries not yet confirmed). */
+  hasWork(): boolean {
+    return this.queue.all().length > 0 || this.deliveries.all().length > 0;
+  }
+
+  /** The stored transcript, cached in memory (this runtime is its only writer). */
+  history(): ChatMessage[] {
+    this.#history ??= this.transcript.load();
+    return this.#history;
+  }
+
+  /** Drops the cached transcript (after something else changed the stored one). */
+  forgetHistory(): void {
+    this.#history = null;
+  }
+
+  /**
+   * Takes in a message: stored before this returns, then run in order after any turn ahead
+   * of it (with BUSY_POLICY=interrupt, after stopping it). The same delivery key twice is one
+   * turn. Returns null for a duplicate.
+   */
+  enqueue(input: NewTurn): { turnId: string; position: number } | null {
+    const turnId = crypto.randomUUID();
+    const taken = this.queue.add({ turnId, content: input.content, origin: input.origin, state: "queued", target: input.target ?? null, deliveryKey: input.deliveryKey ?? null, meta: input.meta ?? {} }, this.#h.clock.now());
+    if (!taken) return null;
+    if (this.#active && input.origin !== "internal" && this.#h.busyPolicy() === "interrupt") this.#active.controller.abort(new Error("superseded by a newer message"));
+    void this.pump().catch((err: unknown) => this.#h.log(`queue: ${String(err)}`));
+    return { turnId, position: taken.position };
+  }
+
+  /**
+   * Runs a turn at once, streaming to `sink` (an API caller); refused while anything runs or
+   * waits here. The turn is stored before this returns.
+   */
+  start(input: NewTurn, sink: TurnSink): { ok: true; turnId: string } | { ok: false } {
+    if (this.busy) return { ok: false };
+    const turnId = crypto.randomUUID();
+    this.queue.add({ turnId, content: input.content, origin: input.origin, state: "running", target: null, deliveryKey: input.deliveryKey ?? null, meta: input.meta ?? {} }, this.#h.clock.now());
+    const active: Active = { turnId, controller: new AbortController() };
+    this.#active = active;
+    void this.#execute(this.queue.get(turnId)!, active, sink)
+      .finally(() => this.pump())
+      .catch((err: unknown) => this.#h.log(`after the turn: ${String(err)}`));
+    return { ok: true, turnId };
+  }
+
+  /** Resolves with the result of `turnId` once it ended (a handoff waits on its turn). */
+  waitTurn(turnId: string): Promise<TurnResult> {
+    return new Promise((resolve) => this.#turnWaiters.set(turnId, resolve));
+  }
+
+  /**
+   * Cancels the running turn; with `dropQueued` (the /stop command) platform messages
+   * waiting behind it are dropped too (a handoff's own turn stays: its handoff waits on it).
+   */
+  interrupt(opts: { dropQueued?: boolean } = {}): { interrupted: boolean; dropped: number } {
+    let dropped = 0;
+    if (opts.dropQueued) {
+      for (const r of this.queue.all("queued").filter((r) => r.origin !== "internal")) {
+        this.queue.forget(r, this.#h.clock.now());
+        dropped++;
+      }
+    }
+    const active = this.#active;
+    if (!active || active.controller.signal.aborted) return { interrupted: false, dropped };
+    active.controller.abort(new Error("interrupted"));
+    return { interrupted: true, dropped };
+  }
+
+  /** Resolves once nothing runs, waits or is being delivered here. */
+  async idle(): Promise<void> {
+    if (this.#isIdle()) return;
+    await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #isIdle(): boolean {
+    return this.#active === null && this.#delivering === 0 && !this.#pumping && this.queue.all().length === 0;
+  }
+
+  #wake(): void {
+    if (!this.#isIdle()) return;
+    for (const w of this.#idleWaiters.splice(0)) w();
+  }
+
+  /**
+   * Runs what is stored, in order: replies still to deliver, a turn a dead instance left
+   * running (again, once), then queued turns one after another.
+   */
+  async pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      await this.#resumeDeliveries();
+      while (!this.#active) {
+        const orphan = this.queue.all("running")[0];
+        if (orphan) {
+          await this.#recover(orphan);
+          continue;
+        }
+        const next = this.queue.all("queued")[0];
+        if (!next) break;
+        const active: Active = { turnId: next.turnId, controller: new AbortController() };
+        this.#active = active;
+        const rec = this.queue.start(next.turnId);
+        await this.#execute(rec, active, this.#sinkFor(rec));
+      }
+    } finally {
+      this.#pumping = false;
+      this.#wake();
+    }
+  }
+
+  async #resumeDeliveries(): Promise<void> {
+    for (const d of this.deliveries.all()) {
+      if (d.notBefore > this.#h.clock.now() + 1000 && this.#h.defer) {
+        this.#h.defer(d.notBefore);
+        continue;
+      }
+      await this.#deliver(d.turnId, d.target);
+    }
+  }
+
+  async #recover(rec: TurnRecord): Promise<void> {
+    if (rec.attempts >= MAX_TURN_ATTEMPTS) return this.#failVisibly(rec);
+    const active: Active = { turnId: rec.turnId, controller: new AbortController() };
+    this.#active = active;
+    const again = this.queue.start(rec.turnId);
+    this.#h.log(`re-running turn ${rec.turnId} left by a stopped instance (attempt ${again.attempts})`);
+    await this.#execute(again, active, this.#sinkFor(again));
+  }
+
+  #sinkFor(rec: TurnRecord): TurnSink | ReplyStreamer {
+    const channel = rec.target ? this.#h.channel(rec.target) : null;
+    if (!channel || !rec.target) return detached;
+    return new ReplyStreamer(channel, { clock: this.#h.clock, ids: rec.sent, onShown: (ids) => this.queue.recordSent(rec.turnId, ids), log: (l) => this.#h.log(l) });
+  }
+
+  /** Stores the turn's user message unless an earlier attempt did. */
+  #storeUser(rec: TurnRecord): void {
+    if (this.transcript.hasTurnUser(rec.turnId)) return;
+    const user: ChatMessage = { role: "user", content: rec.content };
+    this.transcript.append([{ message: user, turnId: rec.turnId, at: this.#h.clock.now() }]);
+    this.#history?.push(user);
+    this.#h.onStored?.();
+  }
+
+  async #execute(rec: TurnRecord, active: Active, sink: TurnSink | ReplyStreamer): Promise<void> {
+    let outcome: TurnOutcome;
+    sink.start?.();
+    try {
+      this.#storeUser(rec);
+      this.#h.onTurnStart?.(rec);
+      const model = this.#h.model();
+      const tools = await this.#h.tools(model, active.controller.signal);
+      const history = this.history();
+      outcome = await runTurn({
+        model,
+        ...(tools ? { tools } : {}),
+        ...(this.#h.fetch ? { fetch: this.#h.fetch } : {}),
+        history: this.#h.prepare ? this.#h.prepare(history, rec) : [...history],
+        signal: active.controller.signal,
+        onEvent: (e) => sink.event(e),
+        append: async (m, usage) => {
+          this.transcript.append([{ message: m, turnId: rec.turnId, usage, model: m.role === "assistant" ? model.id : null, at: this.#h.clock.now() }]);
+          this.#history?.push(m);
+          this.#h.onStored?.();
+        },
+      });
+    } catch (err) {
+      this.#h.log(`turn ${rec.turnId} failed: ${err instanceof Error ? err.message : String(err)}`);
+      outcome = failed("internal", "the turn failed inside the agent runtime");
+      this.forgetHistory();
+    }
+    let delivery: DeliveryOutcome | null = null;
+    if (sink instanceof ReplyStreamer && rec.target) {
+      const end = await sink.end(outcome);
+      // The turn ends and its reply becomes a pending delivery in one step: nothing between
+      // can lose the reply. A reply the live updates already show in full needs none.
+      this.#h.sql.transaction(() => {
+        if (!end.shown) this.deliveries.put({ turnId: rec.turnId, target: rec.target!, text: end.text, ids: end.ids, attempts: 0, notBefore: end.notBefore, createdAt: this.#h.clock.now() });
+        this.queue.forget(rec, this.#h.clock.now());
+      });
+      if (this.#active === active) this.#active = null;
+      this.#h.onTurnEnd?.(rec, outcome);
+      delivery = end.shown ? { end: "delivered", error: null } : await this.#deliver(rec.turnId, rec.target);
+    } else {
+      this.queue.forget(rec, this.#h.clock.now());
+      if (this.#active === active) this.#active = null;
+      this.#h.onTurnEnd?.(rec, outcome);
+      await Promise.resolve(sink.end(outcome)).catch(() => undefined);
+    }
+    const waiter = this.#turnWaiters.get(rec.turnId);
+    this.#turnWaiters.delete(rec.turnId);
+    this.#wake();
+    waiter?.({ outcome, delivery });
+  }
+
+  async #deliver(turnId: string, target: ReplyTarget): Promise<DeliveryOutcome> {
+    const pending = this.deliveries.all().find((d) => d.turnId === turnId);
+    const channel = this.#h.channel(target);
+    if (!pending) return { end: "delivered", error: null };
+    if (!channel) {
+      this.#h.log(`the reply of turn ${turnId} has nowhere to go (${target.platform} is not configured); it is kept in the transcript`);
+      this.deliveries.done(turnId);
+      return { end: "failed", error: `${target.platform} is not configured` };
+    }
+    this.#delivering++;
+    try {
+      return await deliverFinal(channel, pending, {
+        clock: this.#h.clock,
+        store: this.deliveries,
+        log: (l) => this.#h.log(l),
+        ...(this.#h.defer ? { defer: (at: number) => this.#h.defer!(at) } : {}),
+      });
+    } finally {
+      this.#delivering--;
+    }
+  }
+
+  async #failVisibly(rec: TurnRecord): Promise<void> {
+    this.#storeUser(rec);
+    this.transcript.append([{ message: { role: "assistant", content: RESTART_FAILURE, finish_reason: "error" }, turnId: rec.turnId, at: this.#h.clock.now() }]);
+    this.forgetHistory();
+    this.#h.onStored?.();
+    const outcome: TurnOutcome = { finishReason: "error", text: RESTART_FAILURE, usage: { input: 0, output: 0 }, toolCalls: 0 };
+    if (rec.target && this.#h.channel(rec.target)) {
+      this.#h.sql.transaction(() => {
+        this.deliveries.put({ turnId: rec.turnId, target: rec.target!, text: RESTART_FAILURE, ids: rec.sent, attempts: 0, notBefore: 0, createdAt: this.#h.clock.now() });
+        this.queue.forget(rec, this.#h.clock.now());
+      });
+      this.#h.onTurnEnd?.(rec, outcome);
+      const delivery = await this.#deliver(rec.turnId, rec.target);
+      this.#turnWaiters.get(rec.turnId)?.({ outcome, delivery });
+    } else {
+      this.queue.forget(rec, this.#h.clock.now());
+      this.#h.onTurnEnd?.(rec, outcome);
+      this.#turnWaiters.get(rec.turnId)?.({ outcome, delivery: null });
+    }
+    this.#turnWaiters.delete(rec.turnId);
+  }
+}

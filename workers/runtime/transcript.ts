@@ -1,0 +1,191 @@
+import type { ChatMessage, ToolCall, Usage } from "../agent/index.ts";
+import { migrate, num, str, type Row, type Sql } from "./sql.ts";
+
+/** One stored transcript message with the facts kept beside it. */
+export interface StoredMessage {
+  id: number;
+  session: string;
+  message: ChatMessage;
+  turnId: string | null;
+  usage: Usage | null;
+  /** The model that wrote an assistant message (`offline` marks the built-in model). */
+  model: string | null;
+  createdAt: number;
+  active: boolean;
+}
+
+/** A message to append. */
+export interface NewMessage {
+  message: ChatMessage;
+  turnId?: string | null;
+  usage?: Usage | undefined;
+  model?: string | null;
+  at: number;
+}
+
+const SCHEMA = [
+  `CREATE TABLE messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session TEXT NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT,
+    tool_calls TEXT,
+    tool_call_id TEXT,
+    name TEXT,
+    finish_reason TEXT,
+    turn_id TEXT,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    model TEXT,
+    created_at INTEGER NOT NULL,
+    active INTEGER NOT NULL DEFAULT 1,
+    synced INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX messages_by_session ON messages (session, id);
+  CREATE INDEX messages_unsynced ON messages (synced) WHERE synced = 0`,
+];
+
+function calls(v: Row[string] | undefined): ToolCall[] | undefined {
+  if (typeof v !== "string" || v === "") return undefined;
+  try {
+    const parsed = JSON.parse(v) as unknown;
+    return Array.isArray(parsed) && parsed.length > 0 ? (parsed as ToolCall[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A stored row as a transcript message (unrepaired: callers repair before use). */
+export function rowMessage(r: Row): ChatMessage {
+  const m: ChatMessage = { role: String(r.role) as ChatMessage["role"], content: str(r.content ?? null) };
+  const c = calls(r.tool_calls);
+  if (c) m.tool_calls = c;
+  if (r.tool_call_id) m.tool_call_id = String(r.tool_call_id);
+  if (r.name) m.name = String(r.name);
+  if (r.finish_reason) m.finish_reason = String(r.finish_reason) as ChatMessage["finish_reason"];
+  return m;
+}
+
+function stored(r: Row): StoredMessage {
+  const hasUsage = r.input_tokens !== null || r.output_tokens !== null;
+  return {
+    id: num(r.id),
+    session: String(r.session),
+    message: rowMessage(r),
+    turnId: str(r.turn_id),
+    usage: hasUsage ? { input: num(r.input_tokens), output: num(r.output_tokens) } : null,
+    model: str(r.model),
+    createdAt: num(r.created_at),
+    active: num(r.active) === 1,
+  };
+}
+
+/**
+ * A session's transcript in local SQLite (a Durable Object's storage at the edge,
+ * `node:sqlite` on a gateway): the source the runtime serves turns from. Appends are
+ * synchronous and durable when they return. `synced` marks rows already copied to D1
+ * (the edge mirrors the transcript there; the gateway never syncs).
+ */
+export class SqlTranscript {
+  readonly #sql: Sql;
+  readonly #session: string;
+
+  constructor(sql: Sql, session: string) {
+    this.#sql = sql;
+    this.#session = session;
+  }
+
+  static migrate(sql: Sql): void {
+    migrate(sql, "transcript", SCHEMA);
+  }
+
+  /** The active messages, oldest first. */
+  load(): ChatMessage[] {
+    return this.#sql.exec("SELECT * FROM messages WHERE session = ? AND active = 1 ORDER BY id", this.#session).map(rowMessage);
+  }
+
+  /** Every stored message with its facts (for the API and exports), oldest first. */
+  rows(opts: { includeInactive?: boolean } = {}): StoredMessage[] {
+    const q = opts.includeInactive ? "SELECT * FROM messages WHERE session = ? ORDER BY id" : "SELECT * FROM messages WHERE session = ? AND active = 1 ORDER BY id";
+    return this.#sql.exec(q, this.#session).map(stored);
+  }
+
+  count(): number {
+    return num(this.#sql.exec("SELECT COUNT(*) AS n FROM messages WHERE session = ? AND active = 1", this.#session)[0]?.n ?? 0);
+  }
+
+  /** Appends messages in order, in one transaction; returns their ids. */
+  append(items: readonly NewMessage[], opts: { synced?: boolean } = {}): number[] {
+    return this.#sql.transaction(() =>
+      items.map(({ message: m, turnId, usage, model, at }) => {
+        const row = this.#sql.exec(
+          `INSERT INTO messages (session, role, content, tool_calls, tool_call_id, name, finish_reason, turn_id, input_tokens, output_tokens, model, created_at, synced)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          this.#session,
+          m.role,
+          m.content,
+          m.tool_calls ? JSON.stringify(m.tool_calls) : null,
+          m.tool_call_id ?? null,
+          m.name ?? null,
+          m.finish_reason ?? null,
+          turnId ?? null,
+          usage ? usage.input : null,
+          usage ? usage.output : null,
+          model ?? null,
+          at,
+          opts.synced ? 1 : 0,
+        )[0]!;
+        return num(row.id);
+      }),
+    );
+  }
+
+  /**
+   * Stores messages copied from elsewhere (D1, an import) under their own ids, as already
+   * synced; ids already present are skipped. Later appends get higher ids.
+   */
+  importRows(items: ReadonlyArray<NewMessage & { id: number; active?: boolean }>): void {
+    this.#sql.transaction(() => {
+      for (const { id, message: m, turnId, usage, model, at, active } of items) {
+        this.#sql.exec(
+          `INSERT OR IGNORE INTO messages (id, session, role, content, tool_calls, tool_call_id, name, finish_reason, turn_id, input_tokens, output_tokens, model, created_at, active, synced)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+          id,
+          this.#session,
+          m.role,
+          m.content,
+          m.tool_calls ? JSON.stringify(m.tool_calls) : null,
+          m.tool_call_id ?? null,
+          m.name ?? null,
+          m.finish_reason ?? null,
+          turnId ?? null,
+          usage ? usage.input : null,
+          usage ? usage.output : null,
+          model ?? null,
+          at,
+          active === false ? 0 : 1,
+        );
+      }
+    });
+  }
+
+  /** Whether the user message that opened `turnId` is stored (a re-run must not store it twice). */
+  hasTurnUser(turnId: string): boolean {
+    return this.#sql.exec("SELECT 1 AS x FROM messages WHERE session = ? AND turn_id = ? AND role = 'user' LIMIT 1", this.#session, turnId).length > 0;
+  }
+
+  /** Hides a turn's messages from replay without deleting them (an abandoned handoff notice). */
+  deactivateTurn(turnId: string): number {
+    const rows = this.#sql.exec("UPDATE messages SET active = 0, synced = 0 WHERE session = ? AND turn_id = ? AND active = 1 RETURNING id", this.#session, turnId);
+    return rows.length;
+  }
+
+  /** Rows not yet copied to D1, oldest first. */
+  unsynced(limit = 200): StoredMessage[] {
+    return this.#sql.exec("SELECT * FROM messages WHERE session = ? AND synced = 0 ORDER BY id LIMIT ?", this.#session, limit).map(stored);
+  }
+
+  markSynced(ids: readonly number[]): void {
+    for (const id of ids) this.#sql.exec("UPDATE messages SET synced = 1 WHERE id = ?", id);
+  }
+}
