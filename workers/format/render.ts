@@ -2,6 +2,7 @@ import { buildBlocks } from "./build.ts";
 import { discordWriter } from "./discord.ts";
 import type { Block } from "./ir.ts";
 import { parseTokens } from "./parse.ts";
+import { completeTail } from "./partial.ts";
 import { plainWriter } from "./plain.ts";
 import { slackWriter } from "./slack.ts";
 import { splitBlocks } from "./split.ts";
@@ -11,9 +12,11 @@ import { writePart, type Writer } from "./writer.ts";
 
 const WRITERS: Record<Dialect, Writer> = { telegram: telegramWriter, slack: slackWriter, discord: discordWriter, plain: plainWriter };
 
-/** Parses once into the intermediate form. */
-export function toBlocks(markdown: string): Block[] {
-  return buildBlocks(parseTokens(markdown));
+/** Parses once into the intermediate form; `partial` closes what a streaming reply left open. */
+export function toBlocks(markdown: string, partial = false): Block[] {
+  const tokens = parseTokens(markdown);
+  if (partial) completeTail(tokens, markdown);
+  return buildBlocks(tokens);
 }
 
 /**
@@ -27,7 +30,7 @@ export function renderMessage(markdown: string, dialect: Dialect, opts: RenderOp
   if (opts.unit !== "utf16" && opts.unit !== "codepoints") throw new RangeError("unit must be utf16 or codepoints");
   const w = WRITERS[dialect];
   if (!w) throw new RangeError(`unknown dialect ${String(dialect)}`);
-  const parts = splitBlocks(toBlocks(markdown), w, opts.limit, opts.unit);
+  const parts = splitBlocks(toBlocks(markdown, opts.partial === true), w, opts.limit, opts.unit);
   return parts.map((blocks) => {
     const { text, entities } = writePart(blocks, w);
     return dialect === "telegram" ? { text, entities } : { text };
