@@ -128,7 +128,7 @@ class Builder {
     if (list?.next != null) marker = `${list.next++}${list.delim} `;
     // A GFM task item: the checkbox replaces the bullet.
     const content = tokens[k + 2]?.type === "inline" ? tokens[k + 2]!.content : "";
-    const task = /^\[([ xX])\][ \t]/.exec(content);
+    const task = /^\[([ xX])\](?:[ \t]|$)/.exec(content);
     this.#task = task ? task[0] : null;
     if (task) marker = list?.next != null ? `${marker}${task[1] === " " ? "☐" : "☑"} ` : `${task[1] === " " ? "☐" : "☑"} `;
     const base = parent ? (parent.first ?? parent.rest!) : "";

@@ -4,8 +4,10 @@ import type { Writer } from "./writer.ts";
 /** Characters Discord's Markdown would read as formatting anywhere in a line. */
 const SPECIAL = /[\\*_~`|[\]]/g;
 
+const LOOKS_LIKE_URL = /[a-z][a-z0-9+.-]*:\/\/|\bwww\./i;
+
 /** Makes `@everyone` and `@here` inert even if a message went out without `allowed_mentions`. */
-export function defuseMentions(s: string): string {
+function defuseMentions(s: string): string {
   return s.replace(/@(everyone|here)/gi, "@\u200b$1");
 }
 
@@ -36,7 +38,9 @@ const style: MarkerStyle = {
     if (!s.includes("``") && !s.startsWith("`") && !s.endsWith("`")) return `\`\` ${s} \`\``;
     return null;
   },
-  link: (label, url) => `[${escapeDiscord(label, false)}](${url.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)})`,
+  // Discord refuses a masked link whose label looks like another URL: write both out instead.
+  link: (label, url) =>
+    LOOKS_LIKE_URL.test(label) ? `${escapeDiscord(label, false)} (${url})` : `[${escapeDiscord(label, false)}](${url.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)})`,
   quote: () => "> ",
   heading: (level) => (level <= 3 ? `${"#".repeat(level)} ` : null),
   wordBoundaries: false,

@@ -13,6 +13,11 @@ export function completeTail(tokens: Token[], source: string): void {
   if (/\n[ \t]*\n[ \t]*$/.test(source) || source.trim() === "") return;
   for (let k = tokens.length - 1; k >= 0; k--) {
     const t = tokens[k]!;
+    // The parser pads a short table row with empty cells; the cell being typed is before them.
+    if (t.type === "inline" && t.content === "" && /^t[hd]_open$/.test(tokens[k - 1]?.type ?? "")) {
+      k--;
+      continue;
+    }
     if (t.type === "inline") return completeInline(tokens, k);
     if (t.type === "fence") return completeFence(t);
     if (!t.type.endsWith("_close")) return;

@@ -20,7 +20,7 @@ const WS = /\s/u;
 const PUNCT = /[\p{P}\p{S}]/u;
 const AUTOLINK = /<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>/y;
 /** A `<` starting an autolink or tag that is still being typed (nothing after it). */
-const UNFINISHED_TAG = /<[^\s<>]*$/y;
+const UNFINISHED_TAG = /<(?:\/?[A-Za-z][\w+.:/?#@&=%~-]*)?$/y;
 /** Openers searched back for a closer; CommonMark's unbounded search is quadratic. */
 const SEARCH = 64;
 
@@ -97,7 +97,8 @@ export function scanTail(s: string): TailFix {
       AUTOLINK.lastIndex = i;
       UNFINISHED_TAG.lastIndex = i;
       if (AUTOLINK.test(s)) i = AUTOLINK.lastIndex;
-      else if (UNFINISHED_TAG.test(s)) {
+      // "x<y" is a comparison, not a tag: only a "<" after a space or punctuation may start one.
+      else if (!/[\p{L}\p{N}]/u.test(charBefore(s, i) ?? " ") && UNFINISHED_TAG.test(s)) {
         cut = i;
         break;
       } else i++;

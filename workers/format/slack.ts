@@ -2,7 +2,7 @@ import { markerLine, type MarkerStyle } from "./markers.ts";
 import type { Writer } from "./writer.ts";
 
 /** Slack's three reserved characters; nothing else can be escaped in mrkdwn. */
-export function escapeSlack(s: string): string {
+function escapeSlack(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 

@@ -201,7 +201,7 @@ function splitLine(line: Line, room: number, m: Meter, wordsOnly: boolean, fresh
   if (!fresh) return null;
   // Nothing fits with formatting: a link too long for a part is written as `label (url)`,
   // and as a last resort the head is written without styles.
-  if (inLink.size > 0) return splitLine(unlink(line), room, m, false, true);
+  if (line.spans.some((s) => s.link)) return splitLine(unlink(line), room, m, false, true);
   if (line.heading > 0 || line.spans.some((s) => s.marks !== 0)) {
     const bare: Line = { ...line, heading: 0, spans: line.spans.map((s) => ({ ...s, marks: 0 })) };
     const cut = splitLine(bare, room, m, false, true);

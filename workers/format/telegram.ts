@@ -6,7 +6,7 @@ import type { Writer } from "./writer.ts";
 const TYPE_OF: Record<string, TelegramEntity["type"]> = { b: "bold", i: "italic", s: "strikethrough", c: "code", L: "text_link" };
 
 /** Style keys of a span; a link's key carries its URL so only equal links merge. */
-export function keysOf(s: Span): string[] {
+function keysOf(s: Span): string[] {
   const keys: string[] = [];
   if (s.marks & BOLD) keys.push("b");
   if (s.marks & ITALIC) keys.push("i");
