@@ -48,6 +48,10 @@ describe("hostile input", () => {
     }
   });
 
+  it("replaces lone surrogates, which platforms reject", () => {
+    expect(renderPlain("a\ud800b \udfffc 😀")).toBe("a\ufffdb \ufffdc 😀");
+  });
+
   it("keeps the text of nesting deeper than any platform shows", () => {
     expect(renderPlain(`${"> ".repeat(1000)}deep`)).toBe("deep");
     expect(renderPlain(`${"- ".repeat(30)}deep`).trim().endsWith("deep")).toBe(true);

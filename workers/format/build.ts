@@ -28,7 +28,7 @@ interface Frame {
  */
 export function buildBlocks(tokens: readonly Token[]): Block[] {
   const b = new Builder();
-  for (let k = 0; k < tokens.length; k++) k = b.token(tokens, k);
+  for (let k = 0; k < tokens.length; k++) b.token(tokens, k);
   b.flush();
   return b.blocks;
 }
@@ -42,8 +42,8 @@ class Builder {
   #task: string | null = null;
   #table: { rows: string[][]; aligns: Align[] } | null = null;
 
-  /** Handles tokens[k]; returns the index of the last token it consumed. */
-  token(tokens: readonly Token[], k: number): number {
+  /** Handles tokens[k] (a task item looks ahead at its first inline). */
+  token(tokens: readonly Token[], k: number): void {
     const t = tokens[k]!;
     switch (t.type) {
       case "blockquote_open":
@@ -106,7 +106,6 @@ class Builder {
         this.#table = null;
         break;
     }
-    return k;
   }
 
   /** Ends the current lines block (at top level) and pushes it. */
@@ -209,7 +208,6 @@ function alignOf(style: string): Align {
   const m = /text-align:(left|right|center)/.exec(style);
   return (m?.[1] as Align | undefined) ?? "";
 }
-
 
 function stripTask(lines: Span[][], box: string): Span[][] {
   const first = lines[0]?.[0];

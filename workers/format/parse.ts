@@ -14,9 +14,12 @@ const MAX_MARKERS = 12;
 /** Leading indentation kept, in columns; nesting by indentation stops there. */
 const MAX_INDENT = 48;
 
-/** Parses Markdown into markdown-it's token stream, after {@link clampNesting}. */
+/**
+ * Parses Markdown into markdown-it's token stream, after {@link clampNesting}. Lone surrogates
+ * become U+FFFD first: platforms reject text that is not valid Unicode.
+ */
 export function parseTokens(markdown: string): Token[] {
-  return md.parse(clampNesting(markdown), {});
+  return md.parse(clampNesting(markdown.toWellFormed()), {});
 }
 
 /** Parses one run of inline Markdown into inline tokens (used to re-parse a completed tail). */
