@@ -37,4 +37,11 @@ describe("module boundaries", () => {
     const bad = core.flatMap((f) => importsOf(f).filter((s) => !s.startsWith("./")).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
     expect(bad).toEqual([]);
   });
+
+  it("keeps the format module pure: its own files and markdown-it only, so it runs in workerd and Node", () => {
+    const format = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/format/"));
+    expect(format.length).toBeGreaterThan(0);
+    const bad = format.flatMap((f) => importsOf(f).filter((s) => !s.startsWith("./") && s !== "markdown-it").map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    expect(bad).toEqual([]);
+  });
 });
