@@ -1,3 +1,4 @@
+import { encode } from "gpt-tokenizer/encoding/cl100k_base";
 import { encodeChat as encodeChatO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import { estimateRequestTokens, loadTokenCounter, truncateToTokens, fetchUrlTool, ToolRegistry } from "../../workers/agent/index.ts";
@@ -25,6 +26,11 @@ describe("token estimates", () => {
       const o200k = encodeChatO200k(chat, "gpt-4o", { disallowedSpecial: new Set() }).length;
       expect(estimateRequestTokens(counter, messages), `seed ${seed}`).toBeGreaterThanOrEqual(o200k);
     }
+  });
+
+  it("count a pasted 200,000-character word quickly (byte-pair merging is quadratic in one piece)", () => {
+    const han = "東京".repeat(100_000);
+    expect(counter.count(han)).toBeGreaterThanOrEqual(encode(han.slice(0, 2000), { disallowedSpecial: new Set() }).length * 100);
   });
 
   it("count text that looks like special tokens as plain text instead of throwing", () => {
