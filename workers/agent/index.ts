@@ -1,5 +1,14 @@
 // The agent core: runs in workerd (SessionAgent) and in Node (the relay gateway).
 export { ProviderError, type ProviderErrorCode } from "./errors.ts";
+export {
+  DEFAULT_SYSTEM_PROMPT,
+  contextLine,
+  systemMessage,
+  type AgentChatType,
+  type AgentPlatform,
+  type AgentWhere,
+  type InstructionsInput,
+} from "./instructions.ts";
 export { runTurn, type RunTurnOptions, type TurnEvent, type TurnOutcome } from "./loop.ts";
 export { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
 export { OFFLINE_MODEL_ID, OFFLINE_NOTICE, OfflineModel, offlineReply } from "./offline.ts";
