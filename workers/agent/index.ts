@@ -1,5 +1,6 @@
 // The agent core: runs in workerd (SessionAgent) and in Node (the relay gateway).
 export { ProviderError, type ProviderErrorCode } from "./errors.ts";
+export { forProvider, isOfflineReply } from "./history.ts";
 export {
   DEFAULT_SYSTEM_PROMPT,
   contextLine,
