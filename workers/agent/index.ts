@@ -16,6 +16,7 @@ export { OFFLINE_MODEL_ID, OFFLINE_NOTICE, OfflineModel, offlineReply } from "./
 export { OpenAiModel, joinUrl, type OpenAiOptions } from "./openai.ts";
 export { MISSING_TOOL_RESULT, repairTranscript, transcriptProblem } from "./repair.ts";
 export { SseParser, formatSse, parseSse, type SseEvent } from "./sse.ts";
+export { SUMMARY_MAX_TOKENS, SummaryError, extractiveSummary, renderTurns, summarise, summaryPrompt, type SummaryErrorCode } from "./summary.ts";
 export { TOKEN_ENCODING, estimateRequestTokens, loadTokenCounter, messageTokens, truncateToTokens, type TokenCounter } from "./tokens.ts";
 export { ToolRegistry, fetchUrlTool, isBlockedHost, toolError, type FetchUrlOptions, type Tool, type ToolContext } from "./tools.ts";
 export { createModel, toolsFor, type ModelConfig } from "./factory.ts";
