@@ -24,7 +24,9 @@ const PIECES = [
 export function randomText(rand: () => number, words: number): string {
   const out: string[] = [];
   for (let i = 0; i < words; i++) out.push(PIECES[Math.floor(rand() * PIECES.length)]!);
-  return out.join(rand() < 0.8 ? " " : "");
+  // Long texts keep their spaces: a run of thousands of characters without one makes the
+  // exact reference count (one piece, quadratic) slow; short runs cover that case.
+  return out.join(rand() < 0.8 || words > 60 ? " " : "");
 }
 
 /**
@@ -69,15 +71,30 @@ export function randomMessages(rand: () => number): ChatMessage[] {
 }
 
 /**
- * The tokenizer's own exact count of a request's content: the chat rendered as the
- * encoding's chat format, each message's tool calls, ids and names written into it, and
- * the tool schemas as one more message.
+ * The tokenizer's own exact count of a request's content: the chat rendered in the
+ * encoding's chat format (`encodeChat`), each message's tool calls, ids and names written
+ * into it, and the tool schemas as one more message. `encodeChat` encodes each message on
+ * its own, so the count of a chat is the sum of its messages' counts plus the reply
+ * priming: counts are memoised per message, which keeps long simulations fast.
  */
 export function exactTokens(messages: readonly ChatMessage[], tools?: readonly ToolSchema[]): number {
-  const chat = messages.map((m) => ({
-    role: m.role,
-    content: [m.content ?? "", m.name ?? "", m.tool_call_id ?? "", ...(m.tool_calls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])].filter(Boolean).join("\n"),
-  }));
-  if (tools?.length) chat.push({ role: "system", content: tools.map((t) => JSON.stringify(t.function)).join("\n") });
-  return encodeChat(chat, "gpt-4", { disallowedSpecial: new Set() }).length;
+  let n = encodeChat([], "gpt-4").length; // the reply priming alone
+  for (const m of messages) n += exactMessage(m);
+  if (tools?.length) n += chatTokens([{ role: "system", content: tools.map((t) => JSON.stringify(t.function)).join("\n") }]);
+  return n;
+}
+
+const exactMemo = new WeakMap<ChatMessage, number>();
+
+function exactMessage(m: ChatMessage): number {
+  const known = exactMemo.get(m);
+  if (known !== undefined) return known;
+  const content = [m.content ?? "", m.name ?? "", m.tool_call_id ?? "", ...(m.tool_calls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])].filter(Boolean).join("\n");
+  const n = chatTokens([{ role: m.role, content }]);
+  exactMemo.set(m, n);
+  return n;
+}
+
+function chatTokens(chat: { role: string; content: string }[]): number {
+  return encodeChat(chat, "gpt-4", { disallowedSpecial: new Set() }).length - encodeChat([], "gpt-4").length;
 }

@@ -1,4 +1,16 @@
 // The agent core: runs in workerd (SessionAgent) and in Node (the relay gateway).
+export {
+  DEFAULT_CONTEXT_TOKENS,
+  DEFAULT_REPLY_RESERVE,
+  MIN_CONTEXT_TOKENS,
+  SUMMARY_PREFIX,
+  parseContextTokens,
+  planContext,
+  repairKeeping,
+  splitTurns,
+  type ContextInput,
+  type ContextPlan,
+} from "./context.ts";
 export { ProviderError, type ProviderErrorCode } from "./errors.ts";
 export { forProvider, isOfflineReply } from "./history.ts";
 export {
