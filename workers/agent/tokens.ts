@@ -125,20 +125,23 @@ export function estimateRequestTokens(counter: TokenCounter, messages: readonly 
  * itself when it already fits, and the marker alone (or "") when nothing of it fits.
  */
 export function truncateToTokens(counter: TokenCounter, text: string, maxTokens: number, marker = ""): string {
-  if (counter.count(text) <= maxTokens) return text;
-  if (counter.count(marker) > maxTokens) return "";
   const fits = (chars: number) => counter.count(headOf(text, chars) + marker) <= maxTokens;
   let lo = 0; // chars known to fit
-  let hi = text.length; // chars known not to fit
-  // Gallop from a guess of a few characters per token, so a huge text is never counted
-  // whole at every step of the search.
-  for (let probe = Math.max(64, maxTokens * 6); probe < hi; probe *= 2) {
+  let hi = text.length + 1; // chars known not to fit (past the end: not known yet)
+  // Gallop from a guess of a few characters per token, so that a huge text is never
+  // counted whole, not even once.
+  for (let probe = Math.max(64, maxTokens * 6); probe < text.length; probe *= 2) {
     if (!fits(probe)) {
       hi = probe;
       break;
     }
     lo = probe;
   }
+  if (hi > text.length) {
+    if (counter.count(text) <= maxTokens) return text;
+    hi = text.length;
+  }
+  if (lo === 0 && counter.count(marker) > maxTokens) return "";
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
     if (fits(mid)) lo = mid;
