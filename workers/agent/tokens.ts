@@ -9,9 +9,10 @@ export interface TokenCounter {
 
 /**
  * The encoding used for estimates. cl100k_base is the smallest of the modern encodings
- * (about 0.45 MiB gzipped in the Worker bundle, against about 1.1 MiB for o200k_base) and
- * counts the same or more tokens than o200k_base and Llama 3's tokenizer for the same text,
- * so estimates made with it err on the safe side for those models (docs/context.md).
+ * (about 0.45 MiB gzipped in the Worker bundle, against about 1.1 MiB for o200k_base). For
+ * English, code and JSON it counts within about 1% of o200k_base (gpt-4o and later), which
+ * the estimate's 10% margin covers; for other languages it counts more, the safe side
+ * (docs/context.md).
  */
 export const TOKEN_ENCODING = "cl100k_base";
 
