@@ -72,7 +72,7 @@ export interface ContextPlan {
 }
 
 /** A turn: a user message (or a run of them) and everything up to the next one. */
-interface Turn {
+export interface Turn {
   /** Index in the history of its first message. */
   start: number;
   messages: ChatMessage[];

@@ -10,6 +10,7 @@ export {
   splitTurns,
   type ContextInput,
   type ContextPlan,
+  type Turn,
 } from "./context.ts";
 export { ProviderError, type ProviderErrorCode } from "./errors.ts";
 export { forProvider, isOfflineReply } from "./history.ts";
