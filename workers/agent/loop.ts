@@ -32,6 +32,12 @@ export interface RunTurnOptions {
   fetch?: typeof fetch;
   /** Model calls allowed in one turn, tool rounds included. */
   maxSteps?: number;
+  /**
+   * Builds each model request from the transcript so far, tool rounds of this turn
+   * included: instructions, summary and the context budget (`planContext`). Default: the
+   * transcript itself. Either way the request is repaired.
+   */
+  prepare?: (transcript: readonly ChatMessage[]) => ChatMessage[];
 }
 
 /**
@@ -57,7 +63,7 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
     let result;
     try {
       result = await model.complete({
-        messages: repairTranscript(transcript),
+        messages: repairTranscript(opts.prepare ? opts.prepare(transcript) : transcript),
         ...(tools ? { tools: tools.schemas() } : {}),
         ...(signal ? { signal } : {}),
         onText: (text) => emit({ type: "text", text }),

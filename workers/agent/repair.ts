@@ -28,6 +28,7 @@ function normalise(m: RawMessage): ChatMessage {
     if (m.name) out.name = m.name;
   }
   if (m.finish_reason) out.finish_reason = m.finish_reason as ChatMessage["finish_reason"];
+  if (m.role === "assistant" && m.model) out.model = m.model;
   return out;
 }
 

@@ -25,6 +25,12 @@ export interface ChatMessage {
   /** Tool name, on tool results. */
   name?: string;
   finish_reason?: FinishReason | null;
+  /**
+   * The model that wrote an assistant message (its `ChatModel.id`; "offline" for the
+   * built-in one). Ours, never sent to a provider: it keeps offline replies out of a real
+   * model's history (`forProvider`).
+   */
+  model?: string;
 }
 
 /** A message as it may come back from storage: any role, any optional fields. */
@@ -35,6 +41,7 @@ export interface RawMessage {
   tool_call_id?: string | null;
   name?: string | null;
   finish_reason?: string | null;
+  model?: string | null;
 }
 
 /** Token usage reported by a provider (or estimated by the offline model). */
