@@ -1,5 +1,6 @@
 import { OFFLINE_MODEL_ID, OfflineModel } from "./offline.ts";
-import { ToolRegistry, fetchUrlTool, type FetchUrlOptions } from "./tools.ts";
+import { fetchUrlTool, type FetchUrlOptions } from "./fetch-url.ts";
+import { ToolRegistry } from "./tools.ts";
 import { OpenAiModel } from "./openai.ts";
 import type { ChatModel } from "./model.ts";
 

@@ -6,6 +6,8 @@ export { OFFLINE_MODEL_ID, OFFLINE_NOTICE, OfflineModel, offlineReply } from "./
 export { OpenAiModel, joinUrl, type OpenAiOptions } from "./openai.ts";
 export { MISSING_TOOL_RESULT, repairTranscript, transcriptProblem } from "./repair.ts";
 export { SseParser, formatSse, parseSse, type SseEvent } from "./sse.ts";
-export { ToolRegistry, fetchUrlTool, isBlockedHost, toolError, type FetchUrlOptions, type Tool, type ToolContext } from "./tools.ts";
+export { MAX_TOOLS, ToolRegistry, ToolSet, formatToolList, listTools, toolError, type Tool, type ToolContext, type ToolInfo, type ToolListing, type ToolSource } from "./tools.ts";
+export { fetchUrlTool, isBlockedHost, type FetchUrlLimits, type FetchUrlOptions } from "./fetch-url.ts";
+export { SUMMARY_MAX_CHARS, isSecretKey, maskSecrets, summarizeCall } from "./summary.ts";
 export { createModel, toolsFor, type ModelConfig } from "./factory.ts";
 export type { ChatMessage, FinishReason, RawMessage, Role, ToolCall, ToolSchema, Usage } from "./types.ts";
