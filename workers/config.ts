@@ -33,10 +33,12 @@ export function isAllowed(list: AllowList, userId: string): boolean {
   return list.kind === "all" || (list.kind === "some" && list.ids.has(userId));
 }
 
-/** The model the Worker runs: `LLM_*`, or the offline model when LLM_BASE_URL is unset. */
+/** The model the Worker runs: `LLM_*` (and the `AI` binding for workers-ai), or the offline model. */
 export function modelConfig(env: Env): ModelConfig {
   const delay = setting(env.OFFLINE_STREAM_DELAY_MS);
   return {
+    provider: setting(env.LLM_PROVIDER),
+    ai: env.AI,
     baseUrl: setting(env.LLM_BASE_URL),
     apiKey: setting(env.LLM_API_KEY),
     model: setting(env.LLM_MODEL),
