@@ -32,9 +32,23 @@ describe("module boundaries", () => {
   });
 
   it("keeps the agent core free of runtime, SDK and adapter imports", () => {
-    const core = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/agent/"));
+    const core = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/agent/") && !path.relative(PROJECT_ROOT, f).startsWith("workers/agent/mcp/"));
     expect(core.length).toBeGreaterThan(0);
-    const bad = core.flatMap((f) => importsOf(f).filter((s) => !s.startsWith("./")).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    const bad = core.flatMap((f) => importsOf(f).filter((s) => !s.startsWith("./") || s.startsWith("./mcp/")).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    expect(bad).toEqual([]);
+  });
+
+  it("imports the MCP SDK only in workers/agent/mcp/ (never its stdio client) and in the gateway's mcp.ts", () => {
+    const bad: string[] = [];
+    for (const file of files) {
+      const rel = path.relative(PROJECT_ROOT, file);
+      for (const spec of importsOf(file)) {
+        const sdk = spec.startsWith("@modelcontextprotocol/sdk");
+        if (rel.startsWith("workers/agent/mcp/")) {
+          if (spec.includes("/client/stdio") || !(sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec))) bad.push(`${rel} imports ${spec}`);
+        } else if (sdk && rel !== "cli/gateway/mcp.ts") bad.push(`${rel} imports ${spec}`);
+      }
+    }
     expect(bad).toEqual([]);
   });
 });

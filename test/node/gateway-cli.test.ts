@@ -46,6 +46,7 @@ describe("hermes-edge gateway command", () => {
         platforms: ["slack", "telegram"],
         dbPath: path.join(cwd, ".hermes-edge", "gateway-home_nas.db"),
         model: { baseUrl: "http://127.0.0.1:9/v1", apiKey: undefined, model: undefined, offlineDelayMs: 0 },
+        mcpServers: [],
       },
     });
     expect(readGatewayConfig(RELAY, { db: "x/y.db" }, cwd)).toMatchObject({ ok: true, config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack"] } });

@@ -219,6 +219,7 @@ export class McpServerConnection {
     else if (status !== undefined && status >= 500) reason = `the server failed (HTTP ${status})`;
     else if (status !== undefined) reason = `the server answered HTTP ${status}`;
     else if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) reason = "the request timed out";
+    else if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) reason = "the connection to the server closed";
     else if (err instanceof McpError) reason = `the server reported an error: ${text}`;
     else reason = `cannot reach the server (${text})`;
     if (status !== undefined && status >= 500) void this.close();
