@@ -9,6 +9,7 @@ import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST } from
  */
 const WORKER_TEST_VARS: Record<string, string> = {
   API_TOKEN: "test-token",
+  LLM_PROVIDER: "",
   LLM_BASE_URL: "https://llm.test/v1",
   LLM_API_KEY: "test-llm-key",
   LLM_MODEL: "fake-model",
@@ -39,6 +40,8 @@ const WORKER_TEST_VARS: Record<string, string> = {
   RELAY_PLATFORMS: "",
   RELAY_BUFFER_LIMIT: "",
   RELAY_SECRETS: "",
+  MCP_SERVERS: "",
+  TOOL_TIMEOUT_MS: "",
 };
 
 /** A workerd project running the Worker from wrangler.toml with test bindings. */

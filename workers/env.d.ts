@@ -9,6 +9,8 @@ interface HermesSecrets {
   SLACK_BOT_TOKEN?: string;
   SLACK_SIGNING_SECRET?: string;
   RELAY_SECRETS?: string;
+  /** The Workers AI binding, present only when wrangler.toml has `[ai] binding = "AI"`. */
+  AI?: Ai;
 }
 interface Env extends HermesSecrets {}
 declare namespace Cloudflare {

@@ -111,6 +111,8 @@ function parse(env: Env): Settings {
   return {
     apiToken: setting(env.API_TOKEN),
     model: {
+      provider: setting(env.LLM_PROVIDER),
+      ai: env.AI,
       baseUrl: setting(env.LLM_BASE_URL),
       apiKey: setting(env.LLM_API_KEY),
       model: setting(env.LLM_MODEL),

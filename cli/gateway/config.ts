@@ -1,10 +1,19 @@
 import path from "node:path";
+import { resolveProvider } from "../../workers/agent/index.ts";
+import type { McpServerEntry } from "../../workers/agent/mcp/index.ts";
 import { PLATFORMS, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
 import type { GatewayConfig } from "./index.ts";
+import { readMcpFile } from "./mcp.ts";
 import { normaliseRelayUrl } from "./url.ts";
 
+/**
+ * A validated gateway configuration with its MCP servers (`--mcp <file>`; empty without
+ * the flag). Build their tools with `gatewayMcpSource(config.mcpServers, …)` from ./mcp.ts.
+ */
+export type GatewaySettings = GatewayConfig & { mcpServers: McpServerEntry[] };
+
 /** The gateway's settings from the environment and flags, or a one-line reason why not. */
-export type ConfigResult = { ok: true; config: GatewayConfig } | { ok: false; error: string };
+export type ConfigResult = { ok: true; config: GatewaySettings } | { ok: false; error: string };
 
 /** Parses `--platforms` (a comma list); undefined means all. */
 export function parsePlatforms(value: string | undefined): PlatformName[] | string {
@@ -25,7 +34,7 @@ export function defaultDbPath(cwd: string, gatewayId: string): string {
 }
 
 /** Reads GATEWAY_RELAY_URL/ID/SECRET, LLM_*, BUSY_POLICY and OFFLINE_STREAM_DELAY_MS, and the flags. */
-export function readGatewayConfig(env: Record<string, string | undefined>, flags: { platforms?: string | undefined; db?: string | undefined }, cwd: string): ConfigResult {
+export function readGatewayConfig(env: Record<string, string | undefined>, flags: { platforms?: string | undefined; db?: string | undefined; mcp?: string | undefined }, cwd: string): ConfigResult {
   const get = (name: string) => env[name]?.trim() || undefined;
   const missing = ["GATEWAY_RELAY_URL", "GATEWAY_RELAY_ID", "GATEWAY_RELAY_SECRET"].filter((n) => !get(n));
   if (missing.length > 0) return { ok: false, error: `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not set (the connector's URL, this gateway's id and its secret from RELAY_SECRETS)` };
@@ -38,6 +47,19 @@ export function readGatewayConfig(env: Record<string, string | undefined>, flags
   if (offlineDelayMs !== undefined && !(Number.isFinite(offlineDelayMs) && offlineDelayMs >= 0)) return { ok: false, error: `OFFLINE_STREAM_DELAY_MS must be a number of milliseconds (got '${delay}')` };
   const gatewayId = get("GATEWAY_RELAY_ID")!;
   if (flags.db !== undefined && flags.db.trim() === "") return { ok: false, error: "--db needs a file path" };
+  const model = { provider: get("LLM_PROVIDER"), baseUrl: get("LLM_BASE_URL"), apiKey: get("LLM_API_KEY"), model: get("LLM_MODEL"), offlineDelayMs };
+  const provider = resolveProvider(model);
+  if (!provider.ok) {
+    const edgeOnly = model.provider?.toLowerCase() === "workers-ai";
+    return { ok: false, error: edgeOnly ? "LLM_PROVIDER=workers-ai runs only in the Worker (it needs the AI binding); the gateway uses LLM_BASE_URL or the offline model" : provider.error };
+  }
+  let mcpServers: McpServerEntry[] = [];
+  if (flags.mcp !== undefined) {
+    if (flags.mcp.trim() === "") return { ok: false, error: "--mcp needs a file path" };
+    const mcp = readMcpFile(flags.mcp, cwd);
+    if (!mcp.ok) return { ok: false, error: mcp.error };
+    mcpServers = mcp.servers;
+  }
   return {
     ok: true,
     config: {
@@ -46,8 +68,9 @@ export function readGatewayConfig(env: Record<string, string | undefined>, flags
       secret: get("GATEWAY_RELAY_SECRET")!,
       platforms,
       dbPath: flags.db !== undefined ? path.resolve(cwd, flags.db) : defaultDbPath(cwd, gatewayId),
-      model: { baseUrl: get("LLM_BASE_URL"), apiKey: get("LLM_API_KEY"), model: get("LLM_MODEL"), offlineDelayMs },
+      model,
       busyPolicy: get("BUSY_POLICY") === "interrupt" ? "interrupt" : "queue",
+      mcpServers,
     },
   };
 }

@@ -32,10 +32,10 @@ describe("module boundaries", () => {
   });
 
   it("keeps the agent core free of runtime, SDK and adapter imports", () => {
-    const core = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/agent/"));
+    const core = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/agent/") && !path.relative(PROJECT_ROOT, f).startsWith("workers/agent/mcp/"));
     expect(core.length).toBeGreaterThan(0);
     // Pure libraries the core may use: no runtime APIs, no network.
-    const pure = (s: string) => s.startsWith("./") || s.startsWith("gpt-tokenizer/");
+    const pure = (s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("gpt-tokenizer/");
     const bad = core.flatMap((f) => importsOf(f).filter((s) => !pure(s)).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
     expect(bad).toEqual([]);
   });
@@ -44,6 +44,20 @@ describe("module boundaries", () => {
     const format = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/format/"));
     expect(format.length).toBeGreaterThan(0);
     const bad = format.flatMap((f) => importsOf(f).filter((s) => !s.startsWith("./") && s !== "markdown-it").map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    expect(bad).toEqual([]);
+  });
+
+  it("imports the MCP SDK only in workers/agent/mcp/ (never its stdio client) and in the gateway's mcp.ts", () => {
+    const bad: string[] = [];
+    for (const file of files) {
+      const rel = path.relative(PROJECT_ROOT, file);
+      for (const spec of importsOf(file)) {
+        const sdk = spec.startsWith("@modelcontextprotocol/sdk");
+        if (rel.startsWith("workers/agent/mcp/")) {
+          if (spec.includes("/client/stdio") || !(sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec))) bad.push(`${rel} imports ${spec}`);
+        } else if (sdk && rel !== "cli/gateway/mcp.ts") bad.push(`${rel} imports ${spec}`);
+      }
+    }
     expect(bad).toEqual([]);
   });
 });

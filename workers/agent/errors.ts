@@ -6,7 +6,8 @@ export type ProviderErrorCode =
   | "provider_rejected" // other 4xx: bad model name, bad request
   | "provider_bad_stream" // 2xx but the stream was not valid server-sent events
   | "provider_unreachable" // DNS, connection refused, TLS
-  | "provider_timeout"; // no bytes for too long
+  | "provider_timeout" // no bytes for too long
+  | "provider_not_configured"; // LLM_PROVIDER names a provider this runtime cannot use
 
 /** A model call that failed, with a message fit to show the user. */
 export class ProviderError extends Error {

@@ -31,6 +31,9 @@ export { MISSING_TOOL_RESULT, repairTranscript, transcriptProblem } from "./repa
 export { SseParser, formatSse, parseSse, type SseEvent } from "./sse.ts";
 export { SUMMARY_MAX_TOKENS, SummaryError, extractiveSummary, renderTurns, summarise, summaryPrompt, type SummaryErrorCode } from "./summary.ts";
 export { TOKEN_ENCODING, estimateRequestTokens, loadTokenCounter, messageTokens, truncateToTokens, type TokenCounter } from "./tokens.ts";
-export { ToolRegistry, fetchUrlTool, isBlockedHost, toolError, type FetchUrlOptions, type Tool, type ToolContext } from "./tools.ts";
-export { createModel, toolsFor, type ModelConfig } from "./factory.ts";
+export { MAX_TOOLS, ToolRegistry, ToolSet, formatToolList, listTools, toolError, type Tool, type ToolContext, type ToolInfo, type ToolListing, type ToolSource } from "./tools.ts";
+export { fetchUrlTool, isBlockedHost, type FetchUrlLimits, type FetchUrlOptions } from "./fetch-url.ts";
+export { SUMMARY_MAX_CHARS, isSecretKey, maskSecrets, summarizeCall } from "./tool-summary.ts";
+export { DEFAULT_OPENAI_MODEL, PROVIDERS, createModel, modelId, resolveProvider, toolsFor, type ModelConfig, type ProviderName } from "./factory.ts";
+export { DEFAULT_WORKERS_AI_MODEL, WorkersAiModel, workersAiError, type AiBinding, type WorkersAiOptions } from "./workers-ai.ts";
 export type { ChatMessage, FinishReason, RawMessage, Role, ToolCall, ToolSchema, Usage } from "./types.ts";

@@ -1,13 +1,14 @@
 import { ProviderError } from "./errors.ts";
 import type { ChatModel } from "./model.ts";
 import { repairTranscript } from "./repair.ts";
-import type { ToolRegistry } from "./tools.ts";
+import type { ToolRegistry, ToolSet } from "./tools.ts";
 import type { ChatMessage, FinishReason, Usage } from "./types.ts";
 
 /** Progress of a running turn, for streaming to whoever waits on it. */
 export type TurnEvent =
   | { type: "text"; text: string }
-  | { type: "tool"; phase: "start" | "end"; name: string; id: string };
+  /** `summary`: the call in one short line, secrets masked (`fetch_url https://…`). */
+  | { type: "tool"; phase: "start" | "end"; name: string; id: string; summary: string };
 
 /** How a turn ended. `error` is set when `finishReason` is "error". */
 export interface TurnOutcome {
@@ -21,6 +22,7 @@ export interface TurnOutcome {
 
 export interface RunTurnOptions {
   model: ChatModel;
+  /** Built-in tools and tool sources; the sources are listed once, before the first model call. */
   tools?: ToolRegistry;
   /** The transcript so far, ending with the new user message. */
   history: readonly ChatMessage[];
@@ -46,7 +48,7 @@ export interface RunTurnOptions {
  * provider failures; they come back as an outcome with a typed error.
  */
 export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
-  const { model, tools, signal } = opts;
+  const { model, signal } = opts;
   const transcript: ChatMessage[] = [...opts.history];
   const usage: Usage = { input: 0, output: 0 };
   let toolCalls = 0;
@@ -59,11 +61,17 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
   const done = (finishReason: FinishReason, text: string, error?: TurnOutcome["error"]): TurnOutcome =>
     error ? { finishReason, text, error, usage, toolCalls } : { finishReason, text, usage, toolCalls };
 
+  // Listing never fails the turn: a source that is down leaves a note instead of tools.
+  const tools: ToolSet | undefined = opts.tools ? await opts.tools.forTurn(signal) : undefined;
+  // Notes go to the model after the transcript, for this turn only: they are never stored,
+  // so the stored history (and the provider's prompt cache of it) stays as it was.
+  const notes: ChatMessage[] = tools && tools.notes.length > 0 ? [{ role: "system", content: tools.notes.join("\n") }] : [];
+
   for (let step = 0; step < maxSteps; step++) {
     let result;
     try {
       result = await model.complete({
-        messages: repairTranscript(opts.prepare ? opts.prepare(transcript) : transcript),
+        messages: [...repairTranscript(opts.prepare ? opts.prepare(transcript) : transcript), ...notes],
         ...(tools ? { tools: tools.schemas() } : {}),
         ...(signal ? { signal } : {}),
         onText: (text) => emit({ type: "text", text }),
@@ -97,7 +105,8 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
     for (const call of result.toolCalls) {
       if (signal?.aborted) return stopped();
       toolCalls++;
-      emit({ type: "tool", phase: "start", name: call.function.name, id: call.id });
+      const summary = tools.summary(call);
+      emit({ type: "tool", phase: "start", name: call.function.name, id: call.id, summary });
       let output: string;
       try {
         output = await tools.run(call, { fetch: opts.fetch ?? ((i, init) => fetch(i, init)), ...(signal ? { signal } : {}) });
@@ -106,7 +115,7 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
         throw err;
       }
       await push({ role: "tool", tool_call_id: call.id, name: call.function.name, content: output });
-      emit({ type: "tool", phase: "end", name: call.function.name, id: call.id });
+      emit({ type: "tool", phase: "end", name: call.function.name, id: call.id, summary });
     }
   }
   const note = `(stopped after ${maxSteps} model calls in one turn)`;

@@ -1,3 +1,4 @@
+import { summarizeCall } from "./tool-summary.ts";
 import type { ToolCall, ToolSchema } from "./types.ts";
 
 /** What a tool gets besides its arguments. */
@@ -10,23 +11,70 @@ export interface ToolContext {
 export interface Tool {
   schema: ToolSchema;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
+  /** The MCP server the tool comes from; unset for built-in tools. */
+  server?: string;
 }
+
+/**
+ * Tools looked up afresh for each turn (the MCP servers), before its first model call.
+ * `list` never throws for a source that is down: its tools are left out and a note says
+ * why; the notes are shown to the model for that turn.
+ */
+export interface ToolSource {
+  list(signal?: AbortSignal): Promise<ToolListing>;
+}
+
+/** What a {@link ToolSource} offers right now. */
+export interface ToolListing {
+  tools: Tool[];
+  /** Short lines for the model, e.g. "tools of server docs are unavailable: …". */
+  notes: string[];
+}
+
+/** One line of the `/tools` listing. */
+export interface ToolInfo {
+  name: string;
+  /** The MCP server, or null for a built-in tool. */
+  server: string | null;
+  /** First line of the description. */
+  description: string;
+}
+
+/** Most tools offered in one request (OpenAI's limit). */
+export const MAX_TOOLS = 128;
 
 /** A tool's answer that reports a failure to the model instead of throwing. */
 export function toolError(message: string): string {
   return JSON.stringify({ error: message });
 }
 
-/** The tools offered to the model, by name. */
-export class ToolRegistry {
+/** A fixed set of tools, by name: what one turn can call. */
+export class ToolSet {
   readonly #tools = new Map<string, Tool>();
+  /** Notes for the model about tools that are missing this turn. */
+  readonly notes: readonly string[];
 
-  constructor(tools: readonly Tool[]) {
+  constructor(tools: readonly Tool[], notes: readonly string[] = []) {
     for (const t of tools) this.#tools.set(t.schema.function.name, t);
+    this.notes = notes;
   }
 
   schemas(): ToolSchema[] {
     return [...this.#tools.values()].map((t) => t.schema);
+  }
+
+  /** Name, server and first description line of each tool, for `/tools`. */
+  describe(): ToolInfo[] {
+    return [...this.#tools.values()].map((t) => ({
+      name: t.schema.function.name,
+      server: t.server ?? null,
+      description: t.schema.function.description.split("\n")[0]!.trim(),
+    }));
+  }
+
+  /** A short one-line description of a call for progress events (secrets masked). */
+  summary(call: ToolCall): string {
+    return summarizeCall(call.function.name, call.function.arguments);
   }
 
   /** Runs one call. Unknown tools, bad arguments and tool failures become error results. */
@@ -49,197 +97,78 @@ export class ToolRegistry {
   }
 }
 
-/** Limits of {@link fetchUrlTool}. */
-export interface FetchUrlLimits {
-  maxBytes: number;
-  timeoutMs: number;
-  maxRedirects: number;
-  maxChars: number;
-}
-
-const DEFAULT_LIMITS: FetchUrlLimits = { maxBytes: 256 * 1024, timeoutMs: 10_000, maxRedirects: 3, maxChars: 20_000 };
-
-const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|xhtml\+xml|[\w.+-]+\+(json|xml))\b)/i;
-
-function ipv4Blocked(a: number, b: number): boolean {
-  return (
-    a === 0 || a === 10 || a === 127 || a >= 224 ||
-    (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
-    (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19)) || (a === 192 && b === 0)
-  );
-}
-
-/** The 16 bytes of an IPv6 literal, or null if it is not one. */
-function ipv6Bytes(text: string): number[] | null {
-  let h = text;
-  const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
-  if (v4) {
-    const n = v4.slice(1).map(Number);
-    if (n.some((x) => x > 255)) return null;
-    h = `${h.slice(0, v4.index)}${((n[0]! << 8) | n[1]!).toString(16)}:${((n[2]! << 8) | n[3]!).toString(16)}`;
-  }
-  const halves = h.split("::");
-  if (halves.length > 2) return null;
-  const part = (s: string) => (s === "" ? [] : s.split(":"));
-  const head = part(halves[0]!);
-  const tail = halves.length === 2 ? part(halves[1]!) : [];
-  const fill = 8 - head.length - tail.length;
-  if (fill < 0 || (halves.length === 1 && fill !== 0)) return null;
-  const groups = [...head, ...Array<string>(fill).fill("0"), ...tail];
-  if (groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
-  return groups.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 255]);
-}
-
 /**
- * True for addresses and names the tool must never reach: loopback, private, link-local,
- * CGNAT, benchmarking and multicast IPv4; the IPv6 equivalents, IPv4 mapped or embedded in
- * IPv6 (::ffff:0:0/96, ::/96, NAT64 64:ff9b::/96); and local names. A name that resolves
- * to such an address is caught where the caller can resolve names (see FetchUrlOptions).
+ * The tools offered to the model: built-in tools, plus sources listed again for each turn.
+ * One registry can serve many sessions at once: each turn gets its own {@link ToolSet}.
  */
-export function isBlockedHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.+$/, "");
-  if (h === "" || h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || h.endsWith(".lan") || h.endsWith(".home.arpa")) return true;
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
-  if (v4) return ipv4Blocked(Number(v4[1]), Number(v4[2]));
-  if (!h.includes(":")) return false;
-  const b = ipv6Bytes(h);
-  if (!b) return true; // not a well-formed literal: refuse rather than guess
-  const zeroTo = (n: number) => b.slice(0, n).every((x) => x === 0);
-  if (zeroTo(10) && b[10] === 0xff && b[11] === 0xff) return ipv4Blocked(b[12]!, b[13]!); // ::ffff:a.b.c.d
-  if (zeroTo(12)) return true; // ::, ::1 and IPv4-compatible ::a.b.c.d
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) return true; // NAT64
-  if ((b[0]! & 0xfe) === 0xfc) return true; // unique local fc00::/7
-  if (b[0] === 0xfe && (b[1]! & 0xc0) >= 0x80) return true; // link-local fe80::/10, site-local fec0::/10
-  return b[0] === 0xff; // multicast
-}
+export class ToolRegistry extends ToolSet {
+  readonly #builtIn: readonly Tool[];
+  readonly #sources: readonly ToolSource[];
 
-function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style|noscript)[^>]*>[\s\S]*?<\/\1>/gi, " ")
-    .replace(/<br\s*\/?>|<\/(p|div|li|h\d|tr)>/gi, "\n")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/&nbsp;/g, " ")
-    .replace(/&amp;/g, "&")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/[ \t]+/g, " ")
-    .replace(/\s*\n\s*/g, "\n")
-    .trim();
-}
-
-async function readCapped(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      const room = maxBytes - size;
-      if (value.byteLength > room) {
-        chunks.push(value.subarray(0, room));
-        size += room;
-        truncated = true;
-        break;
-      }
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
+  constructor(tools: readonly Tool[], sources: readonly ToolSource[] = []) {
+    super(tools);
+    this.#builtIn = tools;
+    this.#sources = sources;
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
-  return { bytes, truncated };
-}
 
-/** How the tool learns where a name points, where the runtime allows it. */
-export interface FetchUrlOptions {
   /**
-   * Resolves a host name to its addresses. The Node gateway passes one (it runs inside a
-   * private network); the Workers runtime has no DNS API and cannot reach private networks.
-   * A name with any blocked address is refused. (Resolution and connection are separate
-   * steps, so a DNS answer that changes in between is not caught.)
+   * The tools of one turn: the built-in ones and what every source lists now (sources are
+   * asked in parallel). A source that fails or is slower than the turn's abort contributes
+   * a note instead of tools. Names already taken and tools past {@link MAX_TOOLS} are left
+   * out, with a note.
    */
-  resolve?: (hostname: string) => Promise<string[]>;
+  async forTurn(signal?: AbortSignal): Promise<ToolSet> {
+    if (this.#sources.length === 0) return this;
+    const listings = await Promise.all(this.#sources.map((s) => listSource(s, signal)));
+    const tools = [...this.#builtIn];
+    const notes: string[] = [];
+    const names = new Set(tools.map((t) => t.schema.function.name));
+    let dropped = 0;
+    for (const listing of listings) {
+      notes.push(...listing.notes);
+      for (const t of listing.tools) {
+        const name = t.schema.function.name;
+        if (names.has(name)) {
+          notes.push(`tool ${name} is offered twice; only the first is available`);
+        } else if (tools.length >= MAX_TOOLS) {
+          dropped++;
+        } else {
+          names.add(name);
+          tools.push(t);
+        }
+      }
+    }
+    if (dropped > 0) notes.push(`${dropped} more tools are unavailable: at most ${MAX_TOOLS} tools can be offered at once`);
+    return new ToolSet(tools, notes);
+  }
 }
 
-/** `fetch_url`: GET a public http(s) URL and return its text, capped in size and time. */
-export function fetchUrlTool(limits: Partial<FetchUrlLimits> = {}, opts: FetchUrlOptions = {}): Tool {
-  const lim = { ...DEFAULT_LIMITS, ...limits };
-  return {
-    schema: {
-      type: "function",
-      function: {
-        name: "fetch_url",
-        description: `Fetch a public web page or text document with HTTP GET and return its text (at most ${lim.maxChars} characters).`,
-        parameters: {
-          type: "object",
-          properties: { url: { type: "string", description: "Absolute http:// or https:// URL" } },
-          required: ["url"],
-          additionalProperties: false,
-        },
-      },
-    },
-    async run(args, ctx) {
-      if (typeof args.url !== "string") return toolError("url must be a string");
-      let url: URL;
-      try {
-        url = new URL(args.url);
-      } catch {
-        return toolError("url is not a valid absolute URL");
-      }
-      const ctrl = new AbortController();
-      const timer = setTimeout(() => ctrl.abort(new Error("timeout")), lim.timeoutMs);
-      const onAbort = () => ctrl.abort(ctx.signal?.reason);
-      ctx.signal?.addEventListener("abort", onAbort, { once: true });
-      try {
-        for (let hop = 0; ; hop++) {
-          if (url.protocol !== "http:" && url.protocol !== "https:") return toolError(`only http and https URLs can be fetched, not ${url.protocol}`);
-          if (isBlockedHost(url.hostname)) return toolError(`refusing to fetch a local or private address (${url.hostname})`);
-          if (opts.resolve && !/^[\d.]+$|:/.test(url.hostname)) {
-            const addresses = await opts.resolve(url.hostname.replace(/\.+$/, "")).catch(() => null);
-            if (!addresses || addresses.length === 0) return toolError(`cannot resolve ${url.hostname}`);
-            const bad = addresses.find((a) => isBlockedHost(a));
-            if (bad) return toolError(`refusing to fetch ${url.hostname}: it points to a local or private address (${bad})`);
-          }
-          let res: Response;
-          try {
-            res = await ctx.fetch(url.toString(), { method: "GET", redirect: "manual", signal: ctrl.signal, headers: { accept: "text/*, application/json;q=0.9, */*;q=0.1", "user-agent": "hermes-edge fetch_url" } });
-          } catch (err) {
-            if (ctx.signal?.aborted) throw err;
-            if (ctrl.signal.aborted) return toolError(`timed out after ${lim.timeoutMs} ms`);
-            return toolError(`request failed: ${err instanceof Error ? err.message : String(err)}`);
-          }
-          const location = res.headers.get("location");
-          if (res.status >= 300 && res.status < 400 && location) {
-            await res.body?.cancel();
-            if (hop >= lim.maxRedirects) return toolError(`too many redirects (more than ${lim.maxRedirects})`);
-            url = new URL(location, url);
-            continue;
-          }
-          const type = res.headers.get("content-type") ?? "";
-          if (type && !TEXT_TYPES.test(type)) {
-            await res.body?.cancel();
-            return toolError(`not a text document (content-type ${type})`);
-          }
-          const { bytes, truncated } = res.body ? await readCapped(res.body, lim.maxBytes) : { bytes: new Uint8Array(), truncated: false };
-          let text = new TextDecoder().decode(bytes);
-          if (/html/i.test(type) || /^\s*<(!doctype html|html)/i.test(text)) text = htmlToText(text);
-          const cut = text.length > lim.maxChars;
-          return JSON.stringify({ url: url.toString(), status: res.status, content_type: type || null, truncated: truncated || cut, text: cut ? text.slice(0, lim.maxChars) : text });
-        }
-      } finally {
-        clearTimeout(timer);
-        ctx.signal?.removeEventListener("abort", onAbort);
-      }
-    },
-  };
+/** Lists one source; a failure (or the turn's abort) becomes a note, never an exception. */
+async function listSource(source: ToolSource, signal?: AbortSignal): Promise<ToolListing> {
+  if (signal?.aborted) return { tools: [], notes: [] };
+  let onAbort = () => {};
+  const aborted = new Promise<ToolListing>((resolve) => {
+    onAbort = () => resolve({ tools: [], notes: [] });
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([source.list(signal), aborted]);
+  } catch (err) {
+    return { tools: [], notes: [`some tools are unavailable: ${err instanceof Error ? err.message : String(err)}`] };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** What the agent can use right now, for the `/tools` chat command, and why others are missing. */
+export async function listTools(registry: ToolRegistry, signal?: AbortSignal): Promise<{ tools: ToolInfo[]; notes: readonly string[] }> {
+  const set = await registry.forTurn(signal);
+  return { tools: set.describe(), notes: set.notes };
+}
+
+/** The `/tools` reply: one line per tool (`name (server): description`), then the notes. */
+export function formatToolList(listing: { tools: readonly ToolInfo[]; notes: readonly string[] }): string {
+  const lines = listing.tools.map((t) => `${t.name}${t.server ? ` (${t.server})` : ""}${t.description ? `: ${t.description}` : ""}`);
+  if (lines.length === 0) lines.push("No tools are available.");
+  return [...lines, ...listing.notes.map((n) => `(${n})`)].join("\n");
 }
