@@ -39,8 +39,24 @@ function quietSqliteWarning(): void {
   });
 }
 
+/**
+ * Why this Node cannot run the gateway (node:sqlite, unflagged from Node 22.13, and the
+ * global WebSocket), or null when it can. The other commands run on Node 20.
+ */
+export async function gatewayRuntimeProblem(): Promise<string | null> {
+  const missing: string[] = [];
+  try {
+    await import("node:sqlite");
+  } catch {
+    missing.push("node:sqlite");
+  }
+  if (typeof globalThis.WebSocket !== "function") missing.push("WebSocket");
+  if (missing.length === 0) return null;
+  return `hermes-edge gateway needs Node 22.13 or later (for ${missing.join(" and ")}); this is Node ${process.version}. The other commands work on it.`;
+}
+
 /** `hermes-edge gateway …`: parses flags and settings, then runs the gateway; the exit code. */
-export async function gatewayCommand(args: string[], io: CliIo): Promise<number> {
+export async function gatewayCommand(args: string[], io: CliIo, runtimeProblem: () => Promise<string | null> = gatewayRuntimeProblem): Promise<number> {
   let values: { platforms?: string | undefined; db?: string | undefined; help?: boolean | undefined };
   try {
     ({ values } = parseArgs({ args, options: { platforms: { type: "string" }, db: { type: "string" }, help: { type: "boolean", short: "h" } }, allowPositionals: false, strict: true }));
@@ -48,9 +64,11 @@ export async function gatewayCommand(args: string[], io: CliIo): Promise<number>
     throw new CliError(`${err instanceof Error ? err.message : String(err)}\n\n${GATEWAY_USAGE}`, 2);
   }
   if (values.help) return io.stdout.write(`${GATEWAY_USAGE}\n`), 0;
+  quietSqliteWarning();
+  const problem = await runtimeProblem();
+  if (problem) throw new CliError(problem);
   const cfg = readGatewayConfig(io.env, values, io.cwd);
   if (!cfg.ok) throw new CliError(cfg.error, 2);
-  quietSqliteWarning();
   // Loaded only now, so other commands never load node:sqlite (and its warning).
   const { runGateway } = await import("./index.ts");
   return runGateway(cfg.config, { io });
