@@ -13,4 +13,8 @@ if (!runSources && !existsSync(bundle)) {
   process.exit(1);
 }
 const { createCli } = await import(runSources ? sources.href : bundle.href);
-process.exitCode = await createCli(process.argv.slice(2)).run();
+const cli = createCli(process.argv.slice(2));
+const code = await cli.run();
+// With stdout gone (`| head`) nothing more can be shown: leave now, not when input ends.
+if (cli.stdoutClosed) process.exit(code);
+process.exitCode = code;

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Chat } from "./chat.ts";
-import { ApiClient, CliError, readDevVar, resolveTarget } from "./client.ts";
+import { ApiClient, CliError, readDevVar, type Target } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 
 /** The project root: where wrangler.toml and .dev.vars live. */
@@ -165,7 +165,8 @@ export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promi
       await new Promise((r) => setTimeout(r, 250));
     }
     say("ready. Ctrl-C at the prompt or /quit leaves and stops the Worker.");
-    const target = resolveTarget({ ...io.env, HERMES_EDGE_URL: url, HERMES_EDGE_TOKEN: readDevVar(path.join(root, ".dev.vars"), "API_TOKEN") ?? "" }, root);
+    const token = readDevVar(path.join(root, ".dev.vars"), "API_TOKEN") ?? undefined;
+    const target: Target = { baseUrl: url, token, tokenSource: token ? ".dev.vars" : "none" };
     chatting = true;
     return await new Chat({ client: new ApiClient(target, io.fetch), io, style }).run();
   } finally {

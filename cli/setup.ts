@@ -7,18 +7,6 @@ import { setupTelegramWebhook } from "../workers/platforms/telegram/setup.ts";
 import { CliError, DEFAULT_URL, readDevVar } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 
-export const SETUP_USAGE = `Usage: hermes-edge setup <telegram|discord|slack> [--url <worker url>] [--json]
-
-  telegram   checks TELEGRAM_BOT_TOKEN and sets the bot's webhook to <url>/webhooks/telegram
-             with TELEGRAM_WEBHOOK_SECRET as its secret token
-  discord    registers the slash commands (/ask, /stop, /new, /resume, /sethome, /help) with
-             DISCORD_BOT_TOKEN and sets the interactions endpoint to <url>/webhooks/discord
-  slack      prints the app manifest (event URL, scopes, events, /hermes) to paste at
-             api.slack.com/apps; with SLACK_BOT_TOKEN set, checks it too
-
-Settings are read from the environment, then ./.dev.vars. The Worker's URL is --url, else
-HERMES_EDGE_URL; platforms need it public (https).`;
-
 interface SetupOptions {
   io: CliIo;
   style: Style;
@@ -38,7 +26,8 @@ function need(io: CliIo, name: string, hint: string): string {
   return v;
 }
 
-export async function runSetup(platform: string | undefined, opts: SetupOptions): Promise<number> {
+/** `hermes-edge setup <platform>`: the exit code. */
+export async function runSetup(platform: "telegram" | "discord" | "slack", opts: SetupOptions): Promise<number> {
   const { io, style } = opts;
   const out = (s = "") => println(io.stdout, s);
   const workerUrl = (opts.url ?? io.env.HERMES_EDGE_URL ?? DEFAULT_URL).replace(/\/+$/, "");
@@ -88,7 +77,5 @@ export async function runSetup(platform: string | undefined, opts: SetupOptions)
       else out(style.dim("(SLACK_BOT_TOKEN is not set here, so the token was not checked)"));
       return 0;
     }
-    default:
-      throw new CliError(`${platform ? `unknown platform '${platform}'` : "which platform?"}\n\n${SETUP_USAGE}`, 2);
   }
 }

@@ -50,9 +50,10 @@ describe("hermes-edge CLI", () => {
   it("finds the local token in ./.dev.vars only for a loopback Worker with no HERMES_EDGE_TOKEN", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "he-cli-"));
     writeFileSync(path.join(dir, ".dev.vars"), "# local\nAPI_TOKEN=from-file\n");
-    expect(resolveTarget({}, dir)).toEqual({ baseUrl: "http://127.0.0.1:8787", token: "from-file", tokenSource: ".dev.vars" });
-    expect(resolveTarget({ HERMES_EDGE_TOKEN: "env" }, dir).token).toBe("env");
-    expect(resolveTarget({ HERMES_EDGE_URL: "https://edge.example.com/" }, dir)).toEqual({ baseUrl: "https://edge.example.com", token: undefined, tokenSource: "none" });
+    const at = (env: Record<string, string>) => resolveTarget({ env, cwd: dir, configDir: path.join(dir, "no-config") });
+    expect(at({})).toEqual({ baseUrl: "http://127.0.0.1:8787", token: "from-file", tokenSource: ".dev.vars" });
+    expect(at({ HERMES_EDGE_TOKEN: "env" }).token).toBe("env");
+    expect(at({ HERMES_EDGE_URL: "https://edge.example.com/" })).toEqual({ baseUrl: "https://edge.example.com", token: undefined, tokenSource: "none" });
   });
 
   it("uses colour only on a terminal without NO_COLOR", () => {
