@@ -27,7 +27,17 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
   const out = (s = "") => println(io.stdout, s);
   const style: Style = styleFor(io.stdout, io.env);
   const client = () => new ApiClient(resolveTarget(io), io.fetch);
+  // `hermes-edge … | head`: once the reader is gone, writing fails with EPIPE (maybe after
+  // the command is done). That is the reader's choice, not a failure: stop quietly, exit 0.
+  // The listener stays for the life of the stream, so a late EPIPE is never unhandled.
   let stdoutClosed = false;
+  let closed: (code: number) => void = () => {};
+  const whenClosed = new Promise<number>((resolve) => (closed = resolve));
+  io.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE" && err.code !== "ERR_STREAM_DESTROYED") throw err;
+    stdoutClosed = true;
+    closed(0);
+  });
 
   const handlers: Record<string, Handler> = {
     async chat({ values, positionals }, cmd) {
@@ -144,16 +154,6 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
     },
 
     async run(): Promise<number> {
-      // `hermes-edge … | head`: once the reader is gone, writing fails with EPIPE. That is
-      // the reader's choice, not a failure: stop quietly with exit code 0.
-      let closed: (code: number) => void = () => {};
-      const whenClosed = new Promise<number>((resolve) => (closed = resolve));
-      const onError = (err: NodeJS.ErrnoException) => {
-        if (err.code !== "EPIPE" && err.code !== "ERR_STREAM_DESTROYED") throw err;
-        stdoutClosed = true;
-        closed(0);
-      };
-      io.stdout.on("error", onError);
       try {
         return await Promise.race([dispatch(), whenClosed]);
       } catch (err) {
@@ -163,8 +163,6 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
           return err.exitCode;
         }
         throw err;
-      } finally {
-        if (!stdoutClosed) io.stdout.off("error", onError);
       }
     },
   };
