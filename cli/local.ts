@@ -5,6 +5,7 @@ import path from "node:path";
 import { Chat } from "./chat.ts";
 import { ApiClient, CliError, readDevVar, type Target } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
+import { writeLocalDevConfig } from "./local-config.ts";
 
 /** The project root: where wrangler.toml and .dev.vars live. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, "..");
@@ -28,7 +29,10 @@ export function ensureDevToken(root: string): { token: string; created: boolean 
   const line = `API_TOKEN=${token}\n`;
   if (existsSync(file)) {
     const text = readFileSync(file, "utf8");
-    appendFileSync(file, `${text.endsWith("\n") || text === "" ? "" : "\n"}${line}`);
+    // An empty `API_TOKEN=` (as in .dev.vars.example) is filled in where it stands.
+    const blank = /^[ \t]*API_TOKEN[ \t]*=[ \t]*(["']?)\1[ \t]*$/m;
+    if (blank.test(text)) writeFileSync(file, text.replace(blank, `API_TOKEN=${token}`));
+    else appendFileSync(file, `${text.endsWith("\n") || text === "" ? "" : "\n"}${line}`);
   } else {
     writeFileSync(file, `# Local secrets for wrangler dev (git-ignored). See README.md, "Configuration".\n${line}`, { mode: 0o600 });
   }
@@ -36,6 +40,9 @@ export function ensureDevToken(root: string): { token: string; created: boolean 
 }
 
 function wranglerEntry(root: string): string {
+  if (!existsSync(path.join(root, "wrangler.toml"))) {
+    throw new CliError("`hermes-edge start` and `dev` run the Worker from a hermes-edge checkout, and this installation is not one: clone the repository, then `npm install && npm start`");
+  }
   const entry = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
   if (!existsSync(entry)) throw new CliError("wrangler is not installed here; run `npm install` first");
   return entry;
@@ -115,12 +122,13 @@ export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promi
   const port = parsePort(opts.port ?? io.env.PORT);
   const say = (s: string) => println(io.stderr, style.dim(s));
 
+  const entry = wranglerEntry(root);
   const { created } = ensureDevToken(root);
   if (created) say("generated a local API_TOKEN in .dev.vars");
   say("applying local D1 migrations…");
   await applyLocalMigrations(root, io.env);
 
-  const devArgs = [wranglerEntry(root), "dev", "--port", String(port), "--ip", "127.0.0.1"];
+  const devArgs = [entry, "dev", "--config", writeLocalDevConfig(root), "--port", String(port), "--ip", "127.0.0.1"];
   if (mode === "dev") {
     const child = spawn(process.execPath, devArgs, { cwd: root, env: wranglerEnv({ ...io.env, CI: undefined }), stdio: "inherit" });
     return new Promise((resolve) => child.on("close", (code) => resolve(code ?? 0)));
