@@ -1,13 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveTarget } from "../../cli/client.ts";
 import { styleFor } from "../../cli/io.ts";
-import { allFlags, commandHelp, COMMANDS } from "../../cli/commands.ts";
+import { allFlags, commandHelp, COMMANDS, mainHelp } from "../../cli/commands.ts";
 import { completionScript } from "../../cli/completion.ts";
-import { createCli } from "../../cli/main.ts";
+import { PROJECT_ROOT } from "../../cli/local.ts";
+import { CLI_VERSION, createCli } from "../../cli/main.ts";
 import { memoryIo } from "../support/cli-io.ts";
 import { freePort, serve } from "../support/http.ts";
 
@@ -26,6 +27,11 @@ describe("hermes-edge CLI", () => {
       for (const f of allFlags(cmd)) expect(t.out(), `${cmd.name} --${f.name}`).toContain(`--${f.name}`);
       for (const s of cmd.subcommands ?? []) expect(t.out(), `${cmd.name} ${s.name}`).toMatch(new RegExp(`^  ${s.name}\\b`, "m"));
     }
+  });
+
+  it("the README shows the real --help", () => {
+    const readme = readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
+    expect(readme).toContain(`$ npx hermes-edge --help\n${mainHelp(CLI_VERSION)}\n\`\`\``);
   });
 
   it("bash completion offers the table's commands, subcommands, flags and flag values", () => {
