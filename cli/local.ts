@@ -2,13 +2,17 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Chat } from "./chat.ts";
 import { ApiClient, CliError, readDevVar, type Target } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 import { writeLocalDevConfig } from "./local-config.ts";
 
-/** The project root: where wrangler.toml and .dev.vars live. */
-export const PROJECT_ROOT = path.resolve(import.meta.dirname, "..");
+/**
+ * The project root: where wrangler.toml and .dev.vars live (one up from cli/, or from dist/
+ * in the bundle). From import.meta.url: import.meta.dirname is Node 20.11+ only.
+ */
+export const PROJECT_ROOT = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 export interface LocalOptions {
   io: CliIo;

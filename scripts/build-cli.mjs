@@ -3,9 +3,10 @@
 // dependencies installed. Run by `npm run build:cli`, and by `prepare` (npm install, npm pack).
 import { rmSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-const root = path.resolve(import.meta.dirname, "..");
+const root = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
 const outdir = path.join(root, "dist");
 
 rmSync(outdir, { recursive: true, force: true });
