@@ -1,16 +1,18 @@
-import readline from "node:readline";
+import type { Writable } from "node:stream";
 import type { Message, Session } from "./api-types.ts";
+import { PipedInput, TtyInput, type ChatInput } from "./chat-input.ts";
 import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 import { HANDOFF_USAGE, runHandoff } from "./handoff.ts";
 import { formatSessionList, getSession, listSessions, recap, resolveSession } from "./sessions.ts";
+import { chatSpinner, type Spinner } from "./spinner.ts";
 
 export interface ChatOptions {
   client: ApiClient;
   io: CliIo;
   style: Style;
-  /** `--resume`: id, title or `latest`. */
-  resume?: string | undefined;
+  /** Wait for a turn already running in the session (default), or fail at once (`--no-wait`). */
+  wait?: boolean;
 }
 
 interface RunningTurn {
@@ -21,6 +23,11 @@ interface RunningTurn {
 
 /** A command handler's verdict: keep chatting or leave. */
 type Next = "continue" | "quit";
+
+/** How long a message waits for a turn already running in its session, and the polling steps. */
+export const BUSY_WAIT_MAX_MS = 10 * 60_000;
+export const BUSY_POLL_FIRST_MS = 250;
+export const BUSY_POLL_MAX_MS = 4000;
 
 export const CHAT_HELP = [
   "Type a message and press Enter to talk to the agent. Ctrl-C stops a running reply;",
@@ -34,29 +41,45 @@ export const CHAT_HELP = [
   "  /quit, /exit              leave (the session stays; resume it later)",
 ];
 
+/** The SSE `tool` event: a tool call starting or ending during a turn. */
+interface ToolEvent {
+  name: string;
+  status: "start" | "end";
+  summary?: string;
+}
+
 /** The interactive chat. Works on a terminal and with piped stdin. Returns the exit code. */
 export class Chat {
   readonly #client: ApiClient;
   readonly #io: CliIo;
   readonly #style: Style;
   readonly #tty: boolean;
+  readonly #wait: boolean;
+  readonly #spinner: Spinner;
   #session: Session | null = null;
   #recent: Session[] = [];
   #turn: RunningTurn | null = null;
   #failed = false;
-  #rl: readline.Interface | null = null;
-  /** Set while /handoff waits, so Ctrl-C can stop the wait. */
-  #handoffWait: AbortController | null = null;
+  #input: ChatInput | null = null;
+  /** Set while a wait (a handoff, a busy session) runs, so Ctrl-C can stop it. */
+  #waiting: AbortController | null = null;
 
   constructor(opts: ChatOptions) {
     this.#client = opts.client;
     this.#io = opts.io;
     this.#style = opts.style;
     this.#tty = Boolean(opts.io.stdin.isTTY && opts.io.stdout.isTTY);
+    this.#wait = opts.wait ?? true;
+    this.#spinner = chatSpinner(opts.io.stdout, opts.io.stderr, opts.io.timers, opts.style);
   }
 
   get session(): Session | null {
     return this.#session;
+  }
+
+  /** Chatter goes to the terminal; with pipes it goes to stderr so stdout is just replies. */
+  get #chatter(): Writable {
+    return this.#tty ? this.#io.stdout : this.#io.stderr;
   }
 
   #out(text = ""): void {
@@ -64,8 +87,7 @@ export class Chat {
   }
 
   #note(text: string): void {
-    // Chatter goes to the terminal; with pipes it goes to stderr so stdout is just replies.
-    println(this.#tty ? this.#io.stdout : this.#io.stderr, this.#style.dim(text));
+    println(this.#chatter, this.#style.dim(text));
   }
 
   #error(text: string): void {
@@ -74,52 +96,53 @@ export class Chat {
   }
 
   async run(resume?: string): Promise<number> {
+    // Before the first prompt: the URL is a hermes-edge Worker, and it takes the token.
+    await this.#client.health();
+    await this.#client.checkToken();
     if (resume) await this.#resume(resume);
     else if (this.#tty) this.#note(`hermes-edge chat · ${this.#client.target.baseUrl} · /help for commands`);
-    const rl = readline.createInterface({
-      input: this.#io.stdin,
-      ...(this.#tty ? { output: this.#io.stdout } : {}),
-      terminal: this.#tty,
-      prompt: this.#style.bold("you › "),
-    });
-    this.#rl = rl;
+    const input: ChatInput = this.#tty ? new TtyInput(this.#io, this.#style.bold("you › ")) : new PipedInput(this.#io);
+    this.#input = input;
     const onSigint = () => this.#onInterrupt();
-    rl.on("SIGINT", onSigint);
     this.#io.signals.on("SIGINT", onSigint);
     try {
-      if (this.#tty) rl.prompt();
-      for await (const raw of rl) {
+      for (let raw = await input.next(); raw !== null; raw = await input.next()) {
         const line = raw.trim();
-        if (line !== "") {
-          const next = await this.#handle(line).catch((err: unknown) => {
+        if (line === "") continue;
+        input.busy(onSigint);
+        let next: Next;
+        try {
+          next = await this.#handle(line).catch((err: unknown) => {
             if (err instanceof CliError) {
               this.#error(err.message);
               return "continue" as const;
             }
             throw err;
           });
-          if (next === "quit") break;
+        } finally {
+          input.idle();
         }
-        if (this.#tty) rl.prompt();
+        if (next === "quit") break;
       }
     } finally {
       this.#io.signals.off("SIGINT", onSigint);
-      rl.close();
-      this.#rl = null;
+      this.#spinner.stop();
+      input.close();
+      this.#input = null;
     }
     return this.#failed && !this.#tty ? 1 : 0;
   }
 
-  /** Ctrl-C: stop the running reply; at the prompt, leave. A second Ctrl-C stops waiting. */
+  /** Ctrl-C: stop a wait, or the running reply (a second Ctrl-C drops the stream); otherwise leave. */
   #onInterrupt(): void {
-    if (this.#handoffWait) {
-      this.#handoffWait.abort();
+    if (this.#waiting) {
+      this.#waiting.abort();
       return;
     }
     const turn = this.#turn;
     if (!turn) {
       if (this.#tty) this.#out();
-      this.#rl?.close();
+      this.#input?.close();
       return;
     }
     if (turn.interrupting) {
@@ -178,7 +201,7 @@ export class Chat {
       return "continue";
     }
     const session = (await getSession(this.#client, this.#session.id)) ?? this.#session;
-    this.#handoffWait = new AbortController();
+    this.#waiting = new AbortController();
     try {
       const { outcome } = await runHandoff({
         client: this.#client,
@@ -188,12 +211,12 @@ export class Chat {
         platform: arg.toLowerCase(),
         thread: true,
         wait: true,
-        progress: this.#tty ? this.#io.stdout : this.#io.stderr,
-        signal: this.#handoffWait.signal,
+        progress: this.#chatter,
+        signal: this.#waiting.signal,
       });
       return outcome === "completed" ? "quit" : "continue";
     } finally {
-      this.#handoffWait = null;
+      this.#waiting = null;
     }
   }
 
@@ -210,7 +233,7 @@ export class Chat {
     const lines = recap(messages, this.#style);
     if (lines.length > 0) {
       this.#note("last exchanges:");
-      for (const l of lines) this.#out(l);
+      for (const l of lines) println(this.#chatter, l);
     }
   }
 
@@ -222,37 +245,103 @@ export class Chat {
     return session;
   }
 
+  /** Sends a message; a session busy with another turn is waited for (unless --no-wait). */
   async #runTurn(content: string): Promise<void> {
     const session = await this.#ensureSession();
-    const turn: RunningTurn = { sessionId: session.id, local: new AbortController(), interrupting: false };
+    while ((await this.#streamTurn(session.id, content)) === "busy") {
+      if (!this.#wait) return this.#error("agent is busy: a turn is already running in this session (--no-wait)");
+      const waited = await this.#waitUntilIdle(session.id);
+      if (waited === "idle") continue;
+      if (waited === "stopped" && this.#tty) this.#input?.prefill(content);
+      return this.#error(waited === "stopped" ? "stopped waiting; the message was not sent" : `the session was still busy after ${BUSY_WAIT_MAX_MS / 60_000} minutes; the message was not sent`);
+    }
+  }
+
+  /** Polls the session until its turn is over, backing off; Ctrl-C stops waiting. */
+  async #waitUntilIdle(sessionId: string): Promise<"idle" | "stopped" | "timeout"> {
+    this.#note("the session is busy with another turn; waiting for it to finish (Ctrl-C stops waiting)…");
+    const ctrl = new AbortController();
+    this.#waiting = ctrl;
+    this.#spinner.start("waiting for the running turn…");
+    const deadline = this.#io.now() + BUSY_WAIT_MAX_MS;
+    try {
+      for (let delay = BUSY_POLL_FIRST_MS; ; delay = Math.min(delay * 2, BUSY_POLL_MAX_MS)) {
+        if (!(await this.#sleep(Math.min(delay, Math.max(0, deadline - this.#io.now())), ctrl.signal))) return "stopped";
+        const s = await getSession(this.#client, sessionId);
+        if (!s?.running) return "idle";
+        if (this.#io.now() >= deadline) return "timeout";
+      }
+    } finally {
+      this.#spinner.stop();
+      this.#waiting = null;
+    }
+  }
+
+  /** Resolves true after `ms`, false at once when `signal` aborts. */
+  #sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+    const { timers } = this.#io;
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve(false);
+      const onAbort = () => {
+        timers.clearTimeout(handle);
+        resolve(false);
+      };
+      const handle = timers.setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(true);
+      }, ms);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** One turn's stream, printed as it comes; "busy" when the session had a turn running. */
+  async #streamTurn(sessionId: string, content: string): Promise<"done" | "busy"> {
+    const turn: RunningTurn = { sessionId, local: new AbortController(), interrupting: false };
     this.#turn = turn;
+    const out = this.#io.stdout;
     let wrote = false;
+    let lineOpen = false;
     let finish: string | null = null;
     let failure: string | null = null;
+    this.#spinner.start("thinking…");
     try {
-      for await (const ev of this.#client.turn(session.id, content, turn.local.signal)) {
+      for await (const ev of this.#client.turn(sessionId, content, turn.local.signal)) {
         if (ev.event === "delta") {
           const { text } = JSON.parse(ev.data) as { text: string };
-          if (!wrote && this.#tty) this.#io.stdout.write(this.#style.cyan("agent › "));
-          this.#io.stdout.write(text);
+          this.#spinner.stop();
+          if (!wrote && this.#tty) out.write(this.#style.cyan("agent › "));
+          out.write(text);
           wrote = true;
+          lineOpen = !text.endsWith("\n");
+        } else if (ev.event === "tool") {
+          const tool = JSON.parse(ev.data) as ToolEvent;
+          if (tool.status !== "start") continue;
+          this.#spinner.stop();
+          // On a terminal the line sits between the reply's lines; piped, it goes to stderr.
+          if (this.#tty && lineOpen) out.write("\n");
+          lineOpen = false;
+          this.#note(`  ⚙ ${tool.name}${tool.summary ? ` ${tool.summary.replace(/\s+/g, " ").slice(0, 160)}` : ""}`);
+          this.#spinner.start(`${tool.name}…`);
         } else if (ev.event === "done") {
           finish = (JSON.parse(ev.data) as { finish_reason: string }).finish_reason;
         } else if (ev.event === "error") {
           failure = (JSON.parse(ev.data) as { message: string }).message;
         }
+        // Other events are newer than this CLI: ignored.
       }
     } catch (err) {
       if (turn.local.signal.aborted) finish = "interrupted";
-      else if (err instanceof ApiRefusal && err.code === "turn_in_progress") failure = "agent is busy: a turn is already running in this session";
+      else if (err instanceof ApiRefusal && err.code === "turn_in_progress" && !wrote) return "busy";
       else if (err instanceof CliError) failure = err.message;
       else throw err;
     } finally {
+      this.#spinner.stop();
       this.#turn = null;
     }
-    if (wrote) this.#out();
+    if (lineOpen) this.#out();
     if (finish === "interrupted") this.#note("[interrupted]");
     else if (finish === null && failure === null) failure = "the reply stream ended early";
     if (failure) this.#error(failure);
+    return "done";
   }
 }

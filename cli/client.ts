@@ -1,31 +1,16 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseSse, type SseEvent } from "../workers/agent/index.ts";
+import { ApiRefusal, CliError } from "./errors.ts";
+import type { CliIo } from "./io.ts";
+import { configFile, DEFAULT_PROFILE, readConfig } from "./profiles.ts";
 
-/** A failure to show the user in one line, with the exit code to leave with. */
-export class CliError extends Error {
-  override readonly name = "CliError";
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 1) {
-    super(message);
-    this.exitCode = exitCode;
-  }
-}
-
-/** The API said no: keeps the status and code for callers that handle some of them. */
-export class ApiRefusal extends CliError {
-  readonly status: number;
-  readonly code: string;
-  constructor(status: number, code: string, message: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
+export { ApiRefusal, CliError } from "./errors.ts";
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 
-function isLoopback(url: string): boolean {
+/** Whether a URL's host is this machine (plain http is only fine there). */
+export function isLoopback(url: string): boolean {
   try {
     const h = new URL(url).hostname;
     return h === "127.0.0.1" || h === "localhost" || h === "[::1]";
@@ -54,19 +39,36 @@ export interface Target {
   baseUrl: string;
   token: string | undefined;
   /** Where the token came from, for error messages. */
-  tokenSource: "HERMES_EDGE_TOKEN" | ".dev.vars" | "none";
+  tokenSource: "HERMES_EDGE_TOKEN" | `profile '${string}'` | ".dev.vars" | "none";
+}
+
+/** `https://x/` → `https://x`. */
+export function normaliseUrl(url: string): string {
+  return url.trim().replace(/\/+$/, "");
 }
 
 /**
- * HERMES_EDGE_URL and HERMES_EDGE_TOKEN; against a local Worker with no token set, the
- * API_TOKEN that `npm start` wrote into ./.dev.vars.
+ * The Worker and token, first found wins: HERMES_EDGE_URL / HERMES_EDGE_TOKEN; the profile
+ * (HERMES_EDGE_PROFILE, else "default") that `hermes-edge login` saved; for a loopback
+ * Worker, the API_TOKEN that `npm start` wrote into ./.dev.vars. A profile's token is only
+ * sent to that profile's URL.
  */
-export function resolveTarget(env: Record<string, string | undefined>, cwd: string): Target {
-  const baseUrl = (env.HERMES_EDGE_URL?.trim() || DEFAULT_URL).replace(/\/+$/, "");
-  const token = env.HERMES_EDGE_TOKEN?.trim();
-  if (token) return { baseUrl, token, tokenSource: "HERMES_EDGE_TOKEN" };
+export function resolveTarget(io: Pick<CliIo, "env" | "cwd" | "configDir">): Target {
+  const { env } = io;
+  const envUrl = env.HERMES_EDGE_URL?.trim() ? normaliseUrl(env.HERMES_EDGE_URL) : undefined;
+  const envToken = env.HERMES_EDGE_TOKEN?.trim() || undefined;
+  const named = env.HERMES_EDGE_PROFILE?.trim() || undefined;
+  const profileName = named ?? DEFAULT_PROFILE;
+  // Only read the file when it can matter: the environment alone settles it otherwise.
+  const profile = envUrl && envToken ? undefined : readConfig(configFile(io.configDir)).profiles[profileName];
+  if (named && !profile && !(envUrl && envToken)) {
+    throw new CliError(`HERMES_EDGE_PROFILE is '${named}', but there is no such profile (log in with \`hermes-edge login --profile ${named}\`)`);
+  }
+  const baseUrl = envUrl ?? (profile ? normaliseUrl(profile.url) : DEFAULT_URL);
+  if (envToken) return { baseUrl, token: envToken, tokenSource: "HERMES_EDGE_TOKEN" };
+  if (profile && normaliseUrl(profile.url) === baseUrl) return { baseUrl, token: profile.token, tokenSource: `profile '${profileName}'` };
   if (isLoopback(baseUrl)) {
-    const local = readDevVar(path.join(cwd, ".dev.vars"), "API_TOKEN");
+    const local = readDevVar(path.join(io.cwd, ".dev.vars"), "API_TOKEN");
     if (local) return { baseUrl, token: local, tokenSource: ".dev.vars" };
   }
   return { baseUrl, token: undefined, tokenSource: "none" };
@@ -75,6 +77,13 @@ export function resolveTarget(env: Record<string, string | undefined>, cwd: stri
 function networkCause(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+}
+
+/** What /health answers on a hermes-edge Worker. */
+export interface Health {
+  ok: boolean;
+  service: "hermes-edge";
+  version?: string;
 }
 
 /** The Worker's HTTP API, with failures turned into one-line {@link CliError}s. */
@@ -87,42 +96,44 @@ export class ApiClient {
     this.#fetch = fetchImpl;
   }
 
-  async #send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+  #notHermes(what: string): CliError {
+    return new CliError(`${this.target.baseUrl} answers, but not as a hermes-edge Worker (${what}); check the URL (HERMES_EDGE_URL or \`hermes-edge login\`)`);
+  }
+
+  async #send(method: string, path: string, opts: { body?: unknown; signal?: AbortSignal | undefined; auth?: boolean } = {}): Promise<Response> {
     const headers: Record<string, string> = { accept: "application/json" };
-    if (this.target.token) headers.authorization = `Bearer ${this.target.token}`;
-    if (body !== undefined) headers["content-type"] = "application/json";
+    if (this.target.token && opts.auth !== false) headers.authorization = `Bearer ${this.target.token}`;
+    if (opts.body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
     try {
       res = await this.#fetch(`${this.target.baseUrl}${path}`, {
         method,
         headers,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        ...(signal ? { signal } : {}),
+        ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
       });
     } catch (err) {
-      if (signal?.aborted) throw err;
+      if (opts.signal?.aborted) throw err;
       throw new CliError(
         `cannot reach hermes-edge at ${this.target.baseUrl} (${networkCause(err)}). Is the Worker running? Start it with \`npm start\` or \`npm run dev\`, or set HERMES_EDGE_URL.`,
       );
     }
     if (res.ok) return res;
-    throw await this.#refusal(res);
+    throw await this.#refusal(res, method, path);
   }
 
-  async #refusal(res: Response): Promise<CliError> {
-    let code = "http_error";
-    let message = `HTTP ${res.status}`;
-    try {
-      const body = (await res.json()) as { error?: { code?: string; message?: string } };
-      if (body.error?.code) code = body.error.code;
-      if (body.error?.message) message = body.error.message;
-    } catch {
-      // not our JSON error shape
-    }
+  async #refusal(res: Response, method: string, path: string): Promise<CliError> {
+    type ErrorBody = { error?: { code?: unknown; message?: unknown } } | null;
+    const body = (await res.json().catch(() => null)) as ErrorBody;
+    const code = body?.error?.code;
+    // Every answer of the Worker is JSON, errors `{"error":{"code","message"}}`; anything
+    // else comes from something in front of it, or from another server.
+    if (typeof code !== "string") return this.#notHermes(`${method} ${path.split("?")[0]}: HTTP ${res.status}, ${res.headers.get("content-type") ?? "no content type"}`);
+    const message = typeof body?.error?.message === "string" ? body.error.message : `HTTP ${res.status}`;
     if (res.status === 401) {
       const hint =
         this.target.tokenSource === "none"
-          ? "HERMES_EDGE_TOKEN is not set; set it to the Worker's API_TOKEN"
+          ? "no token is set; run `hermes-edge login`, or set HERMES_EDGE_TOKEN to the Worker's API_TOKEN"
           : `the token from ${this.target.tokenSource} does not match the Worker's API_TOKEN`;
       return new ApiRefusal(401, code, `the Worker at ${this.target.baseUrl} rejected the token (401): ${hint}`);
     }
@@ -132,14 +143,38 @@ export class ApiClient {
     return new ApiRefusal(res.status, code, message);
   }
 
+  async #readJson<T>(res: Response, what: string): Promise<T> {
+    try {
+      return (await res.json()) as T;
+    } catch {
+      throw this.#notHermes(`${what}: HTTP ${res.status}, ${res.headers.get("content-type") ?? "no content type"}, not JSON`);
+    }
+  }
+
   async json<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-    const res = await this.#send(method, path, body, signal);
-    return (await res.json()) as T;
+    const res = await this.#send(method, path, { body, signal });
+    return this.#readJson<T>(res, `${method} ${path.split("?")[0]}`);
+  }
+
+  /**
+   * GET /health, without the token (it must not go to a server that is not ours): throws
+   * unless the answer is hermes-edge's.
+   */
+  async health(): Promise<Health> {
+    const res = await this.#send("GET", "/health", { auth: false });
+    const body = await this.#readJson<Partial<Health>>(res, "GET /health");
+    if (body?.service !== "hermes-edge") throw this.#notHermes("GET /health does not say service \"hermes-edge\"");
+    return body as Health;
+  }
+
+  /** Throws unless the token is accepted (a cheap authenticated request). */
+  async checkToken(): Promise<void> {
+    await this.json("GET", "/v1/sessions?limit=1");
   }
 
   /** Starts a turn and yields its server-sent events. */
   async *turn(sessionId: string, content: string, signal?: AbortSignal): AsyncGenerator<SseEvent> {
-    const res = await this.#send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/turns`, { content }, signal);
+    const res = await this.#send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/turns`, { body: { content }, signal });
     if (!res.body) throw new CliError("the Worker sent an empty turn stream");
     yield* parseSse(res.body);
   }

@@ -1,9 +1,17 @@
 import type { EventEmitter } from "node:events";
+import { homedir } from "node:os";
+import path from "node:path";
 import type { Readable, Writable } from "node:stream";
+
+/** Timers the CLI waits with (spinner frames, backoff), so tests can move time by hand. */
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
 
 /** Everything the CLI touches outside itself, so tests can run it in-process. */
 export interface CliIo {
-  stdin: Readable & { isTTY?: boolean };
+  stdin: Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean };
   env: Record<string, string | undefined>;
@@ -12,9 +20,22 @@ export interface CliIo {
   /** Where SIGINT arrives when stdin is not a terminal (the process, in real use). */
   signals: EventEmitter;
   now: () => number;
+  timers: Timers;
+  /** The user's home directory. */
+  home: string;
+  /** Where per-user configuration lives: $XDG_CONFIG_HOME, else ~/.config. */
+  configDir: string;
 }
 
+/** $XDG_CONFIG_HOME when it is an absolute path (the XDG rule), else `<home>/.config`. */
+export function userConfigDir(env: Record<string, string | undefined>, home: string): string {
+  const xdg = env.XDG_CONFIG_HOME?.trim();
+  return xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".config");
+}
+
+/** The real process: its stdio, environment, network, signals and clock. */
 export function processIo(): CliIo {
+  const home = homedir();
   return {
     stdin: process.stdin,
     stdout: process.stdout,
@@ -24,6 +45,9 @@ export function processIo(): CliIo {
     cwd: process.cwd(),
     signals: process,
     now: () => Date.now(),
+    timers: { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
+    home,
+    configDir: userConfigDir(process.env, home),
   };
 }
 

@@ -2,12 +2,17 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Chat } from "./chat.ts";
-import { ApiClient, CliError, readDevVar, resolveTarget } from "./client.ts";
+import { ApiClient, CliError, readDevVar, type Target } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
+import { writeLocalDevConfig } from "./local-config.ts";
 
-/** The project root: where wrangler.toml and .dev.vars live. */
-export const PROJECT_ROOT = path.resolve(import.meta.dirname, "..");
+/**
+ * The project root: where wrangler.toml and .dev.vars live (one up from cli/, or from dist/
+ * in the bundle). From import.meta.url: import.meta.dirname is Node 20.11+ only.
+ */
+export const PROJECT_ROOT = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 export interface LocalOptions {
   io: CliIo;
@@ -28,7 +33,10 @@ export function ensureDevToken(root: string): { token: string; created: boolean 
   const line = `API_TOKEN=${token}\n`;
   if (existsSync(file)) {
     const text = readFileSync(file, "utf8");
-    appendFileSync(file, `${text.endsWith("\n") || text === "" ? "" : "\n"}${line}`);
+    // An empty `API_TOKEN=` (as in .dev.vars.example) is filled in where it stands.
+    const blank = /^[ \t]*API_TOKEN[ \t]*=[ \t]*(["']?)\1[ \t]*$/m;
+    if (blank.test(text)) writeFileSync(file, text.replace(blank, `API_TOKEN=${token}`));
+    else appendFileSync(file, `${text.endsWith("\n") || text === "" ? "" : "\n"}${line}`);
   } else {
     writeFileSync(file, `# Local secrets for wrangler dev (git-ignored). See README.md, "Configuration".\n${line}`, { mode: 0o600 });
   }
@@ -36,6 +44,9 @@ export function ensureDevToken(root: string): { token: string; created: boolean 
 }
 
 function wranglerEntry(root: string): string {
+  if (!existsSync(path.join(root, "wrangler.toml"))) {
+    throw new CliError("`hermes-edge start` and `dev` run the Worker from a hermes-edge checkout, and this installation is not one: clone the repository, then `npm install && npm start`");
+  }
   const entry = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
   if (!existsSync(entry)) throw new CliError("wrangler is not installed here; run `npm install` first");
   return entry;
@@ -115,12 +126,13 @@ export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promi
   const port = parsePort(opts.port ?? io.env.PORT);
   const say = (s: string) => println(io.stderr, style.dim(s));
 
+  const entry = wranglerEntry(root);
   const { created } = ensureDevToken(root);
   if (created) say("generated a local API_TOKEN in .dev.vars");
   say("applying local D1 migrations…");
   await applyLocalMigrations(root, io.env);
 
-  const devArgs = [wranglerEntry(root), "dev", "--port", String(port), "--ip", "127.0.0.1"];
+  const devArgs = [entry, "dev", "--config", writeLocalDevConfig(root), "--port", String(port), "--ip", "127.0.0.1"];
   if (mode === "dev") {
     const child = spawn(process.execPath, devArgs, { cwd: root, env: wranglerEnv({ ...io.env, CI: undefined }), stdio: "inherit" });
     return new Promise((resolve) => child.on("close", (code) => resolve(code ?? 0)));
@@ -165,7 +177,8 @@ export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promi
       await new Promise((r) => setTimeout(r, 250));
     }
     say("ready. Ctrl-C at the prompt or /quit leaves and stops the Worker.");
-    const target = resolveTarget({ ...io.env, HERMES_EDGE_URL: url, HERMES_EDGE_TOKEN: readDevVar(path.join(root, ".dev.vars"), "API_TOKEN") ?? "" }, root);
+    const token = readDevVar(path.join(root, ".dev.vars"), "API_TOKEN") ?? undefined;
+    const target: Target = { baseUrl: url, token, tokenSource: token ? ".dev.vars" : "none" };
     chatting = true;
     return await new Chat({ client: new ApiClient(target, io.fetch), io, style }).run();
   } finally {

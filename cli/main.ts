@@ -1,114 +1,54 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Message, Session } from "./api-types.ts";
 import { Chat } from "./chat.ts";
-import { gatewayCommand } from "./gateway/command.ts";
-import { runHandoff } from "./handoff.ts";
 import { ApiClient, CliError, resolveTarget } from "./client.ts";
+import { commandHelp, findCommand, mainHelp, parseCommand, type CommandSpec, type Parsed } from "./commands.ts";
+import { completionScript, SHELLS, type Shell } from "./completion.ts";
+import { runHandoff } from "./handoff.ts";
 import { processIo, println, styleFor, type CliIo, type Style } from "./io.ts";
 import { runLocal } from "./local.ts";
+import { runLogin, runLogout } from "./login.ts";
 import { formatSessionList, formatTranscript, resolveSession } from "./sessions.ts";
-import { runSetup, SETUP_USAGE } from "./setup.ts";
 
 export const CLI_VERSION = "0.1.0";
 
-const MAIN_HELP = `hermes-edge ${CLI_VERSION}: talk to your agent on a hermes-edge Worker
-
-Usage: hermes-edge <command> [options]
-
-Commands:
-  chat                      interactive chat (a terminal, or lines piped on stdin)
-  sessions list|show|messages|handoff   sessions, transcripts, headless handoff (--json)
-  setup telegram|discord|slack   point a platform at the Worker (webhook, commands, manifest)
-  start                     local Worker + chat (what \`npm start\` runs)
-  dev                       local Worker only (what \`npm run dev\` runs)
-  gateway                   relay gateway: serve platform messages through a Worker, no public IP
-
-Options:
-  -h, --help                help for hermes-edge or a command
-  -v, --version             print the version
-
-Environment:
-  HERMES_EDGE_URL           the Worker (default http://127.0.0.1:8787)
-  HERMES_EDGE_TOKEN         its API_TOKEN (locally read from ./.dev.vars when unset)
-  NO_COLOR                  no colours (also off when output is not a terminal)
-
-Run \`hermes-edge <command> --help\` for a command's options.`;
-
-const CHAT_USAGE = `Usage: hermes-edge chat [--resume <id|title|latest>]
-
-Interactive chat with the agent. Replies stream as they arrive; Ctrl-C stops a
-running reply, Ctrl-C at the prompt or /quit leaves. With stdin piped, each line
-is one message and the chat ends at end of input.
-
-Options:
-  -r, --resume <ref>   continue a session: its id, its title, or "latest"
-  -h, --help           this help
-
-In the chat: /new, /sessions, /resume [n|id|title], /help, /quit`;
-
-const SESSIONS_USAGE = `Usage: hermes-edge sessions <list|show|messages|handoff> [options]
-
-  list [--limit N] [--json]            recent sessions, newest first
-  show <id|title|latest> [--json]      one session and its transcript
-  messages <id|title|latest> [--json]  the transcript only
-  handoff <id|title|latest> --to <platform>[:<chat_id>] [--no-thread] [--no-wait] [--json]
-                                       move a session to a platform's home channel (or that
-                                       chat); waits for the result and exits 0 only when it
-                                       completed (--no-wait: once it is queued)
-
---json prints the object the matching API route returns.`;
-
-const LOCAL_USAGE = (what: string) => `Usage: hermes-edge ${what} [--port N]
-
-${what === "start" ? "Applies local D1 migrations, makes sure .dev.vars has an API_TOKEN, starts the\nWorker locally (wrangler dev), waits for it, and opens the chat. Leaving the chat\nstops the Worker." : "Applies local D1 migrations, makes sure .dev.vars has an API_TOKEN, and runs the\nWorker locally (wrangler dev) in the foreground."}
-
-Options:
-  --port N     port for the local Worker (default 8787)
-  -h, --help   this help`;
-
-type Options = NonNullable<ParseArgsConfig["options"]>;
-
-interface Parsed {
-  values: Record<string, string | boolean | undefined>;
-  positionals: string[];
-}
-
-function parse(args: string[], options: Options, usage: string): Parsed {
-  try {
-    const { values, positionals } = parseArgs({ args, options: { help: { type: "boolean", short: "h" }, ...options }, allowPositionals: true, strict: true });
-    return { values: values as Parsed["values"], positionals };
-  } catch (err) {
-    throw new CliError(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`, 2);
-  }
-}
-
 function str(v: string | boolean | undefined): string | undefined {
   return typeof v === "string" ? v : undefined;
+}
+
+type Handler = (parsed: Parsed, cmd: CommandSpec) => Promise<number>;
+
+/** A usage error (exit code 2) that shows the command's help. */
+function usage(cmd: CommandSpec, message: string): CliError {
+  return new CliError(`${message}\n\n${commandHelp(cmd)}`, 2);
 }
 
 /** The CLI, testable in-process: `await createCli(argv, io).run()` gives the exit code. */
 export function createCli(argv: string[], io: CliIo = processIo()) {
   const out = (s = "") => println(io.stdout, s);
   const style: Style = styleFor(io.stdout, io.env);
-  const client = () => new ApiClient(resolveTarget(io.env, io.cwd), io.fetch);
+  const client = () => new ApiClient(resolveTarget(io), io.fetch);
+  // `hermes-edge … | head`: once the reader is gone, writing fails with EPIPE (maybe after
+  // the command is done). That is the reader's choice, not a failure: stop quietly, exit 0.
+  // The listener stays for the life of the stream, so a late EPIPE is never unhandled.
+  let stdoutClosed = false;
+  let closed: (code: number) => void = () => {};
+  const whenClosed = new Promise<number>((resolve) => (closed = resolve));
+  io.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE" && err.code !== "ERR_STREAM_DESTROYED") throw err;
+    stdoutClosed = true;
+    closed(0);
+  });
 
-  const commands: Record<string, (args: string[]) => Promise<number>> = {
-    async chat(args) {
-      const { values, positionals } = parse(args, { resume: { type: "string", short: "r" } }, CHAT_USAGE);
-      if (values.help) return out(CHAT_USAGE), 0;
-      if (positionals.length > 0) throw new CliError(`chat takes no arguments (got '${positionals.join(" ")}')\n\n${CHAT_USAGE}`, 2);
-      return new Chat({ client: client(), io, style }).run(str(values.resume));
+  const handlers: Record<string, Handler> = {
+    async chat({ values, positionals }, cmd) {
+      if (positionals.length > 0) throw usage(cmd, `chat takes no arguments (got '${positionals.join(" ")}')`);
+      return new Chat({ client: client(), io, style, wait: values["no-wait"] !== true }).run(str(values.resume));
     },
 
-    async sessions(args) {
-      const { values, positionals } = parse(
-        args,
-        { json: { type: "boolean" }, limit: { type: "string" }, to: { type: "string" }, "no-thread": { type: "boolean" }, "no-wait": { type: "boolean" } },
-        SESSIONS_USAGE,
-      );
+    async sessions({ values, positionals }, cmd) {
       const [sub, ref, ...extra] = positionals;
-      if (values.help || !sub) return out(SESSIONS_USAGE), values.help ? 0 : 2;
-      if (extra.length > 0) throw new CliError(`unexpected arguments: ${extra.join(" ")}\n\n${SESSIONS_USAGE}`, 2);
+      if (!sub) return out(commandHelp(cmd)), 2;
+      if (extra.length > 0) throw usage(cmd, `unexpected arguments: ${extra.join(" ")}`);
       const api = client();
       if (sub === "list") {
         const limit = values.limit === undefined ? 50 : Number(str(values.limit));
@@ -119,7 +59,7 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
         return 0;
       }
       if (sub === "show" || sub === "messages") {
-        if (!ref) throw new CliError(`sessions ${sub} needs a session id, title or "latest"\n\n${SESSIONS_USAGE}`, 2);
+        if (!ref) throw usage(cmd, `sessions ${sub} needs a session id, title or "latest"`);
         const s = await resolveSession(api, ref);
         const path = `/v1/sessions/${encodeURIComponent(s.id)}`;
         if (sub === "show" && values.json) return out(JSON.stringify(await api.json("GET", path))), 0;
@@ -134,9 +74,9 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
         return 0;
       }
       if (sub === "handoff") {
-        if (!ref) throw new CliError(`sessions handoff needs a session id, title or "latest"\n\n${SESSIONS_USAGE}`, 2);
+        if (!ref) throw usage(cmd, `sessions handoff needs a session id, title or "latest"`);
         const to = str(values.to);
-        if (!to) throw new CliError(`sessions handoff needs --to <platform>[:<chat_id>]\n\n${SESSIONS_USAGE}`, 2);
+        if (!to) throw usage(cmd, "sessions handoff needs --to <platform>[:<chat_id>]");
         const [platform = "", ...chat] = to.split(":");
         const s = await resolveSession(api, ref);
         const { outcome, handoff } = await runHandoff({
@@ -153,44 +93,71 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
         if (values.json) out(JSON.stringify(outcome === "queued" ? await api.json("GET", `/v1/sessions/${encodeURIComponent(s.id)}/handoff`) : { handoff }));
         return outcome === "completed" || outcome === "queued" ? 0 : 1;
       }
-      throw new CliError(`unknown sessions command '${sub}'\n\n${SESSIONS_USAGE}`, 2);
+      throw usage(cmd, `unknown sessions command '${sub}'`);
     },
 
-    async setup(args) {
-      const { values, positionals } = parse(args, { url: { type: "string" }, json: { type: "boolean" } }, SETUP_USAGE);
-      if (values.help) return out(SETUP_USAGE), 0;
-      if (positionals.length > 1) throw new CliError(`setup takes one platform\n\n${SETUP_USAGE}`, 2);
-      return runSetup(positionals[0], { io, style, url: str(values.url), json: values.json === true });
+    async login({ values, positionals }, cmd) {
+      if (positionals.length > 0) throw usage(cmd, "login takes no arguments");
+      return runLogin({ io, style, url: str(values.url), token: str(values.token), profile: str(values.profile) });
     },
 
-    async start(args) {
-      const { values } = parse(args, { port: { type: "string" } }, LOCAL_USAGE("start"));
-      if (values.help) return out(LOCAL_USAGE("start")), 0;
-      return runLocal("start", { io, style, port: str(values.port) });
+    async logout({ values, positionals }, cmd) {
+      if (positionals.length > 0) throw usage(cmd, "logout takes no arguments");
+      return runLogout({ io, style, profile: str(values.profile) });
     },
 
-    async dev(args) {
-      const { values } = parse(args, { port: { type: "string" } }, LOCAL_USAGE("dev"));
-      if (values.help) return out(LOCAL_USAGE("dev")), 0;
-      return runLocal("dev", { io, style, port: str(values.port) });
+    async setup({ values, positionals }, cmd) {
+      if (positionals.length > 1) throw usage(cmd, "setup takes one platform");
+      const platform = positionals[0];
+      if (!cmd.subcommands!.some((s) => s.name === platform)) throw usage(cmd, platform ? `unknown platform '${platform}'` : "which platform?");
+      // Loaded only now: the platform SDKs are the CLI's largest part.
+      const { runSetup } = await import("./setup.ts");
+      return runSetup(platform as "telegram" | "discord" | "slack", { io, style, url: str(values.url), json: values.json === true });
     },
 
-    gateway: (args) => gatewayCommand(args, io),
+    start: ({ values }) => runLocal("start", { io, style, port: str(values.port) }),
+    dev: ({ values }) => runLocal("dev", { io, style, port: str(values.port) }),
+
+    async gateway({ values, positionals }, cmd) {
+      if (positionals.length > 0) throw usage(cmd, `gateway takes no arguments (got '${positionals.join(" ")}')`);
+      const { gatewayCommand } = await import("./gateway/command.ts");
+      return gatewayCommand({ platforms: str(values.platforms), db: str(values.db), mcp: str(values.mcp) }, io);
+    },
+
+    async completion({ positionals }, cmd) {
+      const [shell, ...extra] = positionals;
+      if (!shell || extra.length > 0 || !SHELLS.includes(shell as Shell)) throw usage(cmd, shell ? `no completion for '${positionals.join(" ")}' (bash, zsh or fish)` : "which shell?");
+      io.stdout.write(completionScript(shell as Shell));
+      return 0;
+    },
   };
 
+  async function dispatch(): Promise<number> {
+    const [name, ...rest] = argv;
+    if (!name || name === "-h" || name === "--help" || name === "help") {
+      out(mainHelp(CLI_VERSION));
+      return name ? 0 : 2;
+    }
+    if (name === "-v" || name === "--version") return out(CLI_VERSION), 0;
+    const cmd = findCommand(name);
+    const handler = handlers[name];
+    if (!cmd || !handler) throw new CliError(`unknown command '${name}'\n\n${mainHelp(CLI_VERSION)}`, 2);
+    const parsed = parseCommand(cmd, rest);
+    if (parsed.values.help) return out(commandHelp(cmd)), 0;
+    return handler(parsed, cmd);
+  }
+
   return {
+    /** Whether stdout was closed under the CLI (`| head`): the process should just exit. */
+    get stdoutClosed(): boolean {
+      return stdoutClosed;
+    },
+
     async run(): Promise<number> {
-      const [cmd, ...rest] = argv;
       try {
-        if (!cmd || cmd === "-h" || cmd === "--help" || cmd === "help") {
-          out(MAIN_HELP);
-          return cmd ? 0 : 2;
-        }
-        if (cmd === "-v" || cmd === "--version") return out(CLI_VERSION), 0;
-        const handler = commands[cmd];
-        if (!handler) throw new CliError(`unknown command '${cmd}'\n\n${MAIN_HELP}`, 2);
-        return await handler(rest);
+        return await Promise.race([dispatch(), whenClosed]);
       } catch (err) {
+        if (stdoutClosed) return 0;
         if (err instanceof CliError) {
           println(io.stderr, `${styleFor(io.stderr, io.env).red("error:")} ${err.message}`);
           return err.exitCode;

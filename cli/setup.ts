@@ -1,23 +1,11 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { applicationIdFromToken, setupDiscord } from "../workers/platforms/discord/setup.ts";
+import { applicationIdFromToken, DISCORD_BOT_PERMISSIONS, setupDiscord } from "../workers/platforms/discord/setup.ts";
 import { slackManifest } from "../workers/platforms/slack/manifest.ts";
 import { checkSlackToken } from "../workers/platforms/slack/setup.ts";
 import { setupTelegramWebhook } from "../workers/platforms/telegram/setup.ts";
-import { CliError, DEFAULT_URL, readDevVar } from "./client.ts";
+import { CliError, DEFAULT_URL, isLoopback, readDevVar } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
-
-export const SETUP_USAGE = `Usage: hermes-edge setup <telegram|discord|slack> [--url <worker url>] [--json]
-
-  telegram   checks TELEGRAM_BOT_TOKEN and sets the bot's webhook to <url>/webhooks/telegram
-             with TELEGRAM_WEBHOOK_SECRET as its secret token
-  discord    registers the slash commands (/ask, /stop, /new, /resume, /sethome, /help) with
-             DISCORD_BOT_TOKEN and sets the interactions endpoint to <url>/webhooks/discord
-  slack      prints the app manifest (event URL, scopes, events, /hermes) to paste at
-             api.slack.com/apps; with SLACK_BOT_TOKEN set, checks it too
-
-Settings are read from the environment, then ./.dev.vars. The Worker's URL is --url, else
-HERMES_EDGE_URL; platforms need it public (https).`;
 
 interface SetupOptions {
   io: CliIo;
@@ -38,12 +26,13 @@ function need(io: CliIo, name: string, hint: string): string {
   return v;
 }
 
-export async function runSetup(platform: string | undefined, opts: SetupOptions): Promise<number> {
+/** `hermes-edge setup <platform>`: the exit code. */
+export async function runSetup(platform: "telegram" | "discord" | "slack", opts: SetupOptions): Promise<number> {
   const { io, style } = opts;
   const out = (s = "") => println(io.stdout, s);
   const workerUrl = (opts.url ?? io.env.HERMES_EDGE_URL ?? DEFAULT_URL).replace(/\/+$/, "");
   const warnIfLocal = () => {
-    if (!workerUrl.startsWith("https://")) println(io.stderr, style.yellow(`warning: ${workerUrl} is not a public https URL; ${platform} cannot reach it (pass --url https://…)`));
+    if (!workerUrl.startsWith("https://") || isLoopback(workerUrl)) println(io.stderr, style.yellow(`warning: ${workerUrl} is not a public https URL; ${platform} cannot reach it (pass --url https://…)`));
   };
   switch (platform) {
     case "telegram": {
@@ -55,8 +44,12 @@ export async function runSetup(platform: string | undefined, opts: SetupOptions)
       });
       if (opts.json) return out(JSON.stringify(result)), 0;
       out(`${style.green("✓")} @${result.bot.username}: webhook set to ${result.webhookUrl} (updates: ${result.allowedUpdates.join(", ")})`);
+      const seen = result.telegramSees;
+      if (seen.matches) out(`${style.green("✓")} Telegram reports that webhook URL; ${seen.pendingUpdates} update${seen.pendingUpdates === 1 ? "" : "s"} waiting`);
+      else out(`${style.red("✗")} Telegram reports the webhook as ${seen.url || "(none)"}, not ${result.webhookUrl}: another setWebhook may have replaced it`);
+      if (seen.lastError) out(`${style.yellow("!")} Telegram's last delivery error (${new Date(seen.lastError.at).toISOString()}): ${seen.lastError.message}${seen.lastError.at < io.now() - 600_000 ? " (from before; it clears once a delivery succeeds)" : ""}`);
       out("  Telegram now sends messages to the Worker with your secret token; set TELEGRAM_ALLOWED_USERS on the Worker to who may talk to it.");
-      return 0;
+      return seen.matches ? 0 : 1;
     }
     case "discord": {
       const botToken = need(io, "DISCORD_BOT_TOKEN", "the bot token from the Discord developer portal");
@@ -71,9 +64,15 @@ export async function runSetup(platform: string | undefined, opts: SetupOptions)
       out(`${style.green("✓")} registered ${result.commands.map((c) => (/\s/.test(c) ? `"${c}" (message menu)` : `/${c}`)).join(", ")} for application ${result.applicationId}`);
       if (result.endpointSet) out(`${style.green("✓")} interactions endpoint set to ${result.interactionsUrl}`);
       else out(`${style.yellow("!")} could not set the interactions endpoint (${result.endpointError}); paste ${result.interactionsUrl} into "Interactions Endpoint URL" in the developer portal once the Worker is deployed`);
+      out();
+      out("Add the bot to a server (open as a server admin):");
+      out(`  ${result.inviteUrl}`);
+      out(style.dim(`  scopes: bot (the bot user), applications.commands (its slash commands)`));
+      out(style.dim(`  permissions=${new URL(result.inviteUrl).searchParams.get("permissions")}: the sum of 2^bit of ${DISCORD_BOT_PERMISSIONS.map((p) => `${p.name} (${p.bit})`).join(", ")}`));
       return 0;
     }
     case "slack": {
+      warnIfLocal();
       const manifest = slackManifest(workerUrl);
       const token = settingFrom(io, "SLACK_BOT_TOKEN");
       const who = token ? await checkSlackToken({ token, apiUrl: settingFrom(io, "SLACK_API_URL") ?? "https://slack.com/api/", fetch: io.fetch }).catch((err: Error) => {
@@ -89,7 +88,5 @@ export async function runSetup(platform: string | undefined, opts: SetupOptions)
       else out(style.dim("(SLACK_BOT_TOKEN is not set here, so the token was not checked)"));
       return 0;
     }
-    default:
-      throw new CliError(`${platform ? `unknown platform '${platform}'` : "which platform?"}\n\n${SETUP_USAGE}`, 2);
   }
 }

@@ -10,7 +10,7 @@ import { normaliseRelayUrl } from "./url.ts";
  * A validated gateway configuration with its MCP servers (`--mcp <file>`; empty without
  * the flag). Build their tools with `gatewayMcpSource(config.mcpServers, …)` from ./mcp.ts.
  */
-export type GatewaySettings = GatewayConfig & { mcpServers: McpServerEntry[] };
+export type GatewaySettings = GatewayConfig;
 
 /** The gateway's settings from the environment and flags, or a one-line reason why not. */
 export type ConfigResult = { ok: true; config: GatewaySettings } | { ok: false; error: string };

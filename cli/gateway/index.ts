@@ -8,6 +8,8 @@ import type { CliIo } from "../io.ts";
 import { styleFor } from "../io.ts";
 import { RelayClient, nodeWebSocket, type RelayEnd, type SocketFactory } from "./client.ts";
 import { InboundHandler } from "./inbound.ts";
+import { gatewayMcpSource } from "./mcp.ts";
+import type { McpServerEntry } from "../../workers/agent/mcp/index.ts";
 import { Outbox } from "./outbox.ts";
 import { GatewaySessions } from "./sessions.ts";
 import { StatusLine } from "./status.ts";
@@ -38,6 +40,8 @@ export interface GatewayConfig {
   model: ModelConfig;
   /** What a message does while its session runs a turn (`BUSY_POLICY`, as at the edge). */
   busyPolicy: BusyPolicy;
+  /** MCP servers (`--mcp`) whose tools the agent may use here. */
+  mcpServers: McpServerEntry[];
 }
 
 /** Everything outside the gateway, injectable for tests. */
@@ -85,8 +89,10 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     whenConnected: () => client.whenConnected(),
   };
   const outbox = new Outbox(link, clock, log);
+  // Local (stdio) and remote MCP servers from --mcp: the user's own programs become tools.
+  const mcp = config.mcpServers.length > 0 ? gatewayMcpSource(config.mcpServers, { env: io.env, log }) : null;
   // The gateway runs inside a private network: names are resolved and checked first.
-  const tools = toolsFor(model, { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) });
+  const tools = toolsFor(model, { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address), sources: mcp ? [mcp] : [] });
   const sessions = new GatewaySessions({
     store,
     model,
@@ -149,6 +155,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   grace.cancel();
   client.stop();
   outbox.stop();
+  await mcp?.close();
   store.close();
   if (why === "disabled") {
     log(style.red(DISABLED_MESSAGE));

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { createModel, toolsFor } from "../../workers/agent/index.ts";
+import { edgeMcpSource, type McpToolSource } from "../../workers/agent/mcp/index.ts";
 import { adapterChannel } from "../../workers/conversations/channels.ts";
 import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
@@ -61,6 +62,8 @@ export class SessionAgent extends DurableObject<Env> {
   #changed = Promise.withResolvers<void>();
   #copyTimer: ReturnType<typeof setTimeout> | null = null;
   #alarmAt: number | null = null;
+  /** MCP_SERVERS' tools, listed and cached per object (null: none configured). */
+  #mcp: McpToolSource | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -86,7 +89,10 @@ export class SessionAgent extends DurableObject<Env> {
       clock: { now: () => Date.now(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as number) },
       busyPolicy: () => settings(this.env).busyPolicy,
       model: () => createModel(settings(this.env).model),
-      tools: async (model) => toolsFor(model),
+      tools: async (model) => {
+        this.#mcp ??= edgeMcpSource(this.env);
+        return toolsFor(model, { sources: this.#mcp ? [this.#mcp] : [] });
+      },
       channel: (target) => {
         const adapter = adapterFor(this.env, target.platform);
         return adapter ? adapterChannel(adapter, target) : null;

@@ -103,6 +103,14 @@ describe("hermes-edge chat against wrangler dev", () => {
     expect(JSON.parse(cli.stdout())).toEqual(await api("/v1/sessions?limit=50"));
   });
 
+  it("| head: a reader that goes away is no failure (exit code 0, nothing on stderr)", async () => {
+    const cli = runCli(["sessions", "list"]);
+    // Our end of the pipe closes before the CLI has its answer to write: it gets EPIPE.
+    cli.child.stdout.destroy();
+    expect(await cli.exit).toBe(0);
+    expect(cli.stderr()).toBe("");
+  });
+
   it("a wrong token is one clear line and exit code 1", async () => {
     const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "sessions", "list"], {
       env: { ...process.env, HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: "wrong", NO_COLOR: "1" },

@@ -1,22 +1,68 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveTarget } from "../../cli/client.ts";
 import { styleFor } from "../../cli/io.ts";
-import { createCli } from "../../cli/main.ts";
+import { allFlags, commandHelp, COMMANDS, mainHelp } from "../../cli/commands.ts";
+import { completionScript } from "../../cli/completion.ts";
+import { PROJECT_ROOT } from "../../cli/local.ts";
+import { CLI_VERSION, createCli } from "../../cli/main.ts";
 import { memoryIo } from "../support/cli-io.ts";
 import { freePort, serve } from "../support/http.ts";
 
 const io = memoryIo;
 
 describe("hermes-edge CLI", () => {
-  it("prints help for itself and for each command, with exit code 0", async () => {
-    for (const argv of [["--help"], ["chat", "--help"], ["sessions", "--help"], ["start", "--help"], ["dev", "--help"]]) {
+  it("every command in the table has a handler and a --help naming each of its flags and subcommands", async () => {
+    const main = io();
+    expect(await createCli(["--help"], main.io).run()).toBe(0);
+    for (const cmd of COMMANDS) {
+      expect(main.out(), cmd.name).toMatch(new RegExp(`^  ${cmd.name}\\b`, "m"));
       const t = io();
-      expect(await createCli(argv, t.io).run(), argv.join(" ")).toBe(0);
-      expect(t.out(), argv.join(" ")).toMatch(/Usage: hermes-edge/);
+      expect(await createCli([cmd.name, "--help"], t.io).run(), cmd.name).toBe(0);
+      expect(t.out(), cmd.name).toBe(`${commandHelp(cmd)}\n`);
+      expect(t.out()).toContain(`Usage: hermes-edge ${cmd.name}`);
+      for (const f of allFlags(cmd)) expect(t.out(), `${cmd.name} --${f.name}`).toContain(`--${f.name}`);
+      for (const s of cmd.subcommands ?? []) expect(t.out(), `${cmd.name} ${s.name}`).toMatch(new RegExp(`^  ${s.name}\\b`, "m"));
     }
+  });
+
+  it("the README shows the real --help", () => {
+    const readme = readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
+    expect(readme).toContain(`$ npx hermes-edge --help\n${mainHelp(CLI_VERSION)}\n\`\`\``);
+  });
+
+  it("bash completion offers the table's commands, subcommands, flags and flag values", () => {
+    const script = completionScript("bash");
+    const complete = (...words: string[]) => {
+      const r = spawnSync("bash", ["-c", `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _hermes_edge; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: "utf8" });
+      expect(r.stderr).toBe("");
+      return r.stdout.trim().split("\n").filter(Boolean).sort();
+    };
+    expect(complete("hermes-edge", "")).toEqual([...COMMANDS.map((c) => c.name), "--help", "-h", "--version", "-v"].sort());
+    expect(complete("hermes-edge", "sessions", "")).toEqual(["--help", "-h", "handoff", "list", "messages", "show"]);
+    expect(complete("hermes-edge", "sessions", "list", "--")).toEqual(["--help", "--json", "--limit"]);
+    expect(complete("hermes-edge", "sessions", "handoff", "x", "--to", "")).toEqual(["discord", "slack", "telegram"]);
+    expect(complete("hermes-edge", "chat", "--")).toEqual(["--help", "--no-wait", "--resume"]);
+    expect(complete("hermes-edge", "completion", "")).toEqual(["--help", "-h", "bash", "fish", "zsh"]);
+  });
+
+  it("zsh and fish completion name every command, subcommand and flag; an unknown shell is exit code 2", async () => {
+    for (const shell of ["zsh", "fish"] as const) {
+      const t = io();
+      expect(await createCli(["completion", shell], t.io).run()).toBe(0);
+      expect(t.out()).toBe(completionScript(shell));
+      for (const cmd of COMMANDS) {
+        expect(t.out(), `${shell} ${cmd.name}`).toContain(cmd.name);
+        for (const s of cmd.subcommands ?? []) expect(t.out(), `${shell} ${s.name}`).toContain(s.name);
+        for (const f of cmd.flags) expect(t.out(), `${shell} --${f.name}`).toContain(shell === "zsh" ? `--${f.name}` : `-l ${f.name} `);
+      }
+    }
+    const bad = io();
+    expect(await createCli(["completion", "tcsh"], bad.io).run()).toBe(2);
+    expect(bad.err()).toContain("no completion for 'tcsh'");
   });
 
   it("refuses unknown commands and options with exit code 2 and the usage", async () => {
@@ -50,9 +96,10 @@ describe("hermes-edge CLI", () => {
   it("finds the local token in ./.dev.vars only for a loopback Worker with no HERMES_EDGE_TOKEN", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "he-cli-"));
     writeFileSync(path.join(dir, ".dev.vars"), "# local\nAPI_TOKEN=from-file\n");
-    expect(resolveTarget({}, dir)).toEqual({ baseUrl: "http://127.0.0.1:8787", token: "from-file", tokenSource: ".dev.vars" });
-    expect(resolveTarget({ HERMES_EDGE_TOKEN: "env" }, dir).token).toBe("env");
-    expect(resolveTarget({ HERMES_EDGE_URL: "https://edge.example.com/" }, dir)).toEqual({ baseUrl: "https://edge.example.com", token: undefined, tokenSource: "none" });
+    const at = (env: Record<string, string>) => resolveTarget({ env, cwd: dir, configDir: path.join(dir, "no-config") });
+    expect(at({})).toEqual({ baseUrl: "http://127.0.0.1:8787", token: "from-file", tokenSource: ".dev.vars" });
+    expect(at({ HERMES_EDGE_TOKEN: "env" }).token).toBe("env");
+    expect(at({ HERMES_EDGE_URL: "https://edge.example.com/" })).toEqual({ baseUrl: "https://edge.example.com", token: undefined, tokenSource: "none" });
   });
 
   it("uses colour only on a terminal without NO_COLOR", () => {

@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { gatewayCommand, gatewayRuntimeProblem } from "../../cli/gateway/command.ts";
 import { readGatewayConfig } from "../../cli/gateway/config.ts";
 import { createCli } from "../../cli/main.ts";
 import { memoryIo } from "../support/cli-io.ts";
@@ -18,6 +19,12 @@ describe("hermes-edge gateway command", () => {
     const t = io({});
     expect(await createCli(["gateway", "--help"], t.io).run()).toBe(0);
     expect(t.out()).toContain("Usage: hermes-edge gateway [--platforms telegram,discord,slack] [--db <path>]");
+  });
+
+  it("on a Node without node:sqlite or WebSocket, says so before anything else (exit code 1)", async () => {
+    expect(await gatewayRuntimeProblem()).toBeNull();
+    const t = io({});
+    await expect(gatewayCommand({}, t.io, async () => "hermes-edge gateway needs Node 22.13 or later")).rejects.toMatchObject({ exitCode: 1, message: "hermes-edge gateway needs Node 22.13 or later" });
   });
 
   it("refuses missing or bad settings in one line with exit code 2", async () => {

@@ -31,8 +31,28 @@ describe("hermes-edge setup", () => {
     telegram.reset();
     const r = await run(["setup", "telegram", "--url", URL, "--json"], { TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token, TELEGRAM_WEBHOOK_SECRET: "s3cret" });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toEqual({ bot: { id: TELEGRAM_TEST.botId, username: TELEGRAM_TEST.username }, webhookUrl: `${URL}/webhooks/telegram`, allowedUpdates: ["message"] });
+    expect(JSON.parse(r.out)).toEqual({
+      bot: { id: TELEGRAM_TEST.botId, username: TELEGRAM_TEST.username },
+      webhookUrl: `${URL}/webhooks/telegram`,
+      allowedUpdates: ["message"],
+      telegramSees: { url: `${URL}/webhooks/telegram`, matches: true, pendingUpdates: 0, lastError: null },
+    });
     expect(telegram.called("/setWebhook")[0]!.body).toMatchObject({ url: `${URL}/webhooks/telegram`, secret_token: "s3cret", allowed_updates: ["message"] });
+  });
+
+  it("telegram: reports what Telegram then sees: updates waiting, its last delivery error, a URL that is not ours", async () => {
+    const env = { TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token, TELEGRAM_WEBHOOK_SECRET: "s3cret" };
+    telegram.reset();
+    // Fields as Telegram's WebhookInfo names them (core.telegram.org/bots/api#webhookinfo).
+    telegram.webhookInfo = { pending_update_count: 3, last_error_date: 1_767_225_600, last_error_message: "Wrong response from the webhook: 401 Unauthorized" };
+    const ok = await run(["setup", "telegram", "--url", URL], env);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain("✓ Telegram reports that webhook URL; 3 updates waiting");
+    expect(ok.out).toContain("Telegram's last delivery error (2026-01-01T00:00:00.000Z): Wrong response from the webhook: 401 Unauthorized");
+    telegram.webhookInfo = { url: "https://elsewhere.example.com/hook" };
+    const other = await run(["setup", "telegram", "--url", URL], env);
+    expect(other.code).toBe(1);
+    expect(other.out).toContain(`✗ Telegram reports the webhook as https://elsewhere.example.com/hook, not ${URL}/webhooks/telegram`);
   });
 
   it("telegram: a bad token is one clear error and exit code 1; a missing secret says what to set", async () => {
@@ -52,6 +72,11 @@ describe("hermes-edge setup", () => {
     expect(r.out).toContain(`interactions endpoint set to ${URL}/webhooks/discord`);
     const put = discord.calls.find((c) => c.method === "PUT")!;
     expect(put.path).toBe(`/api/v10/applications/${DISCORD_TEST.applicationId}/commands`);
+    // Send Messages (11), Embed Links (14), Attach Files (15), Read Message History (16),
+    // Create Public Threads (35), Send Messages in Threads (38): 2^11 + … + 2^38.
+    expect(2 ** 11 + 2 ** 14 + 2 ** 15 + 2 ** 16 + 2 ** 35 + 2 ** 38).toBe(309237762048);
+    expect(r.out).toContain(`https://discord.com/oauth2/authorize?client_id=${DISCORD_TEST.applicationId}&scope=bot+applications.commands&permissions=309237762048`);
+    expect(r.out).toContain("Send Messages in Threads (38)");
   });
 
   it("discord: a bad token fails clearly", async () => {
@@ -72,6 +97,14 @@ describe("hermes-edge setup", () => {
     const bad = await run(["setup", "slack", "--url", URL], { SLACK_BOT_TOKEN: "xoxb-wrong" });
     expect(bad.code).toBe(1);
     expect(bad.err).toContain("invalid_auth");
+  });
+
+  it("warns when the Worker's URL is not public https, for every platform", async () => {
+    const r = await run(["setup", "slack", "--url", "http://127.0.0.1:8787"], {});
+    expect(r.code).toBe(0);
+    expect(r.err).toContain("warning: http://127.0.0.1:8787 is not a public https URL; slack cannot reach it");
+    const quiet = await run(["setup", "slack", "--url", URL], {});
+    expect(quiet.err).toBe("");
   });
 
   it("refuses an unknown platform with the usage", async () => {

@@ -90,6 +90,16 @@ abstract class FakeApi {
 export class FakeTelegram extends FakeApi {
   /** Chats where createForumTopic works (forum supergroups, private chats with topics). */
   readonly forums = new Set<string>();
+  /** The webhook URL setWebhook set last. */
+  webhookUrl = "";
+  /** Merged into getWebhookInfo's answer (fields as in the Bot API's WebhookInfo). */
+  webhookInfo: Record<string, unknown> = {};
+
+  override reset(): void {
+    super.reset();
+    this.webhookUrl = "";
+    this.webhookInfo = {};
+  }
 
   /** Sent and edited texts, in order, per chat. */
   texts(chatId: string | number): string[] {
@@ -111,7 +121,10 @@ export class FakeTelegram extends FakeApi {
       case "sendChatAction":
         return ok(true);
       case "setWebhook":
+        this.webhookUrl = String(call.body.url ?? "");
         return ok(true);
+      case "getWebhookInfo":
+        return ok({ url: this.webhookUrl, has_custom_certificate: false, pending_update_count: 0, ...this.webhookInfo });
       case "createForumTopic":
         if (!this.forums.has(String(call.body.chat_id))) return Response.json({ ok: false, error_code: 400, description: "Bad Request: the chat is not a forum" }, { status: 400 });
         return ok({ message_thread_id: this.nextId(), name: call.body.name, icon_color: 0 });

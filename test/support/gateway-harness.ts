@@ -52,6 +52,7 @@ export function startGateway(opts: {
     dbPath: opts.dbPath ?? tempDb(),
     model: opts.llmUrl ? { baseUrl: opts.llmUrl, model: "fake-model" } : { offlineDelayMs: 0 },
     busyPolicy: opts.busyPolicy ?? "queue",
+    mcpServers: [],
   };
   const exit = runGateway(config, {
     io: { stderr, env: {}, signals, fetch: (i, init) => fetch(i, init) },

@@ -1,5 +1,5 @@
 import { and, desc, eq, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
-import { OFFLINE_MODEL_ID } from "../agent/index.ts";
+import { modelId } from "../agent/index.ts";
 import type { Db } from "../db/client.ts";
 import type { SessionSeed } from "../db/seed.ts";
 import { sessions, type SessionRow } from "../db/schema.ts";
@@ -11,8 +11,7 @@ export type { SessionSeed } from "../db/seed.ts";
 
 /** The model name a new session records. */
 export function modelName(env: Env): string {
-  const cfg = settings(env).model;
-  return cfg.baseUrl ? (cfg.model ?? "gpt-4o-mini") : OFFLINE_MODEL_ID;
+  return modelId(settings(env).model);
 }
 
 /** The seed of a session for a platform chat. */

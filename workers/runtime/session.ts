@@ -1,4 +1,4 @@
-import { runTurn, type ChatMessage, type ChatModel, type ToolRegistry, type TurnOutcome } from "../agent/index.ts";
+import { ProviderError, runTurn, type ChatMessage, type ChatModel, type ToolRegistry, type TurnOutcome } from "../agent/index.ts";
 import type { ReplyTarget } from "../platforms/types.ts";
 import type { ReplyChannel } from "./channel.ts";
 import type { Clock } from "./clock.ts";
@@ -287,7 +287,8 @@ export class SessionRuntime {
       });
     } catch (err) {
       this.#h.log(`turn ${rec.turnId} failed: ${err instanceof Error ? err.message : String(err)}`);
-      outcome = failed("internal", "the turn failed inside the agent runtime");
+      // A provider that cannot even be built (LLM_PROVIDER misconfigured) says why.
+      outcome = err instanceof ProviderError ? failed(err.code, err.message) : failed("internal", "the turn failed inside the agent runtime");
       this.forgetHistory();
     }
     let delivery: DeliveryOutcome | null = null;

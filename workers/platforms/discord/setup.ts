@@ -1,8 +1,35 @@
 import { joinUrl } from "../../agent/index.ts";
 import { DISCORD_COMMANDS } from "./parse.ts";
 
+/**
+ * The permissions the bot asks for when invited, by Discord's bit numbers
+ * (https://discord.com/developers/docs/topics/permissions): what replies, handoff threads
+ * and the messages in them need. Viewing channels comes from the server's @everyone role.
+ */
+export const DISCORD_BOT_PERMISSIONS = [
+  { name: "Send Messages", bit: 11 },
+  { name: "Embed Links", bit: 14 },
+  { name: "Attach Files", bit: 15 },
+  { name: "Read Message History", bit: 16 },
+  { name: "Create Public Threads", bit: 35 },
+  { name: "Send Messages in Threads", bit: 38 },
+] as const;
+
+/** The permission integer of {@link DISCORD_BOT_PERMISSIONS}: the sum of 2^bit, as a decimal string. */
+export function discordPermissionInteger(): string {
+  return DISCORD_BOT_PERMISSIONS.reduce((sum, p) => sum | (1n << BigInt(p.bit)), 0n).toString();
+}
+
+/** The URL that adds the bot to a server: scopes `bot` and `applications.commands`, and the permissions. */
+export function discordInviteUrl(applicationId: string): string {
+  const q = new URLSearchParams({ client_id: applicationId, scope: "bot applications.commands", permissions: discordPermissionInteger() });
+  return `https://discord.com/oauth2/authorize?${q}`;
+}
+
 export interface DiscordSetupResult {
   applicationId: string;
+  /** Where to add the bot to a server. */
+  inviteUrl: string;
   commands: string[];
   interactionsUrl: string;
   /** Whether Discord accepted the interactions endpoint (it PINGs the URL first). */
@@ -47,5 +74,5 @@ export async function setupDiscord(opts: { botToken: string; applicationId: stri
   if (patch instanceof Error) endpointError = patch.message;
   else if (patch.ok) endpointSet = true;
   else endpointError = `HTTP ${patch.status} ${((await patch.json().catch(() => ({}))) as { message?: string }).message ?? ""}`.trim();
-  return { applicationId: opts.applicationId, commands: registered.map((c) => c.name), interactionsUrl, endpointSet, endpointError };
+  return { applicationId: opts.applicationId, inviteUrl: discordInviteUrl(opts.applicationId), commands: registered.map((c) => c.name), interactionsUrl, endpointSet, endpointError };
 }

@@ -1,18 +1,30 @@
 import { Api, GrammyError, HttpError } from "grammy";
 
+/** What Telegram reports about the webhook once it is set (getWebhookInfo). */
+export interface TelegramWebhookStatus {
+  /** The URL Telegram now delivers to, and whether it is the one just set. */
+  url: string;
+  matches: boolean;
+  pendingUpdates: number;
+  /** Telegram's last failed delivery to this bot's webhook, if it remembers one. */
+  lastError: { at: number; message: string } | null;
+}
+
 /** What `hermes-edge setup telegram` did. */
 export interface TelegramSetupResult {
   bot: { id: number; username: string };
   webhookUrl: string;
   allowedUpdates: string[];
+  telegramSees: TelegramWebhookStatus;
 }
 
 /** Updates the Worker handles; anything else Telegram need not send. */
 export const TELEGRAM_ALLOWED_UPDATES = ["message"];
 
 /**
- * Checks the token (getMe) and points the bot's webhook at the Worker with the secret
- * token Telegram will send back in X-Telegram-Bot-Api-Secret-Token.
+ * Checks the token (getMe), points the bot's webhook at the Worker with the secret token
+ * Telegram will send back in X-Telegram-Bot-Api-Secret-Token, then reads back what
+ * Telegram sees (getWebhookInfo): the URL, updates waiting, the last delivery error.
  */
 export async function setupTelegramWebhook(opts: { token: string; secret: string; workerUrl: string; apiRoot: string; fetch: typeof fetch }): Promise<TelegramSetupResult> {
   const api = new Api(opts.token, { apiRoot: opts.apiRoot, fetch: opts.fetch as never });
@@ -20,7 +32,14 @@ export async function setupTelegramWebhook(opts: { token: string; secret: string
   try {
     const me = await api.getMe();
     await api.setWebhook(webhookUrl, { secret_token: opts.secret, allowed_updates: TELEGRAM_ALLOWED_UPDATES as never, drop_pending_updates: false });
-    return { bot: { id: me.id, username: me.username }, webhookUrl, allowedUpdates: TELEGRAM_ALLOWED_UPDATES };
+    const info = await api.getWebhookInfo();
+    const telegramSees: TelegramWebhookStatus = {
+      url: info.url ?? "",
+      matches: info.url === webhookUrl,
+      pendingUpdates: info.pending_update_count,
+      lastError: info.last_error_date ? { at: info.last_error_date * 1000, message: info.last_error_message ?? "" } : null,
+    };
+    return { bot: { id: me.id, username: me.username }, webhookUrl, allowedUpdates: TELEGRAM_ALLOWED_UPDATES, telegramSees };
   } catch (err) {
     if (err instanceof GrammyError) {
       const hint = err.error_code === 401 || err.error_code === 404 ? " (is TELEGRAM_BOT_TOKEN right?)" : "";

@@ -1,0 +1,28 @@
+// Bundles the CLI (cli/main.ts and everything it imports, libraries included) into plain
+// JavaScript under dist/, so the packed `hermes-edge` runs on Node 20 and 22 with no
+// dependencies installed. Run by `npm run build:cli`, and by `prepare` (npm install, npm pack).
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
+const outdir = path.join(root, "dist");
+
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: ["cli/main.ts"],
+  outdir,
+  bundle: true,
+  // Chunks: the gateway (node:sqlite) and the platform SDKs load only when a command needs them.
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  // Bundled CommonJS libraries call require() for Node built-ins; ESM has none of its own.
+  banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+  chunkNames: "[name]-[hash]",
+  legalComments: "eof",
+  logLevel: "warning",
+});
