@@ -57,7 +57,7 @@ function workerProject(name: string, include: string, overrides: Record<string, 
     ],
     // The files share one runtime and its storage (much faster to start): tests use their
     // own sessions, chats and users, and never assume the tables are empty.
-    test: { name, include: [include], setupFiles: ["test/worker/setup.ts"], testTimeout: 10_000, isolate: false, fileParallelism: false },
+    test: { name, include: [include], setupFiles: ["test/worker/setup.ts"], testTimeout: 10_000, isolate: false },
   };
 }
 
@@ -65,6 +65,9 @@ export default defineConfig({
   test: {
     // Logs of passing tests are noise (hostile-input tests log every refusal); failures keep theirs.
     silent: "passed-only",
+    // Projects run side by side: the e2e project mostly waits on its wrangler dev processes,
+    // the workerd projects on their runtime, so more workers than cores keeps both busy.
+    maxWorkers: 3,
     projects: [
       workerProject("worker", "test/worker/**/*.test.ts"),
       // The same Worker configured otherwise: Telegram relayed to gateways with a small relay
@@ -81,6 +84,8 @@ export default defineConfig({
           environment: "node",
           include: ["test/node/**/*.test.ts"],
           setupFiles: ["test/node/setup.ts"],
+          // Files share a worker (their modules load once): tests keep no state in module scope.
+          isolate: false,
         },
       },
       {
@@ -90,11 +95,10 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           setupFiles: ["test/node/setup.ts"],
           globalSetup: ["test/e2e/global-setup.ts"],
-          // One process, files one after another, modules shared: the files share one
-          // wrangler dev (test/support/e2e.ts) instead of starting their own.
+          // One file (all.test.ts imports the suites) in one process: they share the
+          // wrangler dev Workers (test/support/e2e.ts) instead of starting their own.
           pool: "forks",
           isolate: false,
-          fileParallelism: false,
           testTimeout: 20_000,
           hookTimeout: 90_000,
         },

@@ -49,7 +49,8 @@ async function simulate(turns: number, fold: Fold, seed = 1): Promise<{ session:
       if (m.role === "assistant") continue;
       if (m.role === "tool" && next?.role === "tool") continue;
       const history = session.transcript.slice(session.folded);
-      const plan = planContext({ system, summary: session.summary, history, modelId: "gpt-x", counter });
+      // A small budget: the same folding behaviour, a quarter of the tokenizing per request.
+      const plan = planContext({ system, summary: session.summary, history, modelId: "gpt-x", counter, budget: 8_000 });
       const n = exactTokens(plan.messages);
       expect(n, `turn ${t}`).toBeLessThanOrEqual(plan.limit);
       expect(plan.tokens).toBeGreaterThanOrEqual(n);

@@ -124,8 +124,8 @@ describe("context planning", () => {
     expect(plan({ history, modelId: OFFLINE_MODEL_ID }).messages.slice(1)).toEqual(history);
   });
 
-  it("yields sound requests for random, even broken, transcripts at any budget (150 seeds)", () => {
-    for (let seed = 1; seed <= 150; seed++) {
+  it("yields sound requests for random, even broken, transcripts at any budget (60 seeds)", () => {
+    for (let seed = 1; seed <= 60; seed++) {
       const rand = rng(seed);
       const history: RawMessage[] = [];
       for (let t = 0; t < Math.floor(rand() * 30); t++) {

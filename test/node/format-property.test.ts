@@ -4,7 +4,7 @@ import { randomMarkdown, rng } from "../support/format-gen.ts";
 import { entityProblems, fencesBalanced, joinsTo, visibleText } from "../support/format-read.ts";
 
 const DIALECTS: Dialect[] = ["telegram", "slack", "discord", "plain"];
-const CASES = 300;
+const CASES = 120;
 
 /**
  * For random replies and small random limits (so almost every reply is split, often inside

@@ -1,0 +1,12 @@
+import { describe } from "vitest";
+
+/**
+ * The end-to-end suites, in one file: they share two `wrangler dev` Workers (see
+ * test/support/e2e.ts), so they run one after another in one process, while the other
+ * projects run beside them. Each suite's hooks stay inside its own describe.
+ */
+describe("platforms through wrangler dev", async () => void (await import("./platforms.e2e.ts")));
+describe("the CLI chat", async () => void (await import("./cli-chat.e2e.ts")));
+describe("handoff", async () => void (await import("./handoff.e2e.ts")));
+describe("relay", async () => void (await import("./relay.e2e.ts")));
+describe("the packed CLI", async () => void (await import("./pack.e2e.ts")));
