@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { limitBody, requireApiToken } from "./http/auth.ts";
 import { errorBody, handleError } from "./http/errors.ts";
+import { dataRoutes, usageRoutes } from "./http/data.ts";
 import { handoffRoutes } from "./http/handoff.ts";
 import { platformRoutes } from "./http/platforms.ts";
 import { relayStatusRoutes, relayUpgrade } from "./http/relay.ts";
@@ -15,9 +16,11 @@ export const app = new Hono<{ Bindings: Env }>();
 app.get("/health", (c) => c.json({ ok: true, service: "hermes-edge", version: VERSION, time: Date.now() }));
 
 app.use("/v1/*", requireApiToken, limitBody);
+app.route("/v1/sessions", dataRoutes);
 app.route("/v1/sessions", sessionRoutes);
 app.route("/v1/sessions", handoffRoutes);
 app.route("/v1/platforms", platformRoutes);
+app.route("/v1/usage", usageRoutes);
 app.route("/v1/relay", relayStatusRoutes);
 app.get("/relay", (c) => relayUpgrade(c.req.raw, c.env));
 app.use("/webhooks/*", limitBody);

@@ -1,7 +1,8 @@
 import { and, asc, eq, isNotNull, lt } from "drizzle-orm";
 import { sessionAgent } from "./conversations/stubs.ts";
 import { db } from "./db/client.ts";
-import { sessions } from "./db/schema.ts";
+import { messages, sessions } from "./db/schema.ts";
+import { settings } from "./settings.ts";
 
 /** A turn D1 shows running for longer than this gets its object woken (its alarm may be lost). */
 export const STUCK_TURN_MS = 60_000;
@@ -16,7 +17,12 @@ export interface MaintenanceReport {
   woken: number;
   /** Handoffs failed because they ran past their lease. */
   expiredHandoffs: number;
+  /** Messages deleted for being older than RETENTION_DAYS. */
+  retained: number;
 }
+
+/** Sessions whose old messages one cron run deletes (bounded: the rest wait for the next minute). */
+export const RETENTION_SESSIONS_PER_RUN = 20;
 
 /**
  * Cron work (every minute), the safety net behind the objects' own alarms: wakes the object
@@ -33,5 +39,16 @@ export async function runMaintenance(env: Env, now: number): Promise<Maintenance
   const ids = [...new Set([...stuck, ...unclaimed].map((r) => r.id))];
   const woken = await Promise.all(ids.map((id) => sessionAgent(env, id).recover(id).catch(() => false)));
   const expired = await Promise.all(stale.map((r) => sessionAgent(env, r.id).expireHandoff(r.id, now - HANDOFF_LEASE_MS).catch(() => false)));
-  return { woken: woken.filter(Boolean).length, expiredHandoffs: expired.filter(Boolean).length };
+  return { woken: woken.filter(Boolean).length, expiredHandoffs: expired.filter(Boolean).length, retained: await retention(env, now) };
+}
+
+/** RETENTION_DAYS: each session with messages older than the cutoff deletes them (its summary keeps the gist). */
+async function retention(env: Env, now: number): Promise<number> {
+  const days = settings(env).retentionDays;
+  if (days === null) return 0;
+  const cutoff = now - days * 24 * 60 * 60 * 1000;
+  const d = db(env);
+  const old = await d.selectDistinct({ id: messages.sessionId }).from(messages).where(lt(messages.createdAt, cutoff)).limit(RETENTION_SESSIONS_PER_RUN);
+  const gone = await Promise.all(old.map((r) => sessionAgent(env, r.id).applyRetention(r.id, cutoff).catch((err: unknown) => (console.error("retention failed for a session", err instanceof Error ? err.message : String(err)), 0))));
+  return gone.reduce((a, b) => a + b, 0);
 }

@@ -1,4 +1,4 @@
-import type { ModelConfig } from "./agent/index.ts";
+import { parseContextTokens, type ModelConfig } from "./agent/index.ts";
 import { PLATFORMS, isPlatformName, type PlatformName } from "./platforms/names.ts";
 import { parseRelaySecrets } from "./relay/token.ts";
 import type { BusyPolicy } from "./runtime/index.ts";
@@ -51,6 +51,14 @@ export interface PlatformSettings {
 export interface Settings {
   apiToken: string | undefined;
   model: ModelConfig;
+  /** `SYSTEM_PROMPT` (unset: the built-in instructions). */
+  systemPrompt: string | undefined;
+  /** `LLM_CONTEXT_TOKENS`: the token budget of one model request. */
+  contextTokens: number;
+  /** `DAILY_TOKEN_BUDGET`: tokens per platform user per UTC day (null: unlimited). */
+  dailyTokenBudget: number | null;
+  /** `RETENTION_DAYS`: messages older than this are deleted by the cron (null: kept). */
+  retentionDays: number | null;
   busyPolicy: BusyPolicy;
   platforms: Record<PlatformName, PlatformSettings>;
   relaySecrets: Map<string, string[]>;
@@ -118,11 +126,21 @@ function parse(env: Env): Settings {
       model: setting(env.LLM_MODEL),
       offlineDelayMs: delay !== undefined && Number.isFinite(Number(delay)) ? Math.max(0, Number(delay)) : undefined,
     },
+    systemPrompt: setting(env.SYSTEM_PROMPT),
+    contextTokens: parseContextTokens(setting(env.LLM_CONTEXT_TOKENS)),
+    dailyTokenBudget: positiveInt(setting(env.DAILY_TOKEN_BUDGET)),
+    retentionDays: positiveInt(setting(env.RETENTION_DAYS)),
     busyPolicy: setting(env.BUSY_POLICY) === "interrupt" ? "interrupt" : "queue",
     platforms,
     relaySecrets,
     relayBufferLimit: Number.isInteger(limit) && limit > 0 ? limit : RELAY_BUFFER_LIMIT,
   };
+}
+
+/** A positive whole number, or null (unset or not a number). */
+function positiveInt(v: string | undefined): number | null {
+  const n = Number(v);
+  return v !== undefined && Number.isInteger(n) && n > 0 ? n : null;
 }
 
 const cache = new WeakMap<object, Settings>();

@@ -45,7 +45,7 @@ export class InboundHandler {
     const chat = { platform: ev.source.platform, chatId: ev.source.chat_id, threadId: ev.source.thread_id, target: ev.target ?? null, private: ev.source.chat_type === "dm" };
     try {
       if (ev.text.trim() === "/new") this.#newSession(ev, key, chat);
-      else this.#d.sessions.forKey(ev.session_key).enqueue({ content: ev.text, origin: "platform", target: relayedTarget(chat), deliveryKey: key, meta: { userId: ev.source.user_id } });
+      else this.#d.sessions.forKey(ev.session_key).enqueue({ content: ev.text, origin: "platform", target: relayedTarget(chat), deliveryKey: key, meta: { userKey: `${ev.source.platform}:${ev.source.user_id}` } });
     } catch (err) {
       // Not stored, so not acked: the connector keeps it and replays it.
       this.#d.log(`inbound ${bufferId}: could not be stored (${err instanceof Error ? err.message : String(err)})`);

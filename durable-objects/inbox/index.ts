@@ -8,7 +8,10 @@ import { newSessionId } from "../../workers/db/ids.ts";
 import { routeDelete, routeUpsert } from "../../workers/db/mirror.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import type { MessageEvent, PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
-import { durableSql } from "../../workers/runtime/index.ts";
+import { budgetText } from "../../workers/conversations/texts.ts";
+import { usedToday } from "../../workers/db/usage.ts";
+import { durableSql, utcDay } from "../../workers/runtime/index.ts";
+import { settings } from "../../workers/settings.ts";
 import { InboxStore, type Binding } from "./store.ts";
 
 /** Delivery ids are remembered this long: longer than any platform redelivers or a signature is accepted. */
@@ -187,6 +190,7 @@ export class Inbox extends DurableObject<Env> {
   }
 
   async #message(deliveryKey: string, event: MessageEvent): Promise<void> {
+    if (await this.#overBudget(event)) return;
     for (let fresh = false; ; fresh = true) {
       let binding = this.#store.binding();
       const seed = binding && !fresh ? undefined : seedFor(this.env, event.source, this.#key);
@@ -199,11 +203,31 @@ export class Inbox extends DurableObject<Env> {
         target: event.target,
         deliveryKey,
         ...(seed ? { seed } : {}),
-        meta: { userId: event.source.userId, ...(event.attachments.length > 0 ? { attachments: event.attachments } : {}) },
+        meta: { userKey: `${event.source.platform}:${event.source.userId}`, ...(event.attachments.length > 0 ? { attachments: event.attachments } : {}) },
       });
       // A session that no longer exists (deleted): the key starts a fresh one.
       if (res.found || fresh) return;
     }
+  }
+
+  /**
+   * `DAILY_TOKEN_BUDGET`: a platform user over today's tokens gets no turn, and one clear
+   * message (per chat, per UTC day) saying when it resets.
+   */
+  async #overBudget(event: MessageEvent): Promise<boolean> {
+    const budget = settings(this.env).dailyTokenBudget;
+    if (budget === null) return false;
+    const now = Date.now();
+    const day = utcDay(now);
+    const used = await usedToday(db(this.env), `${event.source.platform}:${event.source.userId}`, day);
+    if (used < budget) return false;
+    const toldKey = `budget_told:${event.source.userId}`;
+    if (this.#store.meta(toldKey) !== day) {
+      this.#store.setMeta(toldKey, day);
+      const adapter = adapterFor(this.env, event.source.platform);
+      await adapter?.show(event.target, budgetText(used, budget, now), [], "final").catch((err: unknown) => console.warn("could not say the budget is used up", err instanceof Error ? err.message : String(err)));
+    }
+    return true;
   }
 
   #newBinding(source: SessionSource, bound: boolean): Binding {

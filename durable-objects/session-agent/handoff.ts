@@ -6,7 +6,8 @@ import { adapterFor } from "../../workers/platforms/registry.ts";
 import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import type { SessionRuntime } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
-import { claim, complete, fail, STALE_HANDOFF_ERROR, type HandoffDestination } from "./handoff-state.ts";
+import { handoffJson, type HandoffJson } from "../../workers/db/json.ts";
+import { claim, complete, fail, request, STALE_HANDOFF_ERROR, type HandoffDestination, type HandoffRequest } from "./handoff-state.ts";
 import type { SessionRecord } from "./record.ts";
 
 /** An expected failure: the handoff is marked failed with this message. */
@@ -49,6 +50,50 @@ export class HandoffRunner {
 
   get active(): boolean {
     return this.#running !== null;
+  }
+
+  /** Stores a request and claims it at once. Refused while a turn runs or waits, or one is in flight. */
+  request(req: HandoffRequest): { ok: true } | { ok: false; code: "turn_in_progress" | "handoff_in_flight" } {
+    const rec = this.#h.record()!;
+    if (this.#h.runtime.busy) return { ok: false, code: "turn_in_progress" };
+    const patch = request(rec, req, this.#h.now());
+    if (!patch) return { ok: false, code: "handoff_in_flight" };
+    this.#h.update(patch);
+    queueMicrotask(() => this.start());
+    return { ok: true };
+  }
+
+  /** The CLI gave up waiting for pickup: fail the handoff, but only while it is still pending. */
+  failPending(reason: string): { failed: boolean; handoff: HandoffJson } {
+    const rec = this.#h.record()!;
+    const patch = fail(rec, reason, this.#h.now(), ["pending"]);
+    const after = patch ? this.#h.update(patch)! : rec;
+    return { failed: patch !== null, handoff: handoffJson(after) };
+  }
+
+  /** The handoff state once it differs from `state` (null: none requested), or after `timeoutMs`. */
+  async wait(state: string | null, timeoutMs: number, changed: () => Promise<void>): Promise<HandoffJson> {
+    const deadline = this.#h.now() + timeoutMs;
+    for (;;) {
+      const next = changed();
+      const rec = this.#h.record()!;
+      const left = deadline - this.#h.now();
+      if ((rec.handoffState ?? null) !== state || left <= 0) return handoffJson(rec);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([next, new Promise<void>((r) => (timer = setTimeout(r, left)))]);
+      if (timer !== undefined) clearTimeout(timer);
+    }
+  }
+
+  /** Fails a handoff claimed before `claimedBefore` (the cron's lease): undone when its runner is gone. */
+  async expire(claimedBefore: number): Promise<boolean> {
+    const rec = this.#h.record();
+    if (!rec || rec.handoffState !== "running" || (rec.handoffClaimedAt ?? 0) >= claimedBefore) return false;
+    if (await this.reclaim()) return true;
+    // Hung in this instance: failed; it cannot complete now.
+    const patch = fail(rec, STALE_HANDOFF_ERROR, this.#h.now(), ["running"]);
+    if (patch) this.#h.update(patch);
+    return patch !== null;
   }
 
   /** Claims a pending handoff and runs it (in the background); false when there is none. */

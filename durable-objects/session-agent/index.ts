@@ -6,15 +6,19 @@ import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
 import { handoffJson, messageJson, sessionJson, type HandoffJson, type MessageJson, type SessionJson } from "../../workers/db/json.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
-import type { ReplyTarget } from "../../workers/platforms/types.ts";
 import { durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
+import { ContextKeeper } from "./context.ts";
 import { HandoffRunner } from "./handoff.ts";
-import { fail, inFlight, request, STALE_HANDOFF_ERROR, type HandoffRequest } from "./handoff-state.ts";
+import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, retainElsewhere, type SessionExport } from "./lifecycle.ts";
+import { inFlight, type HandoffRequest } from "./handoff-state.ts";
 import { importFromD1 } from "./import.ts";
 import { D1Mirror } from "./mirror.ts";
 import { newRecord, RecordStore, withCounters, type SessionRecord } from "./record.ts";
 import { SseSink } from "./sse.ts";
+import type { EnqueueInput, EnqueueResult, HandoffAnswer, StartTurnResult } from "./types.ts";
+
+export type { EnqueueInput, EnqueueResult, HandoffAnswer, StartTurnResult } from "./types.ts";
 
 /** How long a turn may go without the object proving it is alive before recovery kicks in. */
 export const WATCHDOG_MS = 30_000;
@@ -25,27 +29,6 @@ const FIRST_COPY_DELAY_MS = 250;
 /** A failed copy to D1 is tried again after this long. */
 const MIRROR_RETRY_MS = 5_000;
 
-/** Outcome of asking for an API turn. The stream is server-sent events (see SseSink). */
-export type StartTurnResult =
-  | { ok: true; turnId: string; stream: ReadableStream<Uint8Array> }
-  | { ok: false; code: "turn_in_progress" | "handoff_in_flight" | "not_found"; message: string };
-
-/** A platform message (or an internal one) for this session, from its Inbox. */
-export interface EnqueueInput {
-  sessionId: string;
-  content: string;
-  target: ReplyTarget;
-  /** `<platform>:<delivery id>`: the same key twice is one turn. */
-  deliveryKey: string;
-  /** How to create the session if this is its first message. */
-  seed?: SessionSeed;
-  meta?: Record<string, unknown>;
-}
-
-export type EnqueueResult = { accepted: boolean; position: number; found: boolean };
-
-export type HandoffAnswer = { ok: true } | { ok: false; code: "turn_in_progress" | "handoff_in_flight" | "not_found" };
-
 /**
  * One per session id: the session's home. It wires capabilities, each in its own file: the
  * turn runtime (queue, busy policy, replies, recovery; shared with the relay gateway), the
@@ -55,10 +38,11 @@ export type HandoffAnswer = { ok: true } | { ok: false; code: "turn_in_progress"
  */
 export class SessionAgent extends DurableObject<Env> {
   readonly #sql: Sql;
-  readonly #records: RecordStore;
-  readonly #mirror: D1Mirror;
+  #records: RecordStore;
+  #mirror: D1Mirror;
   #runtime: SessionRuntime | null = null;
   #handoff: HandoffRunner | null = null;
+  #context: ContextKeeper | null = null;
   #changed = Promise.withResolvers<void>();
   #copyTimer: ReturnType<typeof setTimeout> | null = null;
   #alarmAt: number | null = null;
@@ -69,10 +53,9 @@ export class SessionAgent extends DurableObject<Env> {
     super(ctx, env);
     this.#sql = durableSql(ctx.storage);
     this.#records = new RecordStore(this.#sql);
-    this.#mirror = new D1Mirror({ db: () => db(this.env), sql: this.#sql, records: this.#records, transcript: () => this.#runtime?.transcript ?? null, onFailure: (err) => this.#mirrorFailed(err) });
+    this.#mirror = this.#newMirror();
     ctx.blockConcurrencyWhile(async () => {
-      SessionRuntime.migrate(this.#sql);
-      RecordStore.migrate(this.#sql);
+      this.#migrate();
       const rec = this.#records.get();
       if (!rec) return;
       this.#init(rec.id);
@@ -81,18 +64,38 @@ export class SessionAgent extends DurableObject<Env> {
     });
   }
 
+  #newMirror(): D1Mirror {
+    return new D1Mirror({ db: () => db(this.env), sql: this.#sql, records: this.#records, runtime: () => this.#runtime, onFailure: (err) => this.#mirrorFailed(err) });
+  }
+
+  #migrate(): void {
+    SessionRuntime.migrate(this.#sql);
+    RecordStore.migrate(this.#sql);
+  }
+
   #init(sessionId: string): SessionRuntime {
     if (this.#runtime) return this.#runtime;
+    const context = new ContextKeeper({
+      record: () => this.#records.get(),
+      update: (patch) => void this.#update(patch),
+      runtime: () => this.#runtime!,
+      model: () => createModel(settings(this.env).model),
+      settings: () => ({ systemPrompt: settings(this.env).systemPrompt, budget: settings(this.env).contextTokens }),
+      now: () => Date.now(),
+      log: (line) => console.log(`session ${sessionId}: ${line}`),
+    });
+    this.#context = context;
     const host: RuntimeHost = {
       sql: this.#sql,
       session: sessionId,
       clock: { now: () => Date.now(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as number) },
       busyPolicy: () => settings(this.env).busyPolicy,
       model: () => createModel(settings(this.env).model),
-      tools: async (model) => {
-        this.#mcp ??= edgeMcpSource(this.env);
-        return toolsFor(model, { sources: this.#mcp ? [this.#mcp] : [] });
-      },
+      ready: () => context.ready(),
+      prepare: (transcript, turn, ids) => context.prepare(transcript, turn, ids),
+      foldedThrough: () => this.#records.get()?.foldedThrough ?? 0,
+      estimate: (outcome) => context.estimate(outcome),
+      tools: async (model) => this.#tools(model),
       channel: (target) => {
         const adapter = adapterFor(this.env, target.platform);
         return adapter ? adapterChannel(adapter, target) : null;
@@ -108,6 +111,7 @@ export class SessionAgent extends DurableObject<Env> {
         this.#records.update({ activeTurnId: null, turnStartedAt: null });
         this.#copyNow();
         this.#notify();
+        context.afterTurn();
       },
       defer: (at) => void this.#wakeAt(at),
     };
@@ -121,6 +125,11 @@ export class SessionAgent extends DurableObject<Env> {
       log: host.log,
     });
     return this.#runtime;
+  }
+
+  #tools(model: ReturnType<typeof createModel>) {
+    this.#mcp ??= edgeMcpSource(this.env);
+    return toolsFor(model, { sources: this.#mcp ? [this.#mcp] : [] });
   }
 
   /** The session row, imported once from D1 for a session older than this object's storage. */
@@ -203,6 +212,85 @@ export class SessionAgent extends DurableObject<Env> {
     return rec ? this.#json(rec) : null;
   }
 
+  /** PATCH /v1/sessions/:id: the title, and the session's own instructions (null clears them). */
+  async update(sessionId: string, patch: { title?: string | null; instructions?: string | null }): Promise<SessionJson | null> {
+    const rec = await this.#session(sessionId);
+    if (!rec) return null;
+    const next = this.#update({ ...(patch.title !== undefined ? { title: patch.title } : {}), ...(patch.instructions !== undefined ? { instructions: patch.instructions } : {}) })!;
+    await this.#mirror.flush();
+    return this.#json(next);
+  }
+
+  /** Folds the older turns into the summary now (`/compact`). */
+  async compact(sessionId: string): Promise<{ compacted: boolean; folded_messages: number } | null> {
+    if (!(await this.#session(sessionId))) return null;
+    const result = await this.#context!.compact();
+    await this.#mirror.flush();
+    return result;
+  }
+
+  /** What `/status` shows: the session, its context use against the budget, whether a turn runs. */
+  async contextStatus(sessionId: string): Promise<(SessionJson & { context: Awaited<ReturnType<ContextKeeper["status"]>> }) | null> {
+    const rec = await this.#session(sessionId);
+    if (!rec) return null;
+    return { ...this.#json(rec), context: await this.#context!.status() };
+  }
+
+  /**
+   * `RETENTION_DAYS`: messages older than `cutoff` are folded into the summary if they were
+   * not already, then deleted here and in D1 (files too). Returns how many went.
+   */
+  async applyRetention(sessionId: string, cutoff: number): Promise<number> {
+    if (!(await this.#session(sessionId))) return 0;
+    const rt = this.#runtime!;
+    const last = rt.transcript.lastIdBefore(cutoff);
+    if (last > 0) await this.#context!.foldThrough(last);
+    const gone = rt.transcript.deleteBefore(cutoff);
+    rt.forgetHistory();
+    await retainElsewhere(this.env, db(this.env), sessionId, cutoff);
+    await this.#mirror.flush();
+    return gone;
+  }
+
+  /** The `/tools` answer: what the agent can use in this session right now. */
+  async toolList(sessionId: string): Promise<string | null> {
+    if (!(await this.#session(sessionId))) return null;
+    return describeTools(this.#tools(createModel(settings(this.env).model)));
+  }
+
+  /** The whole session from its own storage (exports). */
+  async exportData(sessionId: string): Promise<SessionExport | null> {
+    const rec = await this.#session(sessionId);
+    return rec ? exportSession(rec, this.#runtime!) : null;
+  }
+
+  /** Brings an exported session back into this empty object (and D1). False when it exists already. */
+  async importData(data: SessionExport): Promise<boolean> {
+    if (this.#records.get() || (await this.#session(data.session.id))) return false;
+    const rec = this.#records.put(recordFromExport(data));
+    importSession(data, this.#init(rec.id));
+    await this.#mirror.flush();
+    return true;
+  }
+
+  /** Deletes the session everywhere: D1, its keys' bindings, its files, and this object's storage. */
+  async destroy(sessionId: string): Promise<boolean> {
+    const rec = await this.#session(sessionId);
+    if (!rec) return false;
+    this.#runtime?.interrupt({ dropQueued: true });
+    await deleteEverywhere(this.env, db(this.env), rec);
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    // A fresh start for this instance: nothing of the session is left, in storage or memory.
+    this.#runtime = null;
+    this.#handoff = null;
+    this.#context = null;
+    this.#records = new RecordStore(this.#sql);
+    this.#mirror = this.#newMirror();
+    this.#migrate();
+    return true;
+  }
+
   async messages(sessionId: string): Promise<MessageJson[] | null> {
     const rec = await this.#session(sessionId);
     return rec ? this.#runtime!.transcript.rows().map(messageJson) : null;
@@ -278,30 +366,13 @@ export class SessionAgent extends DurableObject<Env> {
     return work;
   }
 
-  /** Fails a handoff claimed before `claimedBefore` (its runner died or hung past the lease). */
-  async expireHandoff(sessionId: string, claimedBefore: number): Promise<boolean> {
-    const rec = await this.#session(sessionId);
-    if (!rec || rec.handoffState !== "running" || (rec.handoffClaimedAt ?? 0) >= claimedBefore) return false;
-    // Left by a dead instance: failed and undone. Hung in this one: failed; it cannot complete now.
-    if (await this.#handoff!.reclaim()) return true;
-    const patch = fail(rec, STALE_HANDOFF_ERROR, Date.now(), ["running"]);
-    if (patch) this.#update(patch);
-    return patch !== null;
-  }
+  // ---- Handoff (SPEC section 4): the runner holds the rules; these answer the API. ----
 
-  // ---- Handoff (SPEC section 4) ------------------------------------------------------
-
-  /** Stores a handoff request and claims it here, at once. Refused while a turn runs or waits. */
   async requestHandoff(sessionId: string, req: HandoffRequest): Promise<HandoffAnswer> {
-    const rec = await this.#session(sessionId);
-    if (!rec) return { ok: false, code: "not_found" };
-    if (this.#runtime!.busy) return { ok: false, code: "turn_in_progress" };
-    const patch = request(rec, req, Date.now());
-    if (!patch) return { ok: false, code: "handoff_in_flight" };
-    this.#update(patch);
-    await this.#wakeAt(Date.now() + 1_000);
-    queueMicrotask(() => this.#handoff?.start());
-    return { ok: true };
+    if (!(await this.#session(sessionId))) return { ok: false, code: "not_found" };
+    const answer = this.#handoff!.request(req);
+    if (answer.ok) await this.#wakeAt(Date.now() + 1_000);
+    return answer;
   }
 
   async handoff(sessionId: string): Promise<{ found: boolean; handoff: HandoffJson }> {
@@ -309,27 +380,16 @@ export class SessionAgent extends DurableObject<Env> {
     return { found: rec !== null, handoff: rec ? handoffJson(rec) : null };
   }
 
-  /** The CLI gave up waiting for pickup: fail the handoff, but only while it is still pending. */
   async failPendingHandoff(sessionId: string, reason: string): Promise<{ failed: boolean; handoff: HandoffJson }> {
-    const rec = await this.#session(sessionId);
-    if (!rec) return { failed: false, handoff: null };
-    const patch = fail(rec, reason, Date.now(), ["pending"]);
-    const after = patch ? this.#update(patch)! : rec;
-    return { failed: patch !== null, handoff: handoffJson(after) };
+    return (await this.#session(sessionId)) ? this.#handoff!.failPending(reason) : { failed: false, handoff: null };
   }
 
-  /** The handoff state once it differs from `state` (null: none requested), or after `timeoutMs`. */
   async waitHandoff(sessionId: string, state: string | null, timeoutMs: number): Promise<{ found: boolean; handoff: HandoffJson }> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const changed = this.#changed.promise;
-      const rec = await this.#session(sessionId);
-      if (!rec) return { found: false, handoff: null };
-      const left = deadline - Date.now();
-      if ((rec.handoffState ?? null) !== state || left <= 0) return { found: true, handoff: handoffJson(rec) };
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([changed, new Promise<void>((r) => (timer = setTimeout(r, left)))]);
-      if (timer !== undefined) clearTimeout(timer);
-    }
+    if (!(await this.#session(sessionId))) return { found: false, handoff: null };
+    return { found: true, handoff: await this.#handoff!.wait(state, timeoutMs, () => this.#changed.promise) };
+  }
+
+  async expireHandoff(sessionId: string, claimedBefore: number): Promise<boolean> {
+    return (await this.#session(sessionId)) ? this.#handoff!.expire(claimedBefore) : false;
   }
 }

@@ -1,6 +1,6 @@
 import type { Db } from "../../workers/db/client.ts";
-import { messagesUpsert, sessionUpsert } from "../../workers/db/mirror.ts";
-import type { Sql, SqlTranscript } from "../../workers/runtime/index.ts";
+import { messagesUpsert, sessionUpsert, summaryUpsert, usageUpsert } from "../../workers/db/mirror.ts";
+import type { SessionRuntime, Sql } from "../../workers/runtime/index.ts";
 import { withCounters, type RecordStore, type SessionRecord } from "./record.ts";
 
 /** Transcript rows copied per D1 batch. */
@@ -15,23 +15,23 @@ export class D1Mirror {
   readonly #db: () => Db;
   readonly #sql: Sql;
   readonly #records: RecordStore;
-  readonly #transcript: () => SqlTranscript | null;
+  readonly #runtime: () => SessionRuntime | null;
   readonly #onFailure: (err: unknown) => void;
   #chain: Promise<void> = Promise.resolve();
   #queued = false;
 
-  constructor(opts: { db: () => Db; sql: Sql; records: RecordStore; transcript: () => SqlTranscript | null; onFailure: (err: unknown) => void }) {
+  constructor(opts: { db: () => Db; sql: Sql; records: RecordStore; runtime: () => SessionRuntime | null; onFailure: (err: unknown) => void }) {
     this.#db = opts.db;
     this.#sql = opts.sql;
     this.#records = opts.records;
-    this.#transcript = opts.transcript;
+    this.#runtime = opts.runtime;
     this.#onFailure = opts.onFailure;
   }
 
   /** Is anything waiting to be copied? */
   pending(): boolean {
-    const t = this.#transcript();
-    return this.#records.dirty() || (t !== null && t.unsynced(1).length > 0);
+    const rt = this.#runtime();
+    return this.#records.dirty() || (rt !== null && (rt.transcript.unsynced(1).length > 0 || rt.usage.unsynced(1).length > 0));
   }
 
   /** Schedules a copy (coalescing with one already queued); resolves when it ran. */
@@ -51,20 +51,26 @@ export class D1Mirror {
 
   async #copy(): Promise<void> {
     const rec = this.#records.get();
-    const t = this.#transcript();
-    if (!rec || !t) return;
+    const rt = this.#runtime();
+    if (!rec || !rt) return;
     for (;;) {
-      const rows = t.unsynced(BATCH);
+      const rows = rt.transcript.unsynced(BATCH);
+      const used = rt.usage.unsynced(BATCH);
       const dirty = this.#records.dirty();
-      if (rows.length === 0 && !dirty) return;
+      if (rows.length === 0 && used.length === 0 && !dirty) return;
       const row: SessionRecord = withCounters(this.#sql, this.#records.get()!);
-      const { handoffDestKey: _k, handoffTurnId: _t, ...d1row } = row;
+      const { handoffDestKey: _k, handoffTurnId: _t, summary, foldedThrough, ...d1row } = row;
       const d = this.#db();
-      if (rows.length > 0) await d.batch([sessionUpsert(d, d1row), messagesUpsert(d, rec.id, rows)]);
-      else await sessionUpsert(d, d1row).run();
-      t.markSynced(rows.map((r) => r.id));
+      await d.batch([
+        sessionUpsert(d, d1row),
+        ...(rows.length > 0 ? [messagesUpsert(d, rec.id, rows)] : []),
+        ...(used.length > 0 ? [usageUpsert(d, used)] : []),
+        ...(dirty && summary ? [summaryUpsert(d, { sessionId: rec.id, summary, foldedThrough: foldedThrough ?? 0, updatedAt: Date.now() })] : []),
+      ]);
+      rt.transcript.markSynced(rows.map((r) => r.id));
+      rt.usage.markSynced(used.map((u) => u.turnId));
       this.#records.markClean(this.#records.get()!);
-      if (rows.length < BATCH) return;
+      if (rows.length < BATCH && used.length < BATCH) return;
     }
   }
 }

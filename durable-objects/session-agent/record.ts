@@ -9,6 +9,10 @@ export interface SessionRecord extends SessionRow {
   handoffDestKey?: string | null;
   /** The turn of a handoff's notice (hidden again if the handoff dies). */
   handoffTurnId?: string | null;
+  /** The rolling summary of the turns folded out of model requests. */
+  summary?: string | null;
+  /** The stored id of the last message the summary covers (0: none folded). */
+  foldedThrough?: number;
 }
 
 const SCHEMA = [`CREATE TABLE session (id TEXT PRIMARY KEY, row TEXT NOT NULL, dirty INTEGER NOT NULL DEFAULT 1)`];
@@ -46,6 +50,7 @@ export function newRecord(seed: SessionSeed, now: number, id = newSessionId(now)
     handoffThread: 1,
     handoffDestChatId: null,
     handoffDestThreadId: null,
+    instructions: null,
   };
 }
 

@@ -5,6 +5,7 @@ import { PROJECT_ROOT } from "../../cli/local.ts";
 import { harness, type Harness } from "../support/e2e.ts";
 import type { FakeLlm } from "../support/fake-llm.ts";
 import type { DevWorker } from "../support/wrangler-dev.ts";
+import { conversation } from "../support/fake-llm.ts";
 
 /**
  * The real thing: `wrangler dev` running the Worker and its Durable Objects, the real CLI
@@ -70,7 +71,7 @@ describe("hermes-edge chat against wrangler dev", () => {
     cli.child.stdin.end("what is my name?\n");
     expect(await cli.exit).toBe(0);
     expect(cli.stdout()).toBe("echo: my name is Ada\necho: what is my name?\n");
-    expect(llm.calls[1]!.body.messages.map((m) => m.content)).toEqual(["my name is Ada", "echo: my name is Ada", "what is my name?"]);
+    expect(conversation(llm.calls[1]!.body).map((m) => m.content)).toEqual(["my name is Ada", "echo: my name is Ada", "what is my name?"]);
     const id = /new session (\S+)/.exec(cli.stderr())![1]!;
     const { session } = await api<{ session: { title: string; message_count: number } }>(`/v1/sessions/${id}`);
     expect(session).toMatchObject({ title: "my name is Ada", message_count: 4 });

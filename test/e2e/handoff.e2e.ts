@@ -5,6 +5,7 @@ import { PROJECT_ROOT } from "../../cli/local.ts";
 import { harness, type Harness } from "../support/e2e.ts";
 import { tg } from "../support/fixtures.ts";
 import { telegramHeaders } from "../support/signing.ts";
+import { conversation } from "../support/fake-llm.ts";
 
 /** `/handoff telegram` from the real CLI into a fake Telegram forum, through real wrangler dev. */
 let h: Harness;
@@ -61,7 +62,7 @@ describe("handoff end to end", () => {
     // The next message in that topic continues the same session.
     await webhook(tg.topic("so what is the plan?", threadId, { userId: 1002, chatId: FORUM }));
     await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && c.body.text === "echo: so what is the plan?");
-    expect(h.llm.calls.at(-1)!.body.messages[0]!.content).toBe("we are planning a trip to Lisbon");
+    expect(conversation(h.llm.calls.at(-1)!.body)[0]!.content).toBe("we are planning a trip to Lisbon");
 
     // And back in the CLI, with a recap (on stderr: piped, stdout carries only replies).
     const back = cli(["chat", "--resume", id]);

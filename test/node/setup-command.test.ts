@@ -68,7 +68,7 @@ describe("hermes-edge setup", () => {
     discord.reset();
     const r = await run(["setup", "discord", "--url", URL], { DISCORD_BOT_TOKEN: DISCORD_TEST.botToken, DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId });
     expect(r.code).toBe(0);
-    expect(r.out).toContain('registered /ask, /stop, /new, /resume, /sethome, /status, /whoami, /help, "Ask hermes" (message menu)');
+    expect(r.out).toContain('registered /ask, /stop, /new, /resume, /sethome, /status, /compact, /instructions, /tools, /whoami, /help, "Ask hermes" (message menu)');
     expect(r.out).toContain(`interactions endpoint set to ${URL}/webhooks/discord`);
     const put = discord.calls.find((c) => c.method === "PUT")!;
     expect(put.path).toBe(`/api/v10/applications/${DISCORD_TEST.applicationId}/commands`);

@@ -53,6 +53,11 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null): st
   return `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 }
 
+/** A request's conversation: its messages after the leading system message (the instructions). */
+export function conversation(body: RecordedCall["body"]): RecordedCall["body"]["messages"] {
+  return body.messages[0]?.role === "system" ? body.messages.slice(1) : body.messages;
+}
+
 export function lastUserText(body: RecordedCall["body"]): string {
   const users = body.messages.filter((m) => m.role === "user");
   return String(users[users.length - 1]?.content ?? "");

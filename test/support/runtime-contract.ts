@@ -32,7 +32,7 @@ export function rig(sql: Sql, opts: { policy?: BusyPolicy; model?: ScriptModel; 
   return { runtime, model, channel, clock, logs, settle, again };
 }
 
-const said = (r: ReturnType<typeof rig>) => r.runtime.transcript.load().map((m) => `${m.role}:${m.content ?? ""}`);
+const said = (r: ReturnType<typeof rig>) => r.runtime.transcript.load().map(({ message: m }) => `${m.role}:${m.content ?? ""}`);
 
 /**
  * The turn runtime's contract, run against each storage it has (node:sqlite on the gateway,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { refusalText } from "../../workers/conversations/texts.ts";
 import { dc } from "../support/fixtures.ts";
+import { conversation } from "../support/fake-llm.ts";
 import { discordHeaders } from "../support/signing.ts";
 import { deliver, routeOf, settle, toDiscord } from "./platform-helpers.ts";
 import { discord, llm } from "./setup.ts";
@@ -54,7 +55,7 @@ describe("Discord interactions webhook", () => {
     await settle();
     const sessionId = await routeOf("agent:main:discord:thread:4444:4444");
     expect(sessionId).not.toBeNull();
-    expect(llm.calls[1]!.body.messages.map((m) => m.content)).toEqual(["from alice", "echo: from alice", "from bob"]);
+    expect(conversation(llm.calls[1]!.body).map((m) => m.content)).toEqual(["from alice", "echo: from alice", "from bob"]);
   });
 
   it("sends a reply over 2000 characters as @original plus follow-ups", async () => {

@@ -14,6 +14,7 @@ import { SLACK_TEST } from "../support/signing.ts";
 import { call, newSession, postTurn, readEvents } from "./helpers.ts";
 import { routeOf, settle, toTelegram, untilRunning } from "./platform-helpers.ts";
 import { discord, llm, slack, telegram } from "./setup.ts";
+import { conversation } from "../support/fake-llm.ts";
 
 const FORUM = "-100777";
 
@@ -95,7 +96,7 @@ describe("handoff to Telegram", () => {
     expect(typeof done.requested_at).toBe("number");
 
     // The synthetic turn saw the CLI transcript and the notice, in valid alternation.
-    const sent = llm.calls.at(-1)!.body.messages as ChatMessage[];
+    const sent = conversation(llm.calls.at(-1)!.body) as ChatMessage[];
     expect(sent.map((m) => m.content?.slice(0, 20))).toEqual(["plan a trip to Lisbo", "echo: plan a trip to", "book the hotel near ", "echo: book the hotel", "[This session (\"trip"]);
     expect(transcriptProblem(sent)).toBeNull();
     expect(telegram.texts(FORUM).at(-1)).toContain("echo: [This session");
@@ -105,7 +106,7 @@ describe("handoff to Telegram", () => {
     expect(await routeOf(await parseKey("telegram", next))).toBe(id);
     await toTelegram(next);
     await settle();
-    expect(llm.calls.at(-1)!.body.messages.at(0)!.content).toBe("plan a trip to Lisbon");
+    expect(conversation(llm.calls.at(-1)!.body).at(0)!.content).toBe("plan a trip to Lisbon");
     expect(telegram.texts(FORUM).at(-1)).toBe("echo: what did we book?");
   });
 

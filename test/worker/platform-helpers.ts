@@ -28,6 +28,18 @@ export async function untilRunning(sessionId: string): Promise<void> {
   throw new Error(`session ${sessionId} never started its turn`);
 }
 
+/**
+ * Waits until a held model stream has started (the turn reached the model), going through
+ * the session objects' I/O between looks: no timers.
+ */
+export async function untilStarted(gate: { started: boolean }): Promise<void> {
+  for (let i = 0; i < 2000 && !gate.started; i++) {
+    const agents = await listDurableObjectIds(env.SESSION_AGENT);
+    await Promise.all(agents.map((id) => env.SESSION_AGENT.get(id).status()));
+  }
+  if (!gate.started) throw new Error("the model was never called");
+}
+
 export async function toDiscord(interaction: unknown): Promise<Response> {
   const body = JSON.stringify(interaction);
   return deliver("discord", body, await discordHeaders(body));

@@ -8,6 +8,7 @@ import { messages, newSession, openTurn, session } from "./helpers.ts";
 import { sessionFor, settle, toTelegram } from "./platform-helpers.ts";
 import { llm, telegram } from "./setup.ts";
 import { tg } from "../support/fixtures.ts";
+import { conversation } from "../support/fake-llm.ts";
 
 /**
  * Starts an API turn whose reply holds after its first words, then kills every object, as
@@ -36,7 +37,7 @@ describe("an accepted turn survives the object restarting mid-turn", () => {
     ]);
     expect(await session(id)).toMatchObject({ running: false });
     // The re-run asked the model with the stored user message, once.
-    expect(llm.calls.at(-1)!.body.messages.map((m) => m.content)).toEqual(["remember me"]);
+    expect(conversation(llm.calls.at(-1)!.body).map((m) => m.content)).toEqual(["remember me"]);
   });
 
   it("records a visible failure instead of running it a third time", async () => {

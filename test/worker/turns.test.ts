@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, deltas, messages, newSession, openTurn, postTurn, readEvents, session } from "./helpers.ts";
 import { llm } from "./setup.ts";
+import { conversation } from "../support/fake-llm.ts";
 
 describe("turns", () => {
   it("streams deltas then done, and stores the user and assistant messages", async () => {
@@ -27,7 +28,8 @@ describe("turns", () => {
     await readEvents(await postTurn(id, "my name is Ada"));
     await readEvents(await postTurn(id, "what is my name?"));
     expect(llm.calls).toHaveLength(2);
-    expect(llm.calls[1]!.body.messages.map((m) => [m.role, m.content])).toEqual([
+    expect(llm.calls[1]!.body.messages[0]!.role).toBe("system");
+    expect(conversation(llm.calls[1]!.body).map((m) => [m.role, m.content])).toEqual([
       ["user", "my name is Ada"],
       ["assistant", "echo: my name is Ada"],
       ["user", "what is my name?"],

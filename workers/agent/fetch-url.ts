@@ -151,6 +151,8 @@ export function fetchUrlTool(limits: Partial<FetchUrlLimits> = {}, opts: FetchUr
       const timer = setTimeout(() => ctrl.abort(new Error("timeout")), lim.timeoutMs);
       const onAbort = () => ctrl.abort(ctx.signal?.reason);
       ctx.signal?.addEventListener("abort", onAbort, { once: true });
+      // A signal aborted before we listened fires no event: act on it now.
+      if (ctx.signal?.aborted) onAbort();
       try {
         for (let hop = 0; ; hop++) {
           if (url.protocol !== "http:" && url.protocol !== "https:") return toolError(`only http and https URLs can be fetched, not ${url.protocol}`);

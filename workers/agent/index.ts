@@ -4,6 +4,7 @@ export {
   DEFAULT_REPLY_RESERVE,
   MIN_CONTEXT_TOKENS,
   SUMMARY_PREFIX,
+  VERBATIM_TURNS,
   parseContextTokens,
   planContext,
   repairKeeping,
@@ -16,6 +17,7 @@ export { ProviderError, type ProviderErrorCode } from "./errors.ts";
 export { forProvider, isOfflineReply } from "./history.ts";
 export {
   DEFAULT_SYSTEM_PROMPT,
+  SESSION_INSTRUCTIONS_MAX_CHARS,
   contextLine,
   systemMessage,
   type AgentChatType,

@@ -68,6 +68,11 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
   const notes: ChatMessage[] = tools && tools.notes.length > 0 ? [{ role: "system", content: tools.notes.join("\n") }] : [];
 
   for (let step = 0; step < maxSteps; step++) {
+    // Interrupted between steps (or before the first): stored like any interrupted reply.
+    if (signal?.aborted) {
+      await push({ role: "assistant", content: "", finish_reason: "interrupted" });
+      return done("interrupted", "");
+    }
     let result;
     try {
       result = await model.complete({

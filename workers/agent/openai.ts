@@ -193,6 +193,8 @@ export class OpenAiModel implements ChatModel {
     };
     const onAbort = () => ctrl.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
+    // A signal aborted before we listened fires no event: act on it now.
+    if (signal?.aborted) onAbort();
     const acc = new Accumulator();
     const timeoutError = () =>
       new ProviderError("provider_timeout", `the model provider sent nothing for ${Math.round(this.#opts.idleTimeoutMs / 1000)}s`);
@@ -248,6 +250,7 @@ export class OpenAiModel implements ChatModel {
     // Cancel the body ourselves on abort: not every fetch ties its body to the signal.
     const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
     signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
     const decoder = new TextDecoder();
     const parser = new SseParser();
     const handle = (events: { data: string }[]) => {

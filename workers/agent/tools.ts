@@ -150,6 +150,8 @@ async function listSource(source: ToolSource, signal?: AbortSignal): Promise<Too
   const aborted = new Promise<ToolListing>((resolve) => {
     onAbort = () => resolve({ tools: [], notes: [] });
     signal?.addEventListener("abort", onAbort, { once: true });
+    // A signal aborted before we listened fires no event: act on it now.
+    if (signal?.aborted) onAbort();
   });
   try {
     return await Promise.race([source.list(signal), aborted]);

@@ -194,6 +194,8 @@ export class WorkersAiModel implements ChatModel {
     };
     const onAbort = () => ctrl.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
+    // A signal aborted before we listened fires no event: act on it now.
+    if (signal?.aborted) onAbort();
     const acc = new Accumulator();
     const inputs = { messages: req.messages.map(toWire), stream: true, ...(withTools ? { tools: req.tools } : {}) };
     try {
@@ -232,6 +234,7 @@ export class WorkersAiModel implements ChatModel {
     // The binding's stream may not follow the signal: cancel it ourselves.
     const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
     signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
     const parser = new SseParser();
     const decoder = new TextDecoder();
     const handle = (events: { data: string }[]) => {

@@ -19,7 +19,10 @@ export function helpText(style: CommandStyle): string {
     `${c}stop: stop the reply that is running here`,
     `${c}new: start a fresh session here`,
     `${c}resume <id or title>: continue an earlier session here (no argument: list the ones you may resume)`,
-    `${c}status: this chat's session, and whether a reply is running`,
+    `${c}status: this chat's session, its context use, and whether a reply is running`,
+    `${c}instructions [text|clear]: show or set this session's own instructions`,
+    `${c}compact: fold the older part of this session into its summary now`,
+    `${c}tools: what the agent can use`,
     `${c}sethome: make this chat the home channel for handoffs from the CLI`,
     `${c}whoami: your user id here`,
     `${c}help: this help`,
@@ -28,4 +31,12 @@ export function helpText(style: CommandStyle): string {
 
 export function unknownCommandText(style: CommandStyle, name: string): string {
   return `Unknown command ${style.prefix}${name}. ${style.prefix}help lists the commands.`;
+}
+
+/** What a user over `DAILY_TOKEN_BUDGET` is told (once a day): how much, and when it resets. */
+export function budgetText(used: number, budget: number, now: number): string {
+  const midnight = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1);
+  const mins = Math.max(1, Math.ceil((midnight - now) / 60_000));
+  const left = mins >= 60 ? `${Math.floor(mins / 60)} h ${mins % 60} min` : `${mins} min`;
+  return `You have used today's allowance of ${budget.toLocaleString("en-US")} tokens (${used.toLocaleString("en-US")} so far), so this message was not answered. It resets at 00:00 UTC, in ${left}.`;
 }

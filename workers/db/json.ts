@@ -24,6 +24,7 @@ export function sessionJson(row: SessionRow, running = row.activeTurnId !== null
     title: row.title,
     source: row.source,
     running,
+    instructions: row.instructions ?? null,
     handoff: handoffJson(row),
     model: row.model,
     session_key: row.sessionKey,

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { StoredMessage } from "../runtime/index.ts";
+import type { StoredMessage, TurnUsage } from "../runtime/index.ts";
 import type { Db } from "./client.ts";
-import { messages, sessionRoutes, sessions, type SessionRow } from "./schema.ts";
+import { messages, sessionRoutes, sessions, summaries, usage, type SessionRow } from "./schema.ts";
 
 /**
  * The statements with which the objects copy their state to D1, behind their own storage.
@@ -42,9 +42,23 @@ export function messagesUpsert(d: Db, sessionId: string, rows: readonly StoredMe
         model: r.model,
         active: r.active ? 1 : 0,
         turnId: r.turnId,
+        userKey: r.userKey,
       })),
     )
     .onConflictDoUpdate({ target: [messages.sessionId, messages.localId], set: { active: sql`excluded.active`, content: sql`excluded.content` } });
+}
+
+/** A session's rolling summary as its object has it. */
+export function summaryUpsert(d: Db, s: { sessionId: string; summary: string; foldedThrough: number; updatedAt: number }) {
+  return d.insert(summaries).values(s).onConflictDoUpdate({ target: summaries.sessionId, set: { summary: s.summary, foldedThrough: s.foldedThrough, updatedAt: s.updatedAt } });
+}
+
+/** Turns' token counts as their object recorded them. */
+export function usageUpsert(d: Db, rows: readonly TurnUsage[]) {
+  return d
+    .insert(usage)
+    .values(rows.map((u) => ({ turnId: u.turnId, sessionId: u.session, userKey: u.userKey, day: u.day, inputTokens: u.input, outputTokens: u.output, createdAt: u.createdAt })))
+    .onConflictDoUpdate({ target: usage.turnId, set: { inputTokens: sql`excluded.input_tokens`, outputTokens: sql`excluded.output_tokens` } });
 }
 
 /** A key's binding as its Inbox has it. */

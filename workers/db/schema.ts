@@ -41,6 +41,8 @@ export const sessions = sqliteTable(
     handoffThread: integer("handoff_thread").notNull().default(1),
     handoffDestChatId: text("handoff_dest_chat_id"),
     handoffDestThreadId: text("handoff_dest_thread_id"),
+    /** The session's own instructions, added to the agent's (PATCH /v1/sessions/:id, /instructions). */
+    instructions: text("instructions"),
   },
   (t) => [
     index("sessions_last_active_idx").on(t.lastActiveAt),
@@ -87,8 +89,10 @@ export const messages = sqliteTable(
     outputTokens: integer("output_tokens"),
     /** The model that wrote an assistant message (`offline`: the built-in model). */
     model: text("model"),
+    /** Whose turn it was: `<platform>:<user id>`, or `cli` for turns from the API. */
+    userKey: text("user_key"),
   },
-  (t) => [index("messages_session_idx").on(t.sessionId, t.id), uniqueIndex("messages_local_idx").on(t.sessionId, t.localId)],
+  (t) => [index("messages_session_idx").on(t.sessionId, t.id), uniqueIndex("messages_local_idx").on(t.sessionId, t.localId), index("messages_created_idx").on(t.createdAt)],
 );
 
 /** Session key → session id: which session a chat, thread or user talks to. */
@@ -118,6 +122,37 @@ export const homeChannels = sqliteTable("home_channels", {
   setBy: text("set_by"),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * A session's rolling summary: the gist of the turns folded out of its model requests (the
+ * transcript itself stays stored). One record per session, written behind its object.
+ */
+export const summaries = sqliteTable("summaries", {
+  sessionId: text("session_id").primaryKey(),
+  summary: text("summary").notNull(),
+  /** The id (in the session's own storage) of the last message the summary covers. */
+  foldedThrough: integer("folded_through").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/**
+ * Tokens per turn, for usage reports and the daily budget: who (a platform user, or the
+ * CLI), which session, which UTC day. Kept when old messages are deleted.
+ */
+export const usage = sqliteTable(
+  "usage",
+  {
+    turnId: text("turn_id").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    userKey: text("user_key").notNull(),
+    /** UTC day, YYYY-MM-DD. */
+    day: text("day").notNull(),
+    inputTokens: integer("input_tokens").notNull(),
+    outputTokens: integer("output_tokens").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("usage_day_idx").on(t.day), index("usage_user_day_idx").on(t.userKey, t.day), index("usage_session_idx").on(t.sessionId)],
+);
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;

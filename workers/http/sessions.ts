@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { SESSION_INSTRUCTIONS_MAX_CHARS } from "../agent/index.ts";
 import { modelName } from "../conversations/sessions.ts";
 import { sessionAgent } from "../conversations/stubs.ts";
 import { db } from "../db/client.ts";
@@ -11,6 +12,12 @@ import { jsonBody } from "./validate.ts";
 
 const CreateSession = z.object({ title: z.string().trim().min(1).max(200).optional() });
 const TurnInput = z.object({ content: z.string().refine((s) => s.trim() !== "", "content must not be empty") });
+const PatchSession = z
+  .object({
+    title: z.string().trim().min(1).max(200).nullable().optional(),
+    instructions: z.string().max(SESSION_INSTRUCTIONS_MAX_CHARS).nullable().optional(),
+  })
+  .refine((b) => b.title !== undefined || b.instructions !== undefined, "give title and/or instructions");
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   source: z.string().min(1).max(40).optional(),
@@ -41,6 +48,25 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
     const session = await sessionAgent(c.env, id).describe(id);
     if (!session) throw notFound(`session ${id}`);
     return c.json({ session });
+  })
+  .patch("/:id", async (c) => {
+    const id = sessionIdOf(c.req.param("id"));
+    const body = await jsonBody(c, PatchSession);
+    const instructions = body.instructions === undefined ? undefined : body.instructions?.trim() || null;
+    const session = await sessionAgent(c.env, id).update(id, { ...(body.title !== undefined ? { title: body.title } : {}), ...(instructions !== undefined ? { instructions } : {}) });
+    if (!session) throw notFound(`session ${id}`);
+    return c.json({ session });
+  })
+  .delete("/:id", async (c) => {
+    const id = sessionIdOf(c.req.param("id"));
+    if (!(await sessionAgent(c.env, id).destroy(id))) throw notFound(`session ${id}`);
+    return c.json({ deleted: true });
+  })
+  .post("/:id/compact", async (c) => {
+    const id = sessionIdOf(c.req.param("id"));
+    const result = await sessionAgent(c.env, id).compact(id);
+    if (!result) throw notFound(`session ${id}`);
+    return c.json(result);
   })
   .get("/:id/messages", async (c) => {
     const id = sessionIdOf(c.req.param("id"));

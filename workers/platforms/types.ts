@@ -36,7 +36,7 @@ export interface ReplyTarget {
 }
 
 /** Chat commands every platform understands. */
-export const COMMANDS = ["stop", "new", "resume", "sethome", "help", "whoami", "status"] as const;
+export const COMMANDS = ["stop", "new", "resume", "sethome", "help", "whoami", "status", "compact", "instructions", "tools"] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export function isCommandName(v: string): v is CommandName {

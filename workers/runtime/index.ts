@@ -10,3 +10,4 @@ export { MAX_TURN_ATTEMPTS, SessionRuntime, type BusyPolicy, type NewTurn, type 
 export { durableSql, migrate, num, str, type DurableStorageLike, type Row, type Sql, type SqlValue } from "./sql.ts";
 export { EMPTY_TEXT, failureText, replyText, RESTART_FAILURE, STOPPED_TEXT, UNDELIVERED_NOTE } from "./texts.ts";
 export { rowMessage, SqlTranscript, type NewMessage, type StoredMessage } from "./transcript.ts";
+export { UsageStore, utcDay, type TurnUsage } from "./usage.ts";

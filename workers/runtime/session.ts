@@ -1,4 +1,4 @@
-import { ProviderError, runTurn, type ChatMessage, type ChatModel, type ToolRegistry, type TurnOutcome } from "../agent/index.ts";
+import { ProviderError, runTurn, type ChatMessage, type ChatModel, type ToolRegistry, type TurnOutcome, type Usage } from "../agent/index.ts";
 import type { ReplyTarget } from "../platforms/types.ts";
 import type { ReplyChannel } from "./channel.ts";
 import type { Clock } from "./clock.ts";
@@ -9,6 +9,7 @@ import { ReplyStreamer, type TurnSink } from "./reply.ts";
 import type { Sql } from "./sql.ts";
 import { RESTART_FAILURE } from "./texts.ts";
 import { SqlTranscript } from "./transcript.ts";
+import { UsageStore } from "./usage.ts";
 
 /** What to do with a message that arrives while its session runs a turn. */
 export type BusyPolicy = "queue" | "interrupt";
@@ -26,8 +27,18 @@ export interface RuntimeHost {
   model(): ChatModel;
   /** The tools of the next model call, listed afresh per turn (remote tool servers change). */
   tools(model: ChatModel, signal: AbortSignal): Promise<ToolRegistry | undefined>;
-  /** The request for the model from the stored transcript (instructions, context budget). */
-  prepare?(history: readonly ChatMessage[], turn: TurnRecord): ChatMessage[];
+  /** Resolves once what `prepare` needs is loaded (a tokenizer, say). */
+  ready?(): Promise<void>;
+  /**
+   * The request for the model from the transcript so far (instructions, summary, context
+   * budget), before every model call of a turn. `ids` are the stored ids of `transcript`'s
+   * messages, in order.
+   */
+  prepare?(transcript: readonly ChatMessage[], turn: TurnRecord, ids: readonly number[]): ChatMessage[];
+  /** Messages up to this stored id are folded into a summary: they are not loaded into memory. */
+  foldedThrough?(): number;
+  /** Tokens of a turn whose provider reported none. */
+  estimate?(outcome: TurnOutcome, turn: TurnRecord): Usage;
   /** Where a platform turn's reply goes; null when its platform is gone from the config. */
   channel(target: ReplyTarget): ReplyChannel | null;
   log(line: string): void;
@@ -63,6 +74,12 @@ interface Active {
   controller: AbortController;
 }
 
+/** Whose turn it is, for usage: the platform user its host recorded, else the API (`cli`). */
+function userKeyOf(rec: TurnRecord): string {
+  const k = rec.meta.userKey;
+  return typeof k === "string" && k !== "" ? k : "cli";
+}
+
 const failed = (code: string, message: string): TurnOutcome => ({ finishReason: "error", text: "", error: { code, message }, usage: { input: 0, output: 0 }, toolCalls: 0 });
 
 /** For turns nobody listens to any more (an API turn re-run after a restart): the result is stored. */
@@ -80,11 +97,13 @@ export class SessionRuntime {
   readonly queue: TurnQueue;
   readonly transcript: SqlTranscript;
   readonly deliveries: DeliveryStore;
+  readonly usage: UsageStore;
   readonly #h: RuntimeHost;
   #active: Active | null = null;
   #pumping = false;
   #delivering = 0;
-  #history: ChatMessage[] | null = null;
+  /** The unfolded transcript in memory, with the stored id of each message. */
+  #history: Array<{ id: number; message: ChatMessage }> | null = null;
   #idleWaiters: Array<() => void> = [];
   #turnWaiters = new Map<string, (r: TurnResult) => void>();
 
@@ -93,6 +112,7 @@ export class SessionRuntime {
     this.queue = new TurnQueue(host.sql, host.session);
     this.transcript = new SqlTranscript(host.sql, host.session);
     this.deliveries = new DeliveryStore(host.sql, host.session);
+    this.usage = new UsageStore(host.sql, host.session);
   }
 
   /** Creates or upgrades the runtime's tables (once per storage). */
@@ -100,6 +120,7 @@ export class SessionRuntime {
     TurnQueue.migrate(sql);
     SqlTranscript.migrate(sql);
     DeliveryStore.migrate(sql);
+    UsageStore.migrate(sql);
   }
 
   /** A turn runs, waits, or a reply is still being delivered. */
@@ -122,9 +143,18 @@ export class SessionRuntime {
     return this.queue.all().length > 0 || this.deliveries.all().length > 0;
   }
 
-  /** The stored transcript, cached in memory (this runtime is its only writer). */
+  /** The stored transcript not yet folded into a summary, cached in memory (this runtime is its only writer). */
   history(): ChatMessage[] {
-    this.#history ??= this.transcript.load();
+    return this.#cached().map((h) => h.message);
+  }
+
+  /** Stored ids of `history()`'s messages, in order. */
+  historyIds(): number[] {
+    return this.#cached().map((h) => h.id);
+  }
+
+  #cached(): Array<{ id: number; message: ChatMessage }> {
+    this.#history ??= this.transcript.load(this.#h.foldedThrough?.() ?? 0);
     return this.#history;
   }
 
@@ -258,8 +288,8 @@ export class SessionRuntime {
   #storeUser(rec: TurnRecord): void {
     if (this.transcript.hasTurnUser(rec.turnId)) return;
     const user: ChatMessage = { role: "user", content: rec.content };
-    this.transcript.append([{ message: user, turnId: rec.turnId, at: this.#h.clock.now() }]);
-    this.#history?.push(user);
+    const [id] = this.transcript.append([{ message: user, turnId: rec.turnId, userKey: userKeyOf(rec), at: this.#h.clock.now() }]);
+    this.#history?.push({ id: id!, message: user });
     this.#h.onStored?.();
   }
 
@@ -269,19 +299,23 @@ export class SessionRuntime {
     try {
       this.#storeUser(rec);
       this.#h.onTurnStart?.(rec);
+      await this.#h.ready?.();
       const model = this.#h.model();
       const tools = await this.#h.tools(model, active.controller.signal);
-      const history = this.history();
+      const prepare = this.#h.prepare;
       outcome = await runTurn({
         model,
         ...(tools ? { tools } : {}),
         ...(this.#h.fetch ? { fetch: this.#h.fetch } : {}),
-        history: this.#h.prepare ? this.#h.prepare(history, rec) : [...history],
+        history: this.history(),
+        // Before every model call (tool rounds included), the request within the budget.
+        ...(prepare ? { prepare: (transcript: readonly ChatMessage[]) => prepare(transcript, rec, this.historyIds()) } : {}),
         signal: active.controller.signal,
         onEvent: (e) => sink.event(e),
         append: async (m, usage) => {
-          this.transcript.append([{ message: m, turnId: rec.turnId, usage, model: m.role === "assistant" ? model.id : null, at: this.#h.clock.now() }]);
-          this.#history?.push(m);
+          const stored = m.role === "assistant" ? { ...m, model: model.id } : m;
+          const [id] = this.transcript.append([{ message: stored, turnId: rec.turnId, usage, model: m.role === "assistant" ? model.id : null, userKey: userKeyOf(rec), at: this.#h.clock.now() }]);
+          this.#history?.push({ id: id!, message: stored });
           this.#h.onStored?.();
         },
       });
@@ -291,6 +325,7 @@ export class SessionRuntime {
       outcome = err instanceof ProviderError ? failed(err.code, err.message) : failed("internal", "the turn failed inside the agent runtime");
       this.forgetHistory();
     }
+    this.#recordUsage(rec, outcome);
     let delivery: DeliveryOutcome | null = null;
     if (sink instanceof ReplyStreamer && rec.target) {
       const end = await sink.end(outcome);
@@ -313,6 +348,19 @@ export class SessionRuntime {
     this.#turnWaiters.delete(rec.turnId);
     this.#wake();
     waiter?.({ outcome, delivery });
+  }
+
+  /** The turn's tokens: the provider's count, or the host's estimate when it reported none. */
+  #recordUsage(rec: TurnRecord, outcome: TurnOutcome): void {
+    const reported = outcome.usage.input + outcome.usage.output > 0;
+    const usage = reported ? outcome.usage : (this.#h.estimate?.(outcome, rec) ?? outcome.usage);
+    if (usage.input + usage.output === 0) return;
+    this.usage.record(rec.turnId, userKeyOf(rec), usage, this.#h.clock.now());
+  }
+
+  /** Drops folded messages from memory (they stay stored). */
+  forgetThrough(id: number): void {
+    if (this.#history) this.#history = this.#history.filter((h) => h.id > id);
   }
 
   async #deliver(turnId: string, target: ReplyTarget): Promise<DeliveryOutcome> {

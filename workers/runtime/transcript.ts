@@ -10,6 +10,8 @@ export interface StoredMessage {
   usage: Usage | null;
   /** The model that wrote an assistant message (`offline` marks the built-in model). */
   model: string | null;
+  /** Whose turn it was (`<platform>:<user id>`, or `cli`). */
+  userKey: string | null;
   createdAt: number;
   active: boolean;
 }
@@ -20,6 +22,7 @@ export interface NewMessage {
   turnId?: string | null;
   usage?: Usage | undefined;
   model?: string | null;
+  userKey?: string | null;
   at: number;
 }
 
@@ -43,6 +46,8 @@ const SCHEMA = [
   );
   CREATE INDEX messages_by_session ON messages (session, id);
   CREATE INDEX messages_unsynced ON messages (synced) WHERE synced = 0`,
+  // Whose turn a message belongs to (usage per platform user).
+  `ALTER TABLE messages ADD COLUMN user_key TEXT`,
 ];
 
 function calls(v: Row[string] | undefined): ToolCall[] | undefined {
@@ -63,6 +68,8 @@ export function rowMessage(r: Row): ChatMessage {
   if (r.tool_call_id) m.tool_call_id = String(r.tool_call_id);
   if (r.name) m.name = String(r.name);
   if (r.finish_reason) m.finish_reason = String(r.finish_reason) as ChatMessage["finish_reason"];
+  // Which model wrote it: offline replies are never sent to a real model as history.
+  if (r.model && r.role === "assistant") m.model = String(r.model);
   return m;
 }
 
@@ -75,6 +82,7 @@ function stored(r: Row): StoredMessage {
     turnId: str(r.turn_id),
     usage: hasUsage ? { input: num(r.input_tokens), output: num(r.output_tokens) } : null,
     model: str(r.model),
+    userKey: str(r.user_key ?? null),
     createdAt: num(r.created_at),
     active: num(r.active) === 1,
   };
@@ -99,9 +107,9 @@ export class SqlTranscript {
     migrate(sql, "transcript", SCHEMA);
   }
 
-  /** The active messages, oldest first. */
-  load(): ChatMessage[] {
-    return this.#sql.exec("SELECT * FROM messages WHERE session = ? AND active = 1 ORDER BY id", this.#session).map(rowMessage);
+  /** The active messages after message `afterId` (0: all), oldest first, with their ids. */
+  load(afterId = 0): Array<{ id: number; message: ChatMessage }> {
+    return this.#sql.exec("SELECT * FROM messages WHERE session = ? AND active = 1 AND id > ? ORDER BY id", this.#session, afterId).map((r) => ({ id: num(r.id), message: rowMessage(r) }));
   }
 
   /** Every stored message with its facts (for the API and exports), oldest first. */
@@ -117,10 +125,10 @@ export class SqlTranscript {
   /** Appends messages in order, in one transaction; returns their ids. */
   append(items: readonly NewMessage[], opts: { synced?: boolean } = {}): number[] {
     return this.#sql.transaction(() =>
-      items.map(({ message: m, turnId, usage, model, at }) => {
+      items.map(({ message: m, turnId, usage, model, userKey, at }) => {
         const row = this.#sql.exec(
-          `INSERT INTO messages (session, role, content, tool_calls, tool_call_id, name, finish_reason, turn_id, input_tokens, output_tokens, model, created_at, synced)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          `INSERT INTO messages (session, role, content, tool_calls, tool_call_id, name, finish_reason, turn_id, input_tokens, output_tokens, model, user_key, created_at, synced)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
           this.#session,
           m.role,
           m.content,
@@ -132,6 +140,7 @@ export class SqlTranscript {
           usage ? usage.input : null,
           usage ? usage.output : null,
           model ?? null,
+          userKey ?? null,
           at,
           opts.synced ? 1 : 0,
         )[0]!;
@@ -144,12 +153,12 @@ export class SqlTranscript {
    * Stores messages copied from elsewhere (D1, an import) under their own ids, as already
    * synced; ids already present are skipped. Later appends get higher ids.
    */
-  importRows(items: ReadonlyArray<NewMessage & { id: number; active?: boolean }>): void {
+  importRows(items: ReadonlyArray<NewMessage & { id: number; active?: boolean }>, opts: { synced?: boolean } = {}): void {
     this.#sql.transaction(() => {
-      for (const { id, message: m, turnId, usage, model, at, active } of items) {
+      for (const { id, message: m, turnId, usage, model, userKey, at, active } of items) {
         this.#sql.exec(
-          `INSERT OR IGNORE INTO messages (id, session, role, content, tool_calls, tool_call_id, name, finish_reason, turn_id, input_tokens, output_tokens, model, created_at, active, synced)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+          `INSERT OR IGNORE INTO messages (id, session, role, content, tool_calls, tool_call_id, name, finish_reason, turn_id, input_tokens, output_tokens, model, user_key, created_at, active, synced)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           id,
           this.#session,
           m.role,
@@ -162,8 +171,10 @@ export class SqlTranscript {
           usage ? usage.input : null,
           usage ? usage.output : null,
           model ?? null,
+          userKey ?? null,
           at,
           active === false ? 0 : 1,
+          opts.synced === false ? 0 : 1,
         );
       }
     });
@@ -178,6 +189,16 @@ export class SqlTranscript {
   deactivateTurn(turnId: string): number {
     const rows = this.#sql.exec("UPDATE messages SET active = 0, synced = 0 WHERE session = ? AND turn_id = ? AND active = 1 RETURNING id", this.#session, turnId);
     return rows.length;
+  }
+
+  /** The newest stored id among messages created before `cutoff` (0: none). */
+  lastIdBefore(cutoff: number): number {
+    return num(this.#sql.exec("SELECT MAX(id) AS id FROM messages WHERE session = ? AND created_at < ?", this.#session, cutoff)[0]?.id);
+  }
+
+  /** Deletes up to `limit` messages created before `cutoff` (retention); returns how many. */
+  deleteBefore(cutoff: number, limit = 1000): number {
+    return this.#sql.exec("DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE session = ? AND created_at < ? ORDER BY id LIMIT ?) RETURNING id", this.#session, cutoff, limit).length;
   }
 
   /** Rows not yet copied to D1, oldest first. */

@@ -21,13 +21,16 @@ export const DISCORD_COMMANDS = [
   { name: "resume", description: "Continue an earlier session here", options: [{ type: 3, name: "session", description: "Session id or title (empty: list recent)", required: false, autocomplete: true }] },
   { name: "sethome", description: "Make this chat the home channel for handoffs" },
   { name: "status", description: "This chat's session: model, context use, whether a turn runs" },
+  { name: "compact", description: "Fold the older part of this session into its summary now" },
+  { name: "instructions", description: "Show or set this session's instructions", options: [{ type: 3, name: "text", description: "New instructions, or 'clear'", required: false }] },
+  { name: "tools", description: "What the agent can use" },
   { name: "whoami", description: "Your user id here, and whether you may use this bot" },
   { name: "help", description: "What this bot can do" },
   { name: ASK_MESSAGE_COMMAND, type: MESSAGE_COMMAND },
 ] as const;
 
 /** The option of each command that carries its argument. */
-const ARG_OPTION: Record<string, string> = { resume: "session" };
+const ARG_OPTION: Record<string, string> = { resume: "session", instructions: "text" };
 
 export function ephemeral(content: string): Response {
   return Response.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL, allowed_mentions: { parse: [] } } });

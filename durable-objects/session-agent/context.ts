@@ -1,0 +1,189 @@
+import {
+  loadTokenCounter,
+  planContext,
+  splitTurns,
+  summarise,
+  systemMessage,
+  VERBATIM_TURNS,
+  type AgentChatType,
+  type AgentPlatform,
+  type ChatMessage,
+  type ChatModel,
+  type TokenCounter,
+  type TurnOutcome,
+  type Usage,
+} from "../../workers/agent/index.ts";
+import type { SessionRuntime, TurnRecord } from "../../workers/runtime/index.ts";
+import type { SessionRecord } from "./record.ts";
+
+/** What keeping a session within its budget needs from its object. */
+export interface ContextHost {
+  record(): SessionRecord | null;
+  update(patch: Partial<SessionRecord>): void;
+  runtime(): SessionRuntime;
+  model(): ChatModel;
+  /** `SYSTEM_PROMPT` and `LLM_CONTEXT_TOKENS`. */
+  settings(): { systemPrompt: string | undefined; budget: number };
+  now(): number;
+  log(line: string): void;
+}
+
+let counterPromise: Promise<TokenCounter> | null = null;
+
+/** The tokenizer, loaded once per isolate. */
+function counter(): Promise<TokenCounter> {
+  counterPromise ??= loadTokenCounter();
+  return counterPromise;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * An upper bound of any tokenizer's count: every token is at least one UTF-8 byte. Used
+ * until the tokenizer is needed, since building its rank table costs about a second of CPU
+ * in a fresh isolate and a session far below its budget does not need exact counts.
+ */
+export const BYTE_BOUND: TokenCounter = { encoding: "utf8-bytes", count: (text) => encoder.encode(text).length };
+
+const PLATFORMS: readonly string[] = ["telegram", "discord", "slack"];
+
+/** Where the agent is talking, for the context line of its instructions. */
+function whereFor(rec: SessionRecord, turn: TurnRecord) {
+  const platform = (turn.target?.platform ?? (PLATFORMS.includes(rec.source) ? rec.source : "cli")) as AgentPlatform;
+  const handedOffFromCli = rec.source === "cli" && turn.target !== null;
+  const chatType = (handedOffFromCli ? (turn.target?.private ? "dm" : "thread") : rec.chatType) as AgentChatType | null;
+  return { platform, chatType, handedOffFromCli };
+}
+
+/**
+ * Keeps every model request within `LLM_CONTEXT_TOKENS`: instructions (SYSTEM_PROMPT, the
+ * session's own, the date and where the agent is), the rolling summary, then the newest turns
+ * verbatim. When the history passes ~75% of the budget the older turns are folded into the
+ * summary after the turn (by the model; the offline model writes an extractive one); a
+ * summary that fails to generate never fails a turn: the oldest turns are trimmed instead,
+ * and the log says so. The folded messages stay stored, and leave memory.
+ */
+export class ContextKeeper {
+  readonly #h: ContextHost;
+  #counter: TokenCounter | null = null;
+  /** The stored id of the last message the newest plan asked to fold. */
+  #foldThrough: number | null = null;
+  #folding: Promise<void> | null = null;
+  /** Tokens of the last request, for `/status` and estimates. */
+  #lastTokens = 0;
+
+  constructor(host: ContextHost) {
+    this.#h = host;
+  }
+
+  /** Before a turn: loads the tokenizer when the byte bound says this session may need trimming or folding. */
+  async ready(): Promise<void> {
+    if (this.#counter) return;
+    const rec = this.#h.record();
+    if (!rec) return;
+    const plan = this.#plan(rec, null, this.#h.runtime().history(), BYTE_BOUND);
+    if (plan.fold || plan.omitted > 0 || plan.truncated) await this.#exact();
+  }
+
+  async #exact(): Promise<TokenCounter> {
+    this.#counter ??= await counter();
+    return this.#counter;
+  }
+
+  #plan(rec: SessionRecord, turn: TurnRecord | null, history: readonly ChatMessage[], count: TokenCounter) {
+    return planContext({ system: this.#system(rec, turn), summary: rec.summary ?? null, history, modelId: this.#h.model().id, counter: count, budget: this.#h.settings().budget });
+  }
+
+  get lastTokens(): number {
+    return this.#lastTokens;
+  }
+
+  #system(rec: SessionRecord, turn: TurnRecord | null): ChatMessage {
+    const s = this.#h.settings();
+    const where = turn ? whereFor(rec, turn) : { platform: (PLATFORMS.includes(rec.source) ? rec.source : "cli") as AgentPlatform, chatType: rec.chatType as AgentChatType | null };
+    return systemMessage({ systemPrompt: s.systemPrompt, sessionInstructions: rec.instructions, now: this.#h.now(), where });
+  }
+
+  /** The request for one model call of `turn` (see RuntimeHost.prepare). */
+  prepare(transcript: readonly ChatMessage[], turn: TurnRecord, ids: readonly number[]): ChatMessage[] {
+    const rec = this.#h.record();
+    if (!rec) return [...transcript];
+    const exact = this.#counter;
+    const plan = this.#plan(rec, turn, transcript, exact ?? BYTE_BOUND);
+    // Without the tokenizer the bound errs on the safe side; a plan that needs cutting
+    // (tool rounds grew the turn) is sent as is, and the tokenizer loads for the next call.
+    if (!exact && (plan.fold || plan.omitted > 0 || plan.truncated)) void this.#exact();
+    this.#lastTokens = exact ? plan.tokens : Math.ceil(plan.tokens / 4);
+    if (plan.omitted > 0) this.#h.log(`context: ${plan.omitted} older message(s) left out of the request to stay within the budget`);
+    const id = exact && plan.fold && plan.fold.upTo > 0 ? ids[plan.fold.upTo - 1] : undefined;
+    if (id !== undefined) this.#foldThrough = Math.max(this.#foldThrough ?? 0, id);
+    return plan.messages;
+  }
+
+  /** A turn's tokens when the provider reported none: the request's estimate and the reply's count. */
+  estimate(outcome: TurnOutcome): Usage {
+    // Without the tokenizer: about four bytes a token, the usual rate for English.
+    const output = !outcome.text ? 0 : this.#counter ? this.#counter.count(outcome.text) : Math.ceil(BYTE_BOUND.count(outcome.text) / 4);
+    return { input: this.#lastTokens, output };
+  }
+
+  /** After a turn: folds what its requests asked to fold (in the background: never delays a reply). */
+  afterTurn(): void {
+    const through = this.#foldThrough;
+    if (through === null || this.#folding) return;
+    this.#foldThrough = null;
+    this.#folding = this.#fold(through).finally(() => (this.#folding = null));
+  }
+
+  /** `/compact`: folds everything but the newest turns now. */
+  async compact(): Promise<{ compacted: boolean; folded_messages: number }> {
+    await this.#exact();
+    await this.#folding;
+    const rt = this.#h.runtime();
+    const history = rt.history();
+    const turns = splitTurns(history, this.#h.model().id);
+    if (turns.length <= VERBATIM_TURNS) return { compacted: false, folded_messages: 0 };
+    const keep = turns[turns.length - VERBATIM_TURNS]!;
+    const upTo = keep.start;
+    const id = rt.historyIds()[upTo - 1];
+    if (id === undefined || upTo === 0) return { compacted: false, folded_messages: 0 };
+    await this.#fold(id);
+    return { compacted: true, folded_messages: upTo };
+  }
+
+  /** Folds everything up to stored id `through` into the summary now (retention, before deleting old messages). */
+  async foldThrough(through: number): Promise<void> {
+    await this.#exact();
+    await this.#folding;
+    if (through > (this.#h.record()?.foldedThrough ?? 0)) await this.#fold(through);
+  }
+
+  async #fold(through: number): Promise<void> {
+    const rt = this.#h.runtime();
+    const rec = this.#h.record();
+    if (!rec) return;
+    const ids = rt.historyIds();
+    const history = rt.history();
+    const count = ids.filter((id) => id <= through).length;
+    if (count === 0) return;
+    const folded = history.slice(0, count);
+    let summary = rec.summary ?? null;
+    try {
+      summary = await summarise(this.#h.model(), summary, folded, undefined, { counter: await this.#exact() });
+    } catch (err) {
+      // The mark still moves: the request stays bounded, and these turns are trimmed instead.
+      this.#h.log(`context: the summary could not be written (${err instanceof Error ? err.message : String(err)}); trimming the ${count} oldest message(s) instead`);
+    }
+    this.#h.update({ summary, foldedThrough: Math.max(rec.foldedThrough ?? 0, through) });
+    rt.forgetThrough(through);
+  }
+
+  /** What `/status` shows about the context. */
+  async status(): Promise<{ tokens_in_context: number; budget: number; turns: number; summary: boolean }> {
+    const count = await this.#exact();
+    const rec = this.#h.record();
+    const rt = this.#h.runtime();
+    const tokens = rec ? this.#plan(rec, null, rt.history(), count).tokens : 0;
+    return { tokens_in_context: tokens, budget: this.#h.settings().budget, turns: rt.usage.totals().turns, summary: Boolean(rec?.summary) };
+  }
+}

@@ -1,0 +1,114 @@
+import { and, eq, lt } from "drizzle-orm";
+import type { Db } from "../../workers/db/client.ts";
+import { messages, sessionRoutes, sessions, summaries, usage } from "../../workers/db/schema.ts";
+import type { SessionRuntime } from "../../workers/runtime/index.ts";
+import { inbox } from "../../workers/conversations/stubs.ts";
+import type { SessionExport } from "../../workers/conversations/export.ts";
+import { formatToolList, listTools, type ToolRegistry } from "../../workers/agent/index.ts";
+import { newRecord, type SessionRecord } from "./record.ts";
+
+export type { SessionExport } from "../../workers/conversations/export.ts";
+
+/** The session's own storage as an export. */
+export function exportSession(rec: SessionRecord, rt: SessionRuntime): SessionExport {
+  const { summary, foldedThrough, handoffDestKey: _k, handoffTurnId: _t, ...row } = rec;
+  return {
+    session: row as SessionExport["session"],
+    messages: rt.transcript.rows({ includeInactive: true }).map((m) => ({
+      id: m.id,
+      role: m.message.role,
+      content: m.message.content,
+      tool_calls: m.message.tool_calls ?? null,
+      tool_call_id: m.message.tool_call_id ?? null,
+      name: m.message.name ?? null,
+      finish_reason: m.message.finish_reason ?? null,
+      turn_id: m.turnId,
+      input_tokens: m.usage ? m.usage.input : null,
+      output_tokens: m.usage ? m.usage.output : null,
+      model: m.model,
+      user_key: m.userKey,
+      created_at: m.createdAt,
+      active: m.active,
+    })),
+    summary: summary ? { summary, folded_through: foldedThrough ?? 0 } : null,
+    usage: rt.usage.all(),
+  };
+}
+
+/** The session row of an export. Columns an older export lacks take their defaults; the running flag never comes along. */
+export function recordFromExport(data: SessionExport): SessionRecord {
+  const s = data.session;
+  const base = newRecord({ source: s.source, model: typeof s.model === "string" ? s.model : "offline" }, s.startedAt, s.id);
+  const summary = data.summary ? { summary: data.summary.summary, foldedThrough: data.summary.folded_through } : {};
+  return { ...base, ...(s as Partial<SessionRecord>), activeTurnId: null, turnStartedAt: null, ...summary };
+}
+
+/** The `/tools` answer for a session's tools (undefined: the model takes no tools). */
+export async function describeTools(tools: ToolRegistry | undefined): Promise<string> {
+  if (!tools) return "The offline model uses no tools; configure a real model (LLM_BASE_URL) to give the agent tools.";
+  return formatToolList(await listTools(tools, AbortSignal.timeout(15_000)));
+}
+
+/** Loads an export into this (empty) object's storage, as unsynced so the mirror copies it to D1. */
+export function importSession(data: SessionExport, rt: SessionRuntime): void {
+  rt.transcript.importRows(
+    data.messages.map((m) => ({
+      id: m.id,
+      message: {
+        role: m.role as "user",
+        content: m.content,
+        ...(m.tool_calls ? { tool_calls: m.tool_calls as never } : {}),
+        ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
+        ...(m.name ? { name: m.name } : {}),
+        ...(m.finish_reason ? { finish_reason: m.finish_reason as never } : {}),
+      },
+      turnId: m.turn_id,
+      usage: m.input_tokens !== null || m.output_tokens !== null ? { input: m.input_tokens ?? 0, output: m.output_tokens ?? 0 } : undefined,
+      model: m.model,
+      userKey: m.user_key,
+      at: m.created_at,
+      active: m.active,
+    })),
+    { synced: false },
+  );
+  for (const u of data.usage) rt.usage.record(u.turnId, u.userKey, { input: u.input, output: u.output }, u.createdAt);
+}
+
+/** Deletes a session's messages (in D1) and files created before `cutoff`, in bounded batches. */
+export async function retainElsewhere(env: Env, d: Db, sessionId: string, cutoff: number): Promise<void> {
+  await d.delete(messages).where(and(eq(messages.sessionId, sessionId), lt(messages.createdAt, cutoff)));
+  const files = (env as { FILES?: R2Bucket }).FILES;
+  if (!files) return;
+  const page = await files.list({ prefix: `sessions/${sessionId}/`, limit: 1000 });
+  const old = page.objects.filter((o) => o.uploaded.getTime() < cutoff).map((o) => o.key);
+  if (old.length > 0) await files.delete(old);
+}
+
+/**
+ * Removes every trace of a session outside its object: D1 rows (the session, its messages,
+ * summary, usage and routes), the bindings of the keys that pointed at it (their Inboxes),
+ * and its stored files. The object then deletes its own storage.
+ */
+export async function deleteEverywhere(env: Env, d: Db, rec: SessionRecord): Promise<void> {
+  const routes = await d.select({ key: sessionRoutes.sessionKey }).from(sessionRoutes).where(eq(sessionRoutes.sessionId, rec.id));
+  const keys = new Set(routes.map((r) => r.key));
+  if (rec.sessionKey) keys.add(rec.sessionKey);
+  if (rec.handoffDestKey) keys.add(rec.handoffDestKey);
+  await Promise.all([...keys].map((key) => inbox(env, key).unbind(key, rec.id)));
+  await d.batch([
+    d.delete(messages).where(eq(messages.sessionId, rec.id)),
+    d.delete(summaries).where(eq(summaries.sessionId, rec.id)),
+    d.delete(usage).where(eq(usage.sessionId, rec.id)),
+    d.delete(sessionRoutes).where(eq(sessionRoutes.sessionId, rec.id)),
+    d.delete(sessions).where(eq(sessions.id, rec.id)),
+  ]);
+  const files = (env as { FILES?: R2Bucket }).FILES;
+  if (files) {
+    for (let cursor: string | undefined; ; ) {
+      const page = await files.list({ prefix: `sessions/${rec.id}/`, ...(cursor ? { cursor } : {}) });
+      if (page.objects.length > 0) await files.delete(page.objects.map((o) => o.key));
+      if (!page.truncated) break;
+      cursor = page.cursor;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import { z } from "zod";
+
+/**
+ * The export format of sessions (`hermes-edge sessions export`, `GET …/export`): JSONL, one
+ * session after another, each opened by its `session` line; `import` takes the same lines
+ * back, so export → import → export gives the same bytes. Markdown is for reading only.
+ */
+export const EXPORT_VERSION = 1;
+
+const ExportedMessage = z.object({
+  id: z.number().int().positive(),
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.string().nullable(),
+  tool_calls: z.array(z.unknown()).nullable(),
+  tool_call_id: z.string().nullable(),
+  name: z.string().nullable(),
+  finish_reason: z.string().nullable(),
+  turn_id: z.string().nullable(),
+  input_tokens: z.number().int().nullable(),
+  output_tokens: z.number().int().nullable(),
+  model: z.string().nullable(),
+  user_key: z.string().nullable(),
+  created_at: z.number().int(),
+  active: z.boolean(),
+});
+
+const ExportedUsage = z.object({ turnId: z.string(), session: z.string(), userKey: z.string(), day: z.string(), input: z.number().int(), output: z.number().int(), createdAt: z.number().int() });
+
+/** The session row as exported (every column of `sessions`; validated loosely: ids and times must be right). */
+const ExportedSession = z.object({ id: z.string().min(1).max(200), source: z.string().min(1).max(40), startedAt: z.number().int(), lastActiveAt: z.number().int() }).passthrough();
+
+const Line = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("session"), version: z.literal(EXPORT_VERSION), session: ExportedSession }),
+  z.object({ type: z.literal("message"), session_id: z.string(), message: ExportedMessage }),
+  z.object({ type: z.literal("summary"), session_id: z.string(), summary: z.string(), folded_through: z.number().int() }),
+  z.object({ type: z.literal("usage"), session_id: z.string(), usage: ExportedUsage }),
+]);
+
+export type ExportedMessage = z.infer<typeof ExportedMessage>;
+
+/** One session as exported: everything needed to bring it back exactly. */
+export interface SessionExport {
+  session: { id: string; source: string; startedAt: number; lastActiveAt: number } & Record<string, unknown>;
+  messages: ExportedMessage[];
+  summary: { summary: string; folded_through: number } | null;
+  usage: Array<z.infer<typeof ExportedUsage>>;
+}
+
+/** JSONL lines of one session. */
+export function toJsonl(e: SessionExport): string {
+  const id = e.session.id;
+  const lines: unknown[] = [{ type: "session", version: EXPORT_VERSION, session: e.session }];
+  for (const m of e.messages) lines.push({ type: "message", session_id: id, message: m });
+  if (e.summary) lines.push({ type: "summary", session_id: id, ...e.summary });
+  for (const u of e.usage) lines.push({ type: "usage", session_id: id, usage: u });
+  return lines.map((l) => `${JSON.stringify(l)}\n`).join("");
+}
+
+/** Sessions from JSONL (several may follow each other), or the first problem, with its line number. */
+export function fromJsonl(text: string): { ok: true; sessions: SessionExport[] } | { ok: false; error: string } {
+  const out: SessionExport[] = [];
+  const lines = text.split("\n");
+  for (const [i, raw] of lines.entries()) {
+    if (raw.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return { ok: false, error: `line ${i + 1}: not JSON` };
+    }
+    const parsed = Line.safeParse(value);
+    if (!parsed.success) return { ok: false, error: `line ${i + 1}: ${parsed.error.issues[0]?.path.join(".") || "line"}: ${parsed.error.issues[0]?.message ?? "invalid"}` };
+    const line = parsed.data;
+    if (line.type === "session") {
+      out.push({ session: line.session, messages: [], summary: null, usage: [] });
+      continue;
+    }
+    const current = out.at(-1);
+    if (!current || current.session.id !== line.session_id) return { ok: false, error: `line ${i + 1}: belongs to session ${line.session_id}, which has no session line before it` };
+    if (line.type === "message") current.messages.push(line.message);
+    else if (line.type === "summary") current.summary = { summary: line.summary, folded_through: line.folded_through };
+    else current.usage.push(line.usage);
+  }
+  return { ok: true, sessions: out };
+}
+
+/** A readable transcript. */
+export function toMarkdown(e: SessionExport): string {
+  const s = e.session;
+  const when = (t: number) => new Date(t).toISOString().replace("T", " ").slice(0, 16);
+  const parts = [`# ${typeof s.title === "string" && s.title ? s.title : s.id}`, "", `Session \`${s.id}\` · ${s.source} · started ${when(s.startedAt)} UTC`, ""];
+  if (e.summary) parts.push("> **Summary of the earlier conversation:** " + e.summary.summary.replace(/\n/g, "\n> "), "");
+  for (const m of e.messages) {
+    if (!m.active) continue;
+    if (m.role === "tool") parts.push(`<details><summary>tool result (${m.name ?? "tool"})</summary>\n\n\`\`\`\n${m.content ?? ""}\n\`\`\`\n</details>`, "");
+    else if (m.role === "assistant" && m.tool_calls?.length) parts.push(`**assistant** called ${m.tool_calls.length} tool(s)${m.content ? `: ${m.content}` : ""}`, "");
+    else parts.push(`**${m.role}** (${when(m.created_at)}):`, "", m.content ?? "", "");
+  }
+  return parts.join("\n");
+}

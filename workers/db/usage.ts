@@ -1,0 +1,33 @@
+import { and, desc, eq, gte, lte, sql, sum, type SQL } from "drizzle-orm";
+import type { Db } from "./client.ts";
+import { usage } from "./schema.ts";
+
+/** One row of a usage report. */
+export interface UsageRow {
+  key: string;
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** Turns and tokens per session, platform user or UTC day, between two days (inclusive). */
+export async function usageReport(d: Db, group: "session" | "user" | "day", since?: string, until?: string): Promise<UsageRow[]> {
+  const col = group === "session" ? usage.sessionId : group === "user" ? usage.userKey : usage.day;
+  const where: SQL[] = [];
+  if (since) where.push(gte(usage.day, since));
+  if (until) where.push(lte(usage.day, until));
+  const rows = await d
+    .select({ key: col, turns: sql<number>`COUNT(*)`, input: sum(usage.inputTokens), output: sum(usage.outputTokens) })
+    .from(usage)
+    .where(where.length > 0 ? and(...where) : undefined)
+    .groupBy(col)
+    .orderBy(group === "day" ? desc(usage.day) : desc(sql`SUM(${usage.inputTokens}) + SUM(${usage.outputTokens})`))
+    .limit(1000);
+  return rows.map((r) => ({ key: r.key, turns: Number(r.turns), input_tokens: Number(r.input ?? 0), output_tokens: Number(r.output ?? 0) }));
+}
+
+/** Tokens a platform user used on one UTC day (for `DAILY_TOKEN_BUDGET`). */
+export async function usedToday(d: Db, userKey: string, day: string): Promise<number> {
+  const row = await d.select({ total: sql<number>`COALESCE(SUM(${usage.inputTokens} + ${usage.outputTokens}), 0)` }).from(usage).where(and(eq(usage.userKey, userKey), eq(usage.day, day))).get();
+  return Number(row?.total ?? 0);
+}
