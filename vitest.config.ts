@@ -23,8 +23,8 @@ const WORKER_TEST_VARS: Record<string, string> = {
   TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
   TELEGRAM_HOME_CHANNEL: "",
   TELEGRAM_HOME_CHANNEL_THREAD_ID: "",
-  // 1001, 1002: telegram tests; 1004: recovery; 1005, 1006: handoff; 1007: an admin; 1008: hostile bodies. 1003 is never allowed.
-  TELEGRAM_ALLOWED_USERS: "1001,1002,1004,1005,1006,1007,1008",
+  // 1001, 1002: telegram tests; 1004: recovery; 1005, 1006: handoff; 1007: an admin; 1008: hostile bodies; 1009: sessions kept. 1003 is never allowed.
+  TELEGRAM_ALLOWED_USERS: "1001,1002,1004,1005,1006,1007,1008,1009",
   TELEGRAM_API_ROOT: "https://telegram.test",
   // Who may /resume CLI sessions.
   TELEGRAM_ADMIN_USERS: "1007",
@@ -75,12 +75,14 @@ export default defineConfig({
     projects: [
       workerProject("worker", "test/worker/**/*.test.ts"),
       // The same Worker configured otherwise: Telegram relayed to gateways with a small relay
-      // buffer, and BUSY_POLICY=interrupt for the platforms served at the edge.
+      // buffer, BUSY_POLICY=interrupt for the platforms served at the edge, and a daily
+      // token budget per platform user.
       workerProject("relay", "test/worker-relay/**/*.test.ts", {
         RELAY_PLATFORMS: "telegram",
         RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret",
         RELAY_BUFFER_LIMIT: "5",
         BUSY_POLICY: "interrupt",
+        DAILY_TOKEN_BUDGET: "50000",
       }),
       {
         test: {

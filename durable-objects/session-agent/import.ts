@@ -19,6 +19,7 @@ export async function importFromD1(d: Db, sql: Sql, records: RecordStore, sessio
   // Another call may have imported it while this one waited on D1.
   const already = records.get();
   if (already) return already.id === sessionId ? already : null;
+  records.ensure();
   const transcript = new SqlTranscript(sql, sessionId);
   sql.transaction(() => {
     transcript.importRows(

@@ -52,10 +52,11 @@ export class SessionAgent extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#sql = durableSql(ctx.storage);
-    this.#records = new RecordStore(this.#sql);
+    this.#records = new RecordStore(this.#sql, () => this.#migrate());
     this.#mirror = this.#newMirror();
     ctx.blockConcurrencyWhile(async () => {
-      this.#migrate();
+      // An object whose session was never created (or was deleted) has no storage to upgrade.
+      if (RecordStore.exists(this.#sql)) this.#migrate();
       const rec = this.#records.get();
       if (!rec) return;
       this.#init(rec.id);
@@ -247,9 +248,9 @@ export class SessionAgent extends DurableObject<Env> {
     if (last > 0) await this.#context!.foldThrough(last);
     const gone = rt.transcript.deleteBefore(cutoff);
     rt.forgetHistory();
-    await retainElsewhere(this.env, db(this.env), sessionId, cutoff);
+    await retainElsewhere(this.env, db(this.env), sessionId, cutoff, gone.turnIds);
     await this.#mirror.flush();
-    return gone;
+    return gone.deleted;
   }
 
   /** The `/tools` answer: what the agent can use in this session right now. */
@@ -285,9 +286,8 @@ export class SessionAgent extends DurableObject<Env> {
     this.#runtime = null;
     this.#handoff = null;
     this.#context = null;
-    this.#records = new RecordStore(this.#sql);
+    this.#records = new RecordStore(this.#sql, () => this.#migrate());
     this.#mirror = this.#newMirror();
-    this.#migrate();
     return true;
   }
 

@@ -3,6 +3,7 @@ import type { Db } from "../../workers/db/client.ts";
 import { messages, sessionRoutes, sessions, summaries, usage } from "../../workers/db/schema.ts";
 import type { SessionRuntime } from "../../workers/runtime/index.ts";
 import { inbox } from "../../workers/conversations/stubs.ts";
+import { sessionFilesPrefix } from "../../workers/conversations/files.ts";
 import type { SessionExport } from "../../workers/conversations/export.ts";
 import { formatToolList, listTools, type ToolRegistry } from "../../workers/agent/index.ts";
 import { newRecord, type SessionRecord } from "./record.ts";
@@ -74,14 +75,20 @@ export function importSession(data: SessionExport, rt: SessionRuntime): void {
   for (const u of data.usage) rt.usage.record(u.turnId, u.userKey, { input: u.input, output: u.output }, u.createdAt);
 }
 
-/** Deletes a session's messages (in D1) and files created before `cutoff`, in bounded batches. */
-export async function retainElsewhere(env: Env, d: Db, sessionId: string, cutoff: number): Promise<void> {
+/** Deletes a session's messages (in D1) created before `cutoff`, and the files of `turnIds` (the turns whose messages went). */
+export async function retainElsewhere(env: Env, d: Db, sessionId: string, cutoff: number, turnIds: readonly string[]): Promise<void> {
   await d.delete(messages).where(and(eq(messages.sessionId, sessionId), lt(messages.createdAt, cutoff)));
-  const files = (env as { FILES?: R2Bucket }).FILES;
-  if (!files) return;
-  const page = await files.list({ prefix: `sessions/${sessionId}/`, limit: 1000 });
-  const old = page.objects.filter((o) => o.uploaded.getTime() < cutoff).map((o) => o.key);
-  if (old.length > 0) await files.delete(old);
+  for (const turnId of turnIds) await deletePrefix(env.FILES, `${sessionFilesPrefix(sessionId)}${turnId}/`);
+}
+
+/** Deletes every object under `prefix`, a page at a time. */
+async function deletePrefix(files: R2Bucket, prefix: string): Promise<void> {
+  for (let cursor: string | undefined; ; ) {
+    const page = await files.list({ prefix, ...(cursor ? { cursor } : {}) });
+    if (page.objects.length > 0) await files.delete(page.objects.map((o) => o.key));
+    if (!page.truncated) return;
+    cursor = page.cursor;
+  }
 }
 
 /**
@@ -102,13 +109,5 @@ export async function deleteEverywhere(env: Env, d: Db, rec: SessionRecord): Pro
     d.delete(sessionRoutes).where(eq(sessionRoutes.sessionId, rec.id)),
     d.delete(sessions).where(eq(sessions.id, rec.id)),
   ]);
-  const files = (env as { FILES?: R2Bucket }).FILES;
-  if (files) {
-    for (let cursor: string | undefined; ; ) {
-      const page = await files.list({ prefix: `sessions/${rec.id}/`, ...(cursor ? { cursor } : {}) });
-      if (page.objects.length > 0) await files.delete(page.objects.map((o) => o.key));
-      if (!page.truncated) break;
-      cursor = page.cursor;
-    }
-  }
+  await deletePrefix(env.FILES, sessionFilesPrefix(rec.id));
 }

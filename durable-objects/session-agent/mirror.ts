@@ -63,8 +63,8 @@ export class D1Mirror {
       const d = this.#db();
       await d.batch([
         sessionUpsert(d, d1row),
-        ...(rows.length > 0 ? [messagesUpsert(d, rec.id, rows)] : []),
-        ...(used.length > 0 ? [usageUpsert(d, used)] : []),
+        ...messagesUpsert(d, rec.id, rows),
+        ...usageUpsert(d, used),
         ...(dirty && summary ? [summaryUpsert(d, { sessionId: rec.id, summary, foldedThrough: foldedThrough ?? 0, updatedAt: Date.now() })] : []),
       ]);
       rt.transcript.markSynced(rows.map((r) => r.id));

@@ -61,17 +61,42 @@ export function newRecord(seed: SessionSeed, now: number, id = newSessionId(now)
  */
 export class RecordStore {
   readonly #sql: Sql;
+  readonly #create: () => void;
   #cached: SessionRecord | null | undefined;
+  #present = false;
 
-  constructor(sql: Sql) {
+  /**
+   * `create` makes the object's tables (all of them): an object holds no storage until its
+   * session is created, and none again once it is deleted.
+   */
+  constructor(sql: Sql, create: () => void) {
     this.#sql = sql;
+    this.#create = create;
   }
 
   static migrate(sql: Sql): void {
     migrate(sql, "session-record", SCHEMA);
   }
 
+  /** Whether this storage holds the session table (any schema version). */
+  static exists(sql: Sql): boolean {
+    return sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'session'").length > 0;
+  }
+
+  #exists(): boolean {
+    this.#present ||= RecordStore.exists(this.#sql);
+    return this.#present;
+  }
+
+  /** Creates the tables if this storage has none yet (before a session is put or imported). */
+  ensure(): void {
+    if (this.#exists()) return;
+    this.#create();
+    this.#present = true;
+  }
+
   get(): SessionRecord | null {
+    if (!this.#exists()) return null;
     if (this.#cached === undefined) {
       const row = this.#sql.exec("SELECT row FROM session LIMIT 1")[0];
       this.#cached = row ? (JSON.parse(String(row.row)) as SessionRecord) : null;
@@ -81,6 +106,7 @@ export class RecordStore {
 
   /** Stores the row (creating it), marking it for the mirror. */
   put(rec: SessionRecord): SessionRecord {
+    this.ensure();
     this.#sql.exec("INSERT INTO session (id, row, dirty) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET row = excluded.row, dirty = 1", rec.id, JSON.stringify(rec));
     this.#cached = rec;
     return rec;
@@ -93,6 +119,7 @@ export class RecordStore {
   }
 
   dirty(): boolean {
+    if (!this.#exists()) return false;
     return this.#sql.exec("SELECT 1 AS x FROM session WHERE dirty = 1").length > 0;
   }
 

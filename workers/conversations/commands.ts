@@ -71,7 +71,7 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
       return [
         `Session ${s.id}${s.title ? ` "${s.title}"` : ""} · model ${s.model ?? "?"}`,
         `${s.context.tokens_in_context} of ${s.context.budget} tokens in context${s.context.summary ? " (older turns summarised)" : ""} · ${s.context.turns} turns · ${s.input_tokens + s.output_tokens} tokens used`,
-        s.running ? "A reply is running (/stop stops it)." : "Idle.",
+        s.running ? `A reply is running (${ctx.adapter.commands.prefix}stop stops it).` : "Idle.",
       ].join("\n");
     }
     case "compact": {

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { StoredMessage, TurnUsage } from "../runtime/index.ts";
 import type { Db } from "./client.ts";
 import { messages, sessionRoutes, sessions, summaries, usage, type SessionRow } from "./schema.ts";
@@ -21,8 +21,25 @@ export function sessionUpsert(d: Db, row: SessionRow) {
   return d.insert(sessions).values(values).onConflictDoUpdate({ target: sessions.id, set });
 }
 
-/** Transcript rows as the object stored them (keyed by its own ids). */
+/** D1 binds at most this many parameters per statement. */
+export const D1_MAX_PARAMS = 100;
+// Counted from the tables, so a new column can never push a statement over the limit.
+const MESSAGE_COLUMNS = Object.keys(getTableColumns(messages)).length;
+const USAGE_COLUMNS = Object.keys(getTableColumns(usage)).length;
+
+function chunks<T>(rows: readonly T[], columns: number): T[][] {
+  const per = Math.max(1, Math.floor(D1_MAX_PARAMS / columns));
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += per) out.push(rows.slice(i, i + per));
+  return out;
+}
+
+/** Transcript rows as the object stored them (keyed by its own ids), as statements within D1's parameter limit. */
 export function messagesUpsert(d: Db, sessionId: string, rows: readonly StoredMessage[]) {
+  return chunks(rows, MESSAGE_COLUMNS).map((part) => messagesStatement(d, sessionId, part));
+}
+
+function messagesStatement(d: Db, sessionId: string, rows: readonly StoredMessage[]) {
   return d
     .insert(messages)
     .values(
@@ -53,8 +70,12 @@ export function summaryUpsert(d: Db, s: { sessionId: string; summary: string; fo
   return d.insert(summaries).values(s).onConflictDoUpdate({ target: summaries.sessionId, set: { summary: s.summary, foldedThrough: s.foldedThrough, updatedAt: s.updatedAt } });
 }
 
-/** Turns' token counts as their object recorded them. */
+/** Turns' token counts as their object recorded them, as statements within D1's parameter limit. */
 export function usageUpsert(d: Db, rows: readonly TurnUsage[]) {
+  return chunks(rows, USAGE_COLUMNS).map((part) => usageStatement(d, part));
+}
+
+function usageStatement(d: Db, rows: readonly TurnUsage[]) {
   return d
     .insert(usage)
     .values(rows.map((u) => ({ turnId: u.turnId, sessionId: u.session, userKey: u.userKey, day: u.day, inputTokens: u.input, outputTokens: u.output, createdAt: u.createdAt })))

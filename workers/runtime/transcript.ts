@@ -196,9 +196,11 @@ export class SqlTranscript {
     return num(this.#sql.exec("SELECT MAX(id) AS id FROM messages WHERE session = ? AND created_at < ?", this.#session, cutoff)[0]?.id);
   }
 
-  /** Deletes up to `limit` messages created before `cutoff` (retention); returns how many. */
-  deleteBefore(cutoff: number, limit = 1000): number {
-    return this.#sql.exec("DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE session = ? AND created_at < ? ORDER BY id LIMIT ?) RETURNING id", this.#session, cutoff, limit).length;
+  /** Deletes up to `limit` messages created before `cutoff` (retention); returns how many, and their turns. */
+  deleteBefore(cutoff: number, limit = 1000): { deleted: number; turnIds: string[] } {
+    const rows = this.#sql.exec("DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE session = ? AND created_at < ? ORDER BY id LIMIT ?) RETURNING turn_id", this.#session, cutoff, limit);
+    const turnIds = [...new Set(rows.map((r) => str(r.turn_id)).filter((t): t is string => t !== null))];
+    return { deleted: rows.length, turnIds };
   }
 
   /** Rows not yet copied to D1, oldest first. */
