@@ -1,5 +1,5 @@
 import { Api, GrammyError, HttpError } from "grammy";
-import { renderParts, showParts, type Part } from "../parts.ts";
+import { showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import {
   codeForStatus,
   decodeRef,
@@ -38,6 +38,9 @@ export const TELEGRAM_CAPABILITIES: Capabilities = {
   typing: true,
   editIntervalMs: { private: 1100, group: 3100 },
 };
+
+/** Replies are sent as plain text plus Bot API entities (never `parse_mode`: nothing needs escaping). */
+export const TELEGRAM_RENDER: RenderSpec = { dialect: "telegram", limit: TELEGRAM_CAPABILITIES.maxMessageLength, unit: TELEGRAM_CAPABILITIES.lengthUnit };
 
 /**
  * The bot's username per token, learnt from getMe after a webhook was acknowledged (never
@@ -175,9 +178,9 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
-    const parts = renderParts(markdown, { limit: this.capabilities.maxMessageLength, unit: this.capabilities.lengthUnit }, mode);
     const { replyTo } = this.#where(target);
-    return showParts({ send: (p, i) => this.#send(target, p, i === 0 ? replyTo : null), edit: (id, p) => this.#edit(target, id, p) }, parts, ids, mode);
+    const io = { scope: `telegram|${target.ref}`, send: (p: Part, i: number) => this.#send(target, p, i === 0 ? replyTo : null), edit: (id: string, p: Part) => this.#edit(target, id, p) };
+    return showMarkdown(io, markdown, TELEGRAM_RENDER, ids, mode);
   }
 
   async post(target: ReplyTarget, markdown: string): Promise<string[]> {
