@@ -105,6 +105,13 @@ describe("replies reach each platform rendered", () => {
   });
 });
 
+describe("user text in messages the adapters write themselves", () => {
+  it("a session title in a Slack handoff seed cannot mention the channel", async () => {
+    await adapterFor(env, "slack")!.createHandoffThread("C4010", "<!channel> trip & <https://x.io|co>");
+    expect(slack.texts("C4010").at(-1)).toContain("*&lt;!channel&gt; trip &amp; &lt;https://x.io|co&gt;*");
+  });
+});
+
 describe("streamed previews of unfinished Markdown", () => {
   const REPLY_WITH_CODE = "Try this:\n\n```py\nfor i in range(3):\n    print(i)\n```\n\nThat **prints** 0 to 2.";
 

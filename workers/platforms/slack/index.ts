@@ -146,7 +146,9 @@ export class SlackAdapter implements PlatformAdapter {
 
   /** Slack threads hang off a message: the seed message's ts anchors the thread. */
   async createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null> {
-    const res = await call(() => this.#client.chat.postMessage({ channel: parentChatId, text: `${HANDOFF_SEED}\n*${name}*` }));
+    // The title is the user's text: escaped, it cannot become a mention (<!channel>) or a link.
+    const title = name.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    const res = await call(() => this.#client.chat.postMessage({ channel: parentChatId, text: `${HANDOFF_SEED}\n*${title}*` }));
     return res.ts ? { chatId: parentChatId, threadId: String(res.ts) } : null;
   }
 
