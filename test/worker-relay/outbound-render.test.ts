@@ -7,7 +7,8 @@ let requests = 0;
 async function outbound(s: TestSocket, action: Record<string, unknown>) {
   const requestId = `render-${++requests}`;
   s.send({ type: "outbound", requestId, platform: "telegram", action: { chat_id: "1002", ...action } });
-  return ((await s.next((f) => f.type === "outbound_result" && f.requestId === requestId)) as { result: Record<string, unknown> }).result;
+  const frame = await s.next((f) => f.type === "outbound_result" && f.requestId === requestId);
+  return frame.result as Record<string, unknown>;
 }
 
 describe("relayed replies are rendered like the edge's own", () => {

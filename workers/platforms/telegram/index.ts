@@ -77,7 +77,7 @@ export class TelegramAdapter implements PlatformAdapter {
   /** Does no I/O. */
   constructor(settings: TelegramSettings) {
     this.#s = settings;
-    const f = settings.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    const f: typeof fetch = settings.fetch ?? ((input, init) => fetch(input, init));
     this.#api = new Api(settings.token, { apiRoot: settings.apiRoot, fetch: f as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 });
   }
 
