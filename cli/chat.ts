@@ -4,6 +4,7 @@ import { PipedInput, TtyInput, type ChatInput } from "./chat-input.ts";
 import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 import { HANDOFF_USAGE, runHandoff } from "./handoff.ts";
+import { replyView } from "./reply-view.ts";
 import { formatSessionList, getSession, listSessions, recap, resolveSession } from "./sessions.ts";
 import { chatSpinner, type Spinner } from "./spinner.ts";
 
@@ -298,28 +299,21 @@ export class Chat {
   async #streamTurn(sessionId: string, content: string): Promise<"done" | "busy"> {
     const turn: RunningTurn = { sessionId, local: new AbortController(), interrupting: false };
     this.#turn = turn;
-    const out = this.#io.stdout;
-    let wrote = false;
-    let lineOpen = false;
+    const view = replyView({ out: this.#io.stdout, style: this.#style, spinner: this.#spinner, label: this.#tty ? "agent › " : null });
     let finish: string | null = null;
     let failure: string | null = null;
     this.#spinner.start("thinking…");
     try {
       for await (const ev of this.#client.turn(sessionId, content, turn.local.signal)) {
         if (ev.event === "delta") {
-          const { text } = JSON.parse(ev.data) as { text: string };
-          this.#spinner.stop();
-          if (!wrote && this.#tty) out.write(this.#style.cyan("agent › "));
-          out.write(text);
-          wrote = true;
-          lineOpen = !text.endsWith("\n");
+          view.text((JSON.parse(ev.data) as { text: string }).text);
         } else if (ev.event === "tool") {
           const tool = JSON.parse(ev.data) as ToolEvent;
           if (tool.status !== "start") continue;
-          this.#spinner.stop();
           // On a terminal the line sits between the reply's lines; piped, it goes to stderr.
-          if (this.#tty && lineOpen) out.write("\n");
-          lineOpen = false;
+          view.flush();
+          this.#spinner.stop();
+          if (this.#tty) view.breakLine();
           this.#note(`  ⚙ ${tool.name}${tool.summary ? ` ${tool.summary.replace(/\s+/g, " ").slice(0, 160)}` : ""}`);
           this.#spinner.start(`${tool.name}…`);
         } else if (ev.event === "done") {
@@ -331,14 +325,15 @@ export class Chat {
       }
     } catch (err) {
       if (turn.local.signal.aborted) finish = "interrupted";
-      else if (err instanceof ApiRefusal && err.code === "turn_in_progress" && !wrote) return "busy";
+      else if (err instanceof ApiRefusal && err.code === "turn_in_progress" && !view.wrote) return "busy";
       else if (err instanceof CliError) failure = err.message;
       else throw err;
     } finally {
       this.#spinner.stop();
       this.#turn = null;
     }
-    if (lineOpen) this.#out();
+    view.flush();
+    view.breakLine();
     if (finish === "interrupted") this.#note("[interrupted]");
     else if (finish === null && failure === null) failure = "the reply stream ended early";
     if (failure) this.#error(failure);

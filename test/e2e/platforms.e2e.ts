@@ -61,4 +61,32 @@ describe("platforms through wrangler dev", () => {
     const reply = await slack.waitFor((c) => c.path.endsWith("/chat.postMessage") && c.body.channel === "D1001");
     expect(text(reply)).toBe("echo: hello from slack");
   });
+
+  it("a streamed Markdown reply arrives formatted: Telegram text + entities, Discord Markdown, Slack mrkdwn", async () => {
+    const chunks = ["## Plan\n\n", "Run **npm", " ci**, then:\n\n```sh\nnpx wrangler", " deploy\n```"];
+    llm.text(...chunks).text(...chunks).text(...chunks);
+
+    await post("telegram", JSON.stringify(tg.dm("plan?", 1002)), telegramHeaders());
+    const tgFinal = await telegram.waitFor((c) => text(c) === "Plan\n\nRun npm ci, then:\n\nnpx wrangler deploy");
+    expect(tgFinal.body.entities).toEqual([
+      { type: "bold", offset: 0, length: 4 },
+      { type: "bold", offset: 10, length: 6 },
+      { type: "pre", offset: 25, length: 19, language: "sh" },
+    ]);
+    const tgShows = telegram.calls.filter((c) => c.path.endsWith("/sendMessage") || c.path.endsWith("/editMessageText"));
+    for (const c of tgShows) {
+      expect(c.body.parse_mode).toBeUndefined();
+      expect(text(c)).not.toMatch(/\*\*|`|#/);
+    }
+
+    const ask = dc.command("ask", { prompt: "plan?" });
+    const body = JSON.stringify(ask);
+    await post("discord", body, await discordHeaders(body));
+    await discord.waitFor((c) => c.method === "PATCH" && c.path.includes(ask.token) && text(c) === "## Plan\n\nRun **npm ci**, then:\n\n```sh\nnpx wrangler deploy\n```");
+    for (const c of discord.calls.filter((x) => x.path.includes(ask.token))) expect(text(c).split("\n").filter((l) => l.startsWith("```")).length % 2).toBe(0);
+
+    const dm = JSON.stringify(sl.dm("plan?", "U1001", "D1003"));
+    await post("slack", dm, await slackHeaders(dm));
+    await slack.waitFor((c) => c.body.channel === "D1003" && text(c) === "*Plan*\n\nRun *npm ci*, then:\n\n```\nnpx wrangler deploy\n```");
+  });
 });

@@ -3,8 +3,9 @@
  * split to a platform's limit, with a streaming preview mode. Pure and runtime-neutral
  * (workerd and Node). See docs/formatting.md.
  */
-export { measure } from "./measure.ts";
+export { displayWidth, measure } from "./measure.ts";
 export { renderMessage, renderPlain } from "./render.ts";
 export { renderTerminal } from "./terminal.ts";
+export { TerminalStream } from "./terminal-stream.ts";
 export { MIN_LIMIT } from "./types.ts";
 export type { Dialect, LengthUnit, RenderedPart, RenderOptions, TelegramEntity, TerminalOptions } from "./types.ts";

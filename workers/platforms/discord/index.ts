@@ -1,5 +1,5 @@
 import { joinUrl } from "../../agent/index.ts";
-import { renderParts, showParts, type Part } from "../parts.ts";
+import { renderParts, showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import {
   codeForStatus,
   decodeRef,
@@ -38,6 +38,9 @@ export const DISCORD_CAPABILITIES: Capabilities = {
   typing: true,
   editIntervalMs: { private: 1000, group: 1000 },
 };
+
+/** Replies are sent as Discord Markdown in `content`, with `allowed_mentions: {parse: []}` so nothing pings. */
+export const DISCORD_RENDER: RenderSpec = { dialect: "discord", limit: DISCORD_CAPABILITIES.maxMessageLength, unit: DISCORD_CAPABILITIES.lengthUnit };
 
 /** Seed message text that anchors a handoff thread in the home channel. */
 export const HANDOFF_SEED = "🔀 A session was handed off here from the CLI; the conversation continues in the thread below.";
@@ -82,8 +85,9 @@ export class DiscordAdapter implements PlatformAdapter {
     return deferredResponse({ ephemeral: event.kind !== "message" });
   }
 
+  /** One ephemeral message: the first part of the rendering (command answers are far shorter than a part). */
   answerInline(_event: PlatformEvent, text: string): Response {
-    return ephemeral(text.length <= 2000 ? text : `${text.slice(0, 1997)}...`);
+    return ephemeral(renderParts(text, DISCORD_RENDER, "final")[0]?.text ?? "");
   }
 
   async #request<T>(method: string, path: string, body: unknown, auth: boolean): Promise<T> {
@@ -138,13 +142,13 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
-    const parts = renderParts(markdown, { limit: this.capabilities.maxMessageLength, unit: this.capabilities.lengthUnit }, mode);
-    return showParts({ send: (p, i) => this.#send(target, p, i === 0 && ids.length === 0), edit: (id, p) => this.#edit(target, id, p) }, parts, ids, mode);
+    const io = { scope: `discord|${target.ref}`, send: (p: Part, i: number) => this.#send(target, p, i === 0 && ids.length === 0), edit: (id: string, p: Part) => this.#edit(target, id, p) };
+    return showMarkdown(io, markdown, DISCORD_RENDER, ids, mode);
   }
 
   /** A new message; through an interaction, a follow-up (its deferred response may be edited already). */
   async post(target: ReplyTarget, markdown: string): Promise<string[]> {
-    const parts = renderParts(markdown, { limit: this.capabilities.maxMessageLength, unit: this.capabilities.lengthUnit }, "final");
+    const parts = renderParts(markdown, DISCORD_RENDER, "final");
     const out: string[] = [];
     for (const p of parts) out.push(await this.#send(target, p, false));
     return out;

@@ -1,5 +1,5 @@
 import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from "@slack/web-api";
-import { renderParts, showParts, type Part } from "../parts.ts";
+import { renderParts, showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import {
   decodeRef,
   mapErrors,
@@ -36,6 +36,9 @@ export const SLACK_CAPABILITIES: Capabilities = {
   typing: false,
   editIntervalMs: { private: 1200, group: 1200 },
 };
+
+/** Replies are sent as mrkdwn in `text` (Slack's default for chat.postMessage and chat.update). */
+export const SLACK_RENDER: RenderSpec = { dialect: "slack", limit: SLACK_CAPABILITIES.maxMessageLength, unit: SLACK_CAPABILITIES.lengthUnit };
 
 const teamCache = new Map<string, Promise<string>>();
 
@@ -103,7 +106,7 @@ export class SlackAdapter implements PlatformAdapter {
   /** Slash commands answer with their reply in the HTTP response (seen only by the user); events cannot. */
   answerInline(event: PlatformEvent, text: string): Response | null {
     if (!event.deliveryId.startsWith("slash:")) return null;
-    return Response.json({ response_type: "ephemeral", text });
+    return Response.json({ response_type: "ephemeral", text: renderParts(text, SLACK_RENDER, "final")[0]?.text ?? "" });
   }
 
   /** A slash command's later answer: POSTed to its `response_url`, seen only by the user. */
@@ -133,8 +136,8 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
-    const parts = renderParts(markdown, { limit: this.capabilities.maxMessageLength, unit: this.capabilities.lengthUnit }, mode);
-    return showParts({ send: (p) => this.#send(target, p), edit: (id, p) => this.#edit(target, id, p) }, parts, ids, mode);
+    const io = { scope: `slack|${target.ref}`, send: (p: Part) => this.#send(target, p), edit: (id: string, p: Part) => this.#edit(target, id, p) };
+    return showMarkdown(io, markdown, SLACK_RENDER, ids, mode);
   }
 
   async post(target: ReplyTarget, markdown: string): Promise<string[]> {
@@ -143,7 +146,9 @@ export class SlackAdapter implements PlatformAdapter {
 
   /** Slack threads hang off a message: the seed message's ts anchors the thread. */
   async createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null> {
-    const res = await call(() => this.#client.chat.postMessage({ channel: parentChatId, text: `${HANDOFF_SEED}\n*${name}*` }));
+    // The title is the user's text: escaped, it cannot become a mention (<!channel>) or a link.
+    const title = name.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    const res = await call(() => this.#client.chat.postMessage({ channel: parentChatId, text: `${HANDOFF_SEED}\n*${title}*` }));
     return res.ts ? { chatId: parentChatId, threadId: String(res.ts) } : null;
   }
 

@@ -1,5 +1,5 @@
 import { Api, GrammyError, HttpError } from "grammy";
-import { renderParts, showParts, type Part } from "../parts.ts";
+import { showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import {
   codeForStatus,
   decodeRef,
@@ -39,6 +39,9 @@ export const TELEGRAM_CAPABILITIES: Capabilities = {
   editIntervalMs: { private: 1100, group: 3100 },
 };
 
+/** Replies are sent as plain text plus Bot API entities (never `parse_mode`: nothing needs escaping). */
+export const TELEGRAM_RENDER: RenderSpec = { dialect: "telegram", limit: TELEGRAM_CAPABILITIES.maxMessageLength, unit: TELEGRAM_CAPABILITIES.lengthUnit };
+
 /**
  * The bot's username per token, learnt from getMe after a webhook was acknowledged (never
  * before one: a cold isolate parses without it and defers `@name` checks).
@@ -74,7 +77,7 @@ export class TelegramAdapter implements PlatformAdapter {
   /** Does no I/O. */
   constructor(settings: TelegramSettings) {
     this.#s = settings;
-    const f = settings.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    const f: typeof fetch = settings.fetch ?? ((input, init) => fetch(input, init));
     this.#api = new Api(settings.token, { apiRoot: settings.apiRoot, fetch: f as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 });
   }
 
@@ -175,9 +178,9 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
-    const parts = renderParts(markdown, { limit: this.capabilities.maxMessageLength, unit: this.capabilities.lengthUnit }, mode);
     const { replyTo } = this.#where(target);
-    return showParts({ send: (p, i) => this.#send(target, p, i === 0 ? replyTo : null), edit: (id, p) => this.#edit(target, id, p) }, parts, ids, mode);
+    const io = { scope: `telegram|${target.ref}`, send: (p: Part, i: number) => this.#send(target, p, i === 0 ? replyTo : null), edit: (id: string, p: Part) => this.#edit(target, id, p) };
+    return showMarkdown(io, markdown, TELEGRAM_RENDER, ids, mode);
   }
 
   async post(target: ReplyTarget, markdown: string): Promise<string[]> {

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { telegram } from "../worker/setup.ts";
+import { gateway, type TestSocket } from "./helpers.ts";
+
+/** A gateway's replies are CommonMark (the descriptor says so); the connector renders them as its own. */
+let requests = 0;
+async function outbound(s: TestSocket, action: Record<string, unknown>) {
+  const requestId = `render-${++requests}`;
+  s.send({ type: "outbound", requestId, platform: "telegram", action: { chat_id: "1002", ...action } });
+  const frame = await s.next((f) => f.type === "outbound_result" && f.requestId === requestId);
+  return frame.result as Record<string, unknown>;
+}
+
+describe("relayed replies are rendered like the edge's own", () => {
+  it("a streaming send previews an open code block, a live edit hiding a marker is not complete, the final edit renders in full once", async () => {
+    const s = await gateway();
+    const sent = await outbound(s, { op: "send", content: "Here:\n\n```py\nprint(", final: false });
+    expect(sent).toMatchObject({ success: true, complete: true });
+    const id = String(sent.message_id);
+    expect(telegram.called("/sendMessage").map((c) => [c.body.text, c.body.entities, c.body.parse_mode])).toEqual([["Here:\n\nprint(", [{ type: "pre", offset: 7, length: 6, language: "py" }], undefined]]);
+
+    // "**" still open: the preview hides it, the same text as a final reply would show it.
+    expect(await outbound(s, { op: "edit", message_id: id, content: "Total **", final: false })).toMatchObject({ success: true, complete: false });
+    expect(telegram.called("/editMessageText").at(-1)!.body).toMatchObject({ text: "Total" });
+
+    const final = { op: "edit", message_id: id, content: "**Done**, see `x`." };
+    expect(await outbound(s, final)).toMatchObject({ success: true, complete: true, message_ids: [id] });
+    expect(telegram.called("/editMessageText").at(-1)!.body).toMatchObject({
+      text: "Done, see x.",
+      entities: [
+        { type: "bold", offset: 0, length: 4 },
+        { type: "code", offset: 10, length: 1 },
+      ],
+    });
+    // The same final content again: the message already shows it, so nothing is sent.
+    const edits = telegram.called("/editMessageText").length;
+    expect(await outbound(s, final)).toMatchObject({ success: true, complete: true });
+    expect(telegram.called("/editMessageText")).toHaveLength(edits);
+    s.ws.close(1000);
+  });
+});
