@@ -43,13 +43,13 @@ export const SESSION_INSTRUCTIONS_MAX_CHARS = 4000;
 
 const PLATFORM_NAMES: Record<AgentPlatform, string> = { cli: "the hermes-edge CLI", telegram: "Telegram", discord: "Discord", slack: "Slack" };
 
-// How each place renders a reply, as the adapters send it today: Telegram messages go out
-// without a parse mode, so Markdown would show as typed.
+// How each place shows a reply: the format module (workers/format) turns standard Markdown
+// into each platform's own formatting, so the model writes one dialect everywhere.
 const FORMATTING: Record<AgentPlatform, string> = {
-  cli: "Replies are shown as plain text in a terminal.",
-  telegram: "Replies are shown as plain text: Markdown is not rendered.",
-  discord: "Discord renders Markdown in replies.",
-  slack: "Slack renders its own mrkdwn (*bold*, _italic_, `code`), not full Markdown.",
+  cli: "Write standard Markdown: the terminal shows it formatted.",
+  telegram: "Write standard Markdown: Telegram shows it formatted (headings as bold lines, tables as monospaced text).",
+  discord: "Write standard Markdown: Discord shows it formatted (tables as monospaced text).",
+  slack: "Write standard Markdown: it is converted to Slack's formatting (headings as bold lines, tables as monospaced text).",
 };
 
 const CHAT_TYPES: Record<AgentChatType, string> = {
