@@ -10,6 +10,9 @@ export interface Session {
   started_at: number;
   last_active_at: number;
   message_count: number;
+  instructions: string | null;
+  input_tokens: number;
+  output_tokens: number;
   ended_at: number | null;
   end_reason: string | null;
 }

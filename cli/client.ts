@@ -100,16 +100,18 @@ export class ApiClient {
     return new CliError(`${this.target.baseUrl} answers, but not as a hermes-edge Worker (${what}); check the URL (HERMES_EDGE_URL or \`hermes-edge login\`)`);
   }
 
-  async #send(method: string, path: string, opts: { body?: unknown; signal?: AbortSignal | undefined; auth?: boolean } = {}): Promise<Response> {
+  async #send(method: string, path: string, opts: { body?: unknown; raw?: { body: string; type: string }; signal?: AbortSignal | undefined; auth?: boolean } = {}): Promise<Response> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (this.target.token && opts.auth !== false) headers.authorization = `Bearer ${this.target.token}`;
     if (opts.body !== undefined) headers["content-type"] = "application/json";
+    if (opts.raw) headers["content-type"] = opts.raw.type;
+    const body = opts.raw ? opts.raw.body : opts.body !== undefined ? JSON.stringify(opts.body) : undefined;
     let res: Response;
     try {
       res = await this.#fetch(`${this.target.baseUrl}${path}`, {
         method,
         headers,
-        ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+        ...(body !== undefined ? { body } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
     } catch (err) {
@@ -153,6 +155,17 @@ export class ApiClient {
 
   async json<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     const res = await this.#send(method, path, { body, signal });
+    return this.#readJson<T>(res, `${method} ${path.split("?")[0]}`);
+  }
+
+  /** A route whose answer is not JSON (an export): its text. */
+  async text(path: string, signal?: AbortSignal): Promise<string> {
+    return (await this.#send("GET", path, { signal })).text();
+  }
+
+  /** Sends `body` as it is (JSONL to import), and reads the JSON answer. */
+  async sendText<T>(method: string, path: string, body: string, type: string): Promise<T> {
+    const res = await this.#send(method, path, { raw: { body, type } });
     return this.#readJson<T>(res, `${method} ${path.split("?")[0]}`);
   }
 

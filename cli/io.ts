@@ -80,3 +80,26 @@ export function styleFor(stream: { isTTY?: boolean }, env: Record<string, string
 export function println(stream: Writable, text = ""): void {
   stream.write(`${text}\n`);
 }
+
+/** Asks for a visible line on a terminal (the prompt goes to stderr); null at end of input. */
+export function askLine(io: CliIo, prompt: string): Promise<string | null> {
+  io.stderr.write(prompt);
+  return new Promise((resolve) => {
+    let value = "";
+    const finish = (line: string | null) => {
+      io.stdin.off("data", onData);
+      io.stdin.off("end", onEnd);
+      io.stdin.pause();
+      resolve(line);
+    };
+    const onData = (chunk: Buffer | string) => {
+      value += String(chunk);
+      const nl = value.indexOf("\n");
+      if (nl >= 0) finish(value.slice(0, nl).trim());
+    };
+    const onEnd = () => finish(null);
+    io.stdin.on("data", onData);
+    io.stdin.on("end", onEnd);
+    io.stdin.resume();
+  });
+}

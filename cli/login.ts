@@ -1,5 +1,5 @@
 import { ApiClient, CliError, isLoopback, normaliseUrl } from "./client.ts";
-import { println, type CliIo, type Style } from "./io.ts";
+import { askLine, println, type CliIo, type Style } from "./io.ts";
 import { checkProfileName, configFile, DEFAULT_PROFILE, readConfig, removeProfile, saveProfile } from "./profiles.ts";
 
 export interface LoginOptions {
@@ -47,28 +47,6 @@ export function readHidden(io: CliIo, prompt: string): Promise<string | null> {
   });
 }
 
-/** Asks for a visible line (the URL) on a terminal. */
-function readLine(io: CliIo, prompt: string): Promise<string | null> {
-  io.stderr.write(prompt);
-  return new Promise((resolve) => {
-    let value = "";
-    const finish = (line: string | null) => {
-      io.stdin.off("data", onData);
-      io.stdin.off("end", onEnd);
-      io.stdin.pause();
-      resolve(line);
-    };
-    const onData = (chunk: Buffer | string) => {
-      value += String(chunk);
-      const nl = value.indexOf("\n");
-      if (nl >= 0) finish(value.slice(0, nl).trim());
-    };
-    const onEnd = () => finish(null);
-    io.stdin.on("data", onData);
-    io.stdin.on("end", onEnd);
-    io.stdin.resume();
-  });
-}
 
 function checkUrl(raw: string): string {
   let url: URL;
@@ -91,7 +69,7 @@ export async function runLogin(opts: LoginOptions): Promise<number> {
   const tty = Boolean(io.stdin.isTTY);
   const saved = readConfig(file).profiles[name];
   let rawUrl = opts.url ?? (io.env.HERMES_EDGE_URL?.trim() || undefined) ?? saved?.url;
-  if (!rawUrl && tty) rawUrl = (await readLine(io, "Worker URL: ")) ?? undefined;
+  if (!rawUrl && tty) rawUrl = (await askLine(io, "Worker URL: ")) ?? undefined;
   if (!rawUrl) throw new CliError("login needs the Worker's URL: pass --url https://…", 2);
   const url = checkUrl(rawUrl);
 

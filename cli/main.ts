@@ -1,8 +1,10 @@
+import path from "node:path";
 import type { Message, Session } from "./api-types.ts";
 import { Chat } from "./chat.ts";
 import { ApiClient, CliError, resolveTarget } from "./client.ts";
 import { commandHelp, findCommand, mainHelp, parseCommand, type CommandSpec, type Parsed } from "./commands.ts";
 import { completionScript, SHELLS, type Shell } from "./completion.ts";
+import { deleteSession, exportSessions, importSessions, setSession, showUsage } from "./data.ts";
 import { runHandoff } from "./handoff.ts";
 import { processIo, println, styleFor, type CliIo, type Style } from "./io.ts";
 import { runLocal } from "./local.ts";
@@ -93,7 +95,26 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
         if (values.json) out(JSON.stringify(outcome === "queued" ? await api.json("GET", `/v1/sessions/${encodeURIComponent(s.id)}/handoff`) : { handoff }));
         return outcome === "completed" || outcome === "queued" ? 0 : 1;
       }
+      const ctx = { api, io, style, json: values.json === true };
+      if (sub === "set") {
+        if (!ref) throw usage(cmd, `sessions set needs a session id, title or "latest"`);
+        return setSession(ctx, ref, { ...(str(values.title) !== undefined ? { title: str(values.title)! } : {}), ...(str(values.instructions) !== undefined ? { instructions: str(values.instructions)! } : {}), clearInstructions: values["clear-instructions"] === true });
+      }
+      if (sub === "delete") {
+        if (!ref) throw usage(cmd, `sessions delete needs a session id, title or "latest"`);
+        return deleteSession(ctx, ref, values.yes === true);
+      }
+      if (sub === "export") return exportSessions(ctx, ref, { format: str(values.format) ?? "jsonl", ...(str(values.out) ? { out: path.resolve(io.cwd, str(values.out)!) } : {}), ...(str(values.since) ? { since: str(values.since)! } : {}) });
+      if (sub === "import") {
+        if (!ref) throw usage(cmd, "sessions import needs a file (or - for stdin)");
+        return importSessions(ctx, ref);
+      }
       throw usage(cmd, `unknown sessions command '${sub}'`);
+    },
+
+    async usage({ values, positionals }, cmd) {
+      if (positionals.length > 0) throw usage(cmd, `usage takes no arguments (got '${positionals.join(" ")}')`);
+      return showUsage({ api: client(), io, style, json: values.json === true }, { group: str(values.group) ?? "day", ...(str(values.since) ? { since: str(values.since)! } : {}), ...(str(values.until) ? { until: str(values.until)! } : {}) });
     },
 
     async login({ values, positionals }, cmd) {

@@ -55,13 +55,20 @@ export async function resolveSession(client: ApiClient, ref: string, recent: rea
   throw new CliError(`no session matches '${r}' (try \`hermes-edge sessions list\`)`);
 }
 
+/** 950 → "950", 12_345 → "12.3k", 4_200_000 → "4.2M". */
+export function tokens(n: number): string {
+  if (!Number.isFinite(n) || n < 1000) return String(Math.max(0, Math.round(n || 0)));
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
 /** One line per session, numbered, for humans. */
 export function formatSessionList(sessions: readonly Session[], now: number, style: Style): string[] {
   if (sessions.length === 0) return [style.dim("no sessions yet")];
   return sessions.map((s, i) => {
     const flags = [s.running ? style.yellow("running") : "", s.handoff ? `handoff:${s.handoff.state}` : ""].filter(Boolean).join(" ");
     const title = s.title ? s.title : style.dim("(untitled)");
-    return `${String(i + 1).padStart(2)}. ${style.cyan(s.id)}  ${title}  ${style.dim(`${s.source} · ${s.message_count} msgs · ${ago(s.last_active_at, now)}`)}${flags ? `  ${flags}` : ""}`;
+    return `${String(i + 1).padStart(2)}. ${style.cyan(s.id)}  ${title}  ${style.dim(`${s.source} · ${s.message_count} msgs · ${tokens(s.input_tokens + s.output_tokens)} tokens · ${ago(s.last_active_at, now)}`)}${flags ? `  ${flags}` : ""}`;
   });
 }
 

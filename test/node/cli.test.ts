@@ -42,7 +42,7 @@ describe("hermes-edge CLI", () => {
       return r.stdout.trim().split("\n").filter(Boolean).sort();
     };
     expect(complete("hermes-edge", "")).toEqual([...COMMANDS.map((c) => c.name), "--help", "-h", "--version", "-v"].sort());
-    expect(complete("hermes-edge", "sessions", "")).toEqual(["--help", "-h", "handoff", "list", "messages", "show"]);
+    expect(complete("hermes-edge", "sessions", "")).toEqual(["--help", "-h", "delete", "export", "handoff", "import", "list", "messages", "set", "show"]);
     expect(complete("hermes-edge", "sessions", "list", "--")).toEqual(["--help", "--json", "--limit"]);
     expect(complete("hermes-edge", "sessions", "handoff", "x", "--to", "")).toEqual(["discord", "slack", "telegram"]);
     expect(complete("hermes-edge", "chat", "--")).toEqual(["--help", "--no-wait", "--resume"]);

@@ -1,4 +1,4 @@
-import { and, desc, eq, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { sessions, type SessionRow } from "./schema.ts";
 
@@ -6,11 +6,33 @@ export async function getSession(d: Db, id: string): Promise<SessionRow | null> 
   return (await d.select().from(sessions).where(eq(sessions.id, id)).get()) ?? null;
 }
 
-/** Newest first: most recently active, then most recently started. */
-export async function listSessions(d: Db, opts: { limit: number; source?: string | undefined }): Promise<SessionRow[]> {
-  const q = d.select().from(sessions);
-  const filtered = opts.source ? q.where(eq(sessions.source, opts.source)) : q;
-  return filtered.orderBy(desc(sessions.lastActiveAt), desc(sessions.startedAt)).limit(opts.limit);
+/** Where a page of the session list ends: the last session shown (its activity time and id). */
+export interface ListCursor {
+  at: number;
+  id: string;
+}
+
+/** `<last_active_at>:<id>`, as the API hands it out in `next`. */
+export function encodeCursor(row: Pick<SessionRow, "lastActiveAt" | "id">): string {
+  return `${row.lastActiveAt}:${row.id}`;
+}
+
+export function decodeCursor(raw: string): ListCursor | null {
+  const m = /^(\d{1,16}):(.{1,200})$/.exec(raw);
+  return m ? { at: Number(m[1]), id: m[2]! } : null;
+}
+
+/** Newest first: most recently active, then the newest id; after `before` when paging. */
+export async function listSessions(d: Db, opts: { limit: number; source?: string | undefined; before?: ListCursor | undefined }): Promise<SessionRow[]> {
+  const where: SQL[] = [];
+  if (opts.source) where.push(eq(sessions.source, opts.source));
+  if (opts.before) where.push(or(lt(sessions.lastActiveAt, opts.before.at), and(eq(sessions.lastActiveAt, opts.before.at), lt(sessions.id, opts.before.id)))!);
+  return d
+    .select()
+    .from(sessions)
+    .where(where.length > 0 ? and(...where) : undefined)
+    .orderBy(desc(sessions.lastActiveAt), desc(sessions.id))
+    .limit(opts.limit);
 }
 
 /** Result of resolving a user's reference to a session. */

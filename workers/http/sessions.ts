@@ -6,7 +6,7 @@ import { sessionAgent } from "../conversations/stubs.ts";
 import { db } from "../db/client.ts";
 import { newSessionId } from "../db/ids.ts";
 import { sessionJson } from "../db/json.ts";
-import { listSessions, MAX_REF_LENGTH } from "../db/sessions.ts";
+import { decodeCursor, encodeCursor, listSessions, MAX_REF_LENGTH } from "../db/sessions.ts";
 import { ApiError, notFound } from "./errors.ts";
 import { jsonBody } from "./validate.ts";
 
@@ -21,6 +21,12 @@ const PatchSession = z
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   source: z.string().min(1).max(40).optional(),
+  /** The `next` of the page before: lists on from there. */
+  before: z
+    .string()
+    .max(220)
+    .transform((raw, ctx) => decodeCursor(raw) ?? (ctx.addIssue({ code: "custom", message: "before: not a cursor this API gave out" }), z.NEVER))
+    .optional(),
 });
 
 /** A session id from the path; anything that cannot be one is simply not found. */
@@ -41,7 +47,8 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
     const q = ListQuery.safeParse(c.req.query());
     if (!q.success) throw new ApiError(400, "bad_request", q.error.issues[0]?.message ?? "bad query");
     const rows = await listSessions(db(c.env), q.data);
-    return c.json({ sessions: rows.map((r) => sessionJson(r)) });
+    const last = rows.at(-1);
+    return c.json({ sessions: rows.map((r) => sessionJson(r)), next: last && rows.length === q.data.limit ? encodeCursor(last) : null });
   })
   .get("/:id", async (c) => {
     const id = sessionIdOf(c.req.param("id"));
