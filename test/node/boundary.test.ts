@@ -14,10 +14,96 @@ function sources(dir: string): string[] {
   });
 }
 
+/**
+ * The layers of the code and what each may import (relative imports; packages are checked
+ * by the tests below). Named for what they do: a newcomer reads the layout from this table.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  agent: [], // the model core: pure
+  format: [], // Markdown → each dialect: pure
+  errors: [], // the API's error vocabulary
+  names: [], // the platform names
+  security: [], // constant-time compares, HMAC
+  settings: ["agent", "names", "relay", "runtime"], // every setting, parsed once
+  platforms: ["agent", "format", "names", "security"], // neutral types, parts, session keys
+  adapter: ["agent", "format", "names", "platforms", "security"], // workers/platforms/<name>/
+  registry: ["adapter", "names", "platforms", "settings"], // the one place adapters are picked
+  runtime: ["agent", "platforms"], // the one turn runtime (edge and gateway)
+  relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
+  db: ["runtime"],
+  conversations: ["agent", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
+  objects: ["agent", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
+  http: ["agent", "conversations", "db", "errors", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
+  entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
+  cli: ["adapter", "agent", "format", "names", "platforms", "relay", "runtime"],
+};
+
+function layerOf(rel: string): string {
+  const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/platforms/registry.ts": "registry", "workers/platforms/names.ts": "names" };
+  if (special[rel]) return special[rel]!;
+  if (/^workers\/platforms\/(telegram|discord|slack)\//.test(rel)) return "adapter";
+  if (/^workers\/[\w.-]+\.ts$/.test(rel)) return "entry";
+  if (rel.startsWith("workers/")) return rel.split("/")[1]!;
+  if (rel.startsWith("durable-objects/")) return "objects";
+  if (rel.startsWith("cli/")) return "cli";
+  return rel;
+}
+
+/** Follows every `MAY_IMPORT` edge: true when the layers can reach themselves. */
+function cycles(): string[] {
+  const found: string[] = [];
+  const visit = (layer: string, trail: string[]) => {
+    for (const next of MAY_IMPORT[layer] ?? []) {
+      if (next === "*") continue;
+      if (trail.includes(next)) found.push([...trail, next].join(" → "));
+      else visit(next, [...trail, next]);
+    }
+  };
+  for (const layer of Object.keys(MAY_IMPORT)) visit(layer, [layer]);
+  return found;
+}
+
 const importsOf = (file: string) => [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
 
 describe("module boundaries", () => {
   const files = ["workers", "durable-objects", "cli"].flatMap((d) => sources(path.join(PROJECT_ROOT, d)));
+
+  it("imports only downwards between layers, and the layers have no cycle", () => {
+    expect(cycles()).toEqual([]);
+    const bad: string[] = [];
+    for (const file of files) {
+      const rel = path.relative(PROJECT_ROOT, file);
+      const from = layerOf(rel);
+      const allowed = MAY_IMPORT[from];
+      if (!allowed) {
+        bad.push(`${rel} is in no layer`);
+        continue;
+      }
+      for (const spec of importsOf(file).filter((s) => s.startsWith("."))) {
+        const to = layerOf(path.relative(PROJECT_ROOT, path.resolve(path.dirname(file), spec)));
+        if (to !== from && !allowed.includes("*") && !allowed.includes(to)) bad.push(`${rel} (${from}) imports ${spec} (${to})`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("branches on a platform's name only in its adapter folder (and the registry, the CLI's setup, the format dialects)", () => {
+    const branch = /(===|!==)\s*["'](telegram|discord|slack)["']|["'](telegram|discord|slack)["']\s*(===|!==)|case\s+["'](telegram|discord|slack)["']/;
+    const allowed = (rel: string) => /^workers\/platforms\/(telegram|discord|slack)\//.test(rel) || rel === "workers/platforms/registry.ts" || rel === "cli/setup.ts" || rel.startsWith("workers/format/");
+    const bad = files.flatMap((f) => {
+      const rel = path.relative(PROJECT_ROOT, f);
+      if (allowed(rel)) return [];
+      return readFileSync(f, "utf8")
+        .split("\n")
+        .flatMap((line, i) => (branch.test(line) ? [`${rel}:${i + 1}: ${line.trim()}`] : []));
+    });
+    expect(bad).toEqual([]);
+  });
+
+  it("keeps every source file under 400 lines", () => {
+    const long = files.map((f) => [path.relative(PROJECT_ROOT, f), readFileSync(f, "utf8").split("\n").length] as const).filter(([, n]) => n > 400);
+    expect(long).toEqual([]);
+  });
 
   it("imports each platform SDK only inside workers/platforms/<its platform>/", () => {
     const leaks: string[] = [];

@@ -36,10 +36,9 @@ describe("hostile input", () => {
   it.each(HOSTILE)("%s: renders fast, within limits, without throwing", (_, make, platform, partial) => {
     const md = make();
     const { limit, unit } = LIMITS[platform];
-    const started = performance.now();
+    // A quadratic parser takes tens of seconds on these, past the test's time limit; this
+    // one takes a fraction of a second (no clock is asserted: the limit is the guard).
     const parts = renderMessage(md, platform, { limit, unit, partial });
-    // A quadratic parser takes tens of seconds on these; this one takes well under one.
-    expect(performance.now() - started).toBeLessThan(2500);
     expect(parts.length).toBeGreaterThan(0);
     for (const p of parts) {
       expect(measure(p.text, unit)).toBeLessThanOrEqual(limit);

@@ -64,11 +64,11 @@ describe("streaming previews", () => {
   });
 
   it("holds for every prefix of seeded random replies, and a complete one previews as its final rendering", () => {
-    for (let seed = 1; seed <= 4; seed++) {
+    for (let seed = 1; seed <= 2; seed++) {
       const md = randomMarkdown(rng(seed));
       for (let n = 1; n < md.length; n++) expect(rawMarkers(tg(md.slice(0, n))), `seed ${seed}: ${JSON.stringify(md.slice(0, n).slice(-30))}`).toEqual([]);
     }
-    for (let seed = 1; seed <= 80; seed++) {
+    for (let seed = 1; seed <= 40; seed++) {
       const md = randomMarkdown(rng(seed));
       expect(preview(md, "telegram"), `seed ${seed}`).toEqual(renderMessage(md, "telegram", OPTS));
     }

@@ -59,11 +59,10 @@ describe("turns", () => {
     const turnB = await openTurn(b, "tell B");
     expect(await turnB.next()).toMatchObject({ event: "delta" });
 
-    const started = Date.now();
     const stop = await call(`/v1/sessions/${a}/interrupt`, { method: "POST" });
     expect(await stop.json()).toEqual({ interrupted: true });
+    // A is never released: only the interrupt can end its stream, and it ends as interrupted.
     const restA = await turnA.rest();
-    expect(Date.now() - started).toBeLessThan(100);
     expect(restA).toEqual([{ event: "done", data: JSON.stringify({ finish_reason: "interrupted" }) }]);
     expect(gateA.cancelled).toBe(true);
 

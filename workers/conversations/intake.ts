@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { errorBody } from "../http/errors.ts";
+import { errorBody } from "../errors.ts";
 import { isPlatformName } from "../platforms/names.ts";
 import { adapterFor } from "../platforms/registry.ts";
 import { buildSessionKey } from "../platforms/session-key.ts";

@@ -4,7 +4,7 @@
  * (workerd and Node). See docs/formatting.md.
  */
 export { displayWidth, measure } from "./measure.ts";
-export { renderMessage, renderPlain } from "./render.ts";
+export { plainPart, renderMessage, renderPlain } from "./render.ts";
 export { renderTerminal } from "./terminal.ts";
 export { TerminalStream } from "./terminal-stream.ts";
 export { MIN_LIMIT } from "./types.ts";

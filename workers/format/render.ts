@@ -37,6 +37,11 @@ export function renderMessage(markdown: string, dialect: Dialect, opts: RenderOp
   });
 }
 
+/** A part that shows `text` exactly as it is, in the dialect's shape (no formatting). */
+export function plainPart(text: string, dialect: Dialect): RenderedPart {
+  return dialect === "telegram" ? { text, entities: [] } : { text };
+}
+
 /** What a reader sees with formatting removed: the whole reply, unsplit, links as `label (url)`. */
 export function renderPlain(markdown: string): string {
   return writePart(toBlocks(markdown), plainWriter).text;

@@ -1,41 +1,9 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ApiError, errorBody } from "../errors.ts";
 
-/** Stable error codes of the HTTP API (SPEC section 1). */
-export type ErrorCode =
-  | "bad_request"
-  | "invalid_json"
-  | "unauthorized"
-  | "not_found"
-  | "turn_in_progress"
-  | "handoff_in_flight"
-  | "payload_too_large"
-  | "platform_not_configured"
-  | "no_home_channel"
-  | "unknown_platform"
-  | "not_configured"
-  | "internal";
-
-/** The JSON body of every error response. */
-export function errorBody(code: string, message: string): { error: { code: string; message: string } } {
-  return { error: { code, message } };
-}
-
-/** An error with an HTTP status and a stable code; `app.onError` turns it into JSON. */
-export class ApiError extends Error {
-  override readonly name = "ApiError";
-  readonly status: ContentfulStatusCode;
-  readonly code: ErrorCode;
-
-  constructor(status: ContentfulStatusCode, code: ErrorCode, message: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
-export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
+export { ApiError, errorBody, notFound, type ErrorCode } from "../errors.ts";
 
 /** The one place errors become HTTP responses. Unknown errors are logged without detail leaking. */
 export function handleError(err: Error, c: Context): Response {

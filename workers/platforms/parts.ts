@@ -1,4 +1,4 @@
-import { renderMessage, type Dialect, type RenderedPart } from "../format/index.ts";
+import { plainPart, renderMessage, type Dialect, type RenderedPart } from "../format/index.ts";
 import { splitText } from "./text.ts";
 import type { LengthUnit, Shown } from "./types.ts";
 
@@ -24,7 +24,7 @@ export function renderParts(markdown: string, spec: RenderSpec, mode: "live" | "
   const parts = renderMessage(markdown, spec.dialect, { limit: spec.limit, unit: spec.unit, partial: mode === "live" });
   if (parts.some((p) => p.text.trim() !== "")) return parts;
   if (mode === "live" || markdown.trim() === "") return [];
-  return splitText(markdown.trim(), spec.limit, spec.unit).map((text) => (spec.dialect === "telegram" ? { text, entities: [] } : { text }));
+  return splitText(markdown.trim(), spec.limit, spec.unit).map((text) => plainPart(text, spec.dialect));
 }
 
 /** Send and edit of one part, as an adapter does them. */

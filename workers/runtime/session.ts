@@ -1,73 +1,16 @@
-import { ProviderError, runTurn, type ChatMessage, type ChatModel, type ToolRegistry, type TurnOutcome, type Usage } from "../agent/index.ts";
+import { ProviderError, runTurn, type ChatMessage, type TurnOutcome } from "../agent/index.ts";
 import type { ReplyTarget } from "../platforms/types.ts";
-import type { ReplyChannel } from "./channel.ts";
-import type { Clock } from "./clock.ts";
 import { DeliveryStore } from "./deliveries.ts";
 import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
-import { TurnQueue, type TurnOrigin, type TurnRecord } from "./queue.ts";
+import { MAX_TURN_ATTEMPTS, type NewTurn, type RuntimeHost, type TurnResult } from "./host.ts";
+import { TurnQueue, type TurnRecord } from "./queue.ts";
 import { ReplyStreamer, type TurnSink } from "./reply.ts";
 import type { Sql } from "./sql.ts";
 import { RESTART_FAILURE } from "./texts.ts";
 import { SqlTranscript } from "./transcript.ts";
 import { UsageStore } from "./usage.ts";
 
-/** What to do with a message that arrives while its session runs a turn. */
-export type BusyPolicy = "queue" | "interrupt";
-
-/** Executions of one accepted turn before it is reported failed instead of run again. */
-export const MAX_TURN_ATTEMPTS = 2;
-
-/** What the runtime needs from where it runs (a Durable Object, or the relay gateway). */
-export interface RuntimeHost {
-  readonly sql: Sql;
-  /** The session this runtime serves (an id at the edge, a key and generation on a gateway). */
-  readonly session: string;
-  readonly clock: Clock;
-  busyPolicy(): BusyPolicy;
-  model(): ChatModel;
-  /** The tools of the next model call, listed afresh per turn (remote tool servers change). */
-  tools(model: ChatModel, signal: AbortSignal): Promise<ToolRegistry | undefined>;
-  /** Resolves once what `prepare` needs is loaded (a tokenizer, say). */
-  ready?(): Promise<void>;
-  /**
-   * The request for the model from the transcript so far (instructions, summary, context
-   * budget), before every model call of a turn. `ids` are the stored ids of `transcript`'s
-   * messages, in order.
-   */
-  prepare?(transcript: readonly ChatMessage[], turn: TurnRecord, ids: readonly number[]): ChatMessage[];
-  /** Messages up to this stored id are folded into a summary: they are not loaded into memory. */
-  foldedThrough?(): number;
-  /** Tokens of a turn whose provider reported none. */
-  estimate?(outcome: TurnOutcome, turn: TurnRecord): Usage;
-  /** Where a platform turn's reply goes; null when its platform is gone from the config. */
-  channel(target: ReplyTarget): ReplyChannel | null;
-  log(line: string): void;
-  /** A turn is about to call the model (the edge raises its running flag). */
-  onTurnStart?(turn: TurnRecord): void;
-  /** Messages were stored (the edge copies them to D1 behind the turn). */
-  onStored?(): void;
-  onTurnEnd?(turn: TurnRecord, outcome: TurnOutcome): void;
-  /** Wake the runtime again at `at` (a Durable Object alarm); without it, waits happen in memory. */
-  defer?(at: number): void;
-  /** fetch for tools. */
-  fetch?: typeof fetch;
-}
-
-/** A turn's input. */
-export interface NewTurn {
-  content: string;
-  origin: TurnOrigin;
-  target?: ReplyTarget | null;
-  deliveryKey?: string | null;
-  meta?: Record<string, unknown>;
-}
-
-/** How a turn ended, for whoever waits on it (a handoff waits on its notice's turn). */
-export interface TurnResult {
-  outcome: TurnOutcome;
-  /** How its reply's delivery ended (null: a turn with no chat to reply in). */
-  delivery: DeliveryOutcome | null;
-}
+export { MAX_TURN_ATTEMPTS, type BusyPolicy, type NewTurn, type RuntimeHost, type TurnResult } from "./host.ts";
 
 interface Active {
   turnId: string;
