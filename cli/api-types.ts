@@ -1,38 +1,10 @@
-/** The JSON shapes of the Worker API that the CLI reads (see workers/db/*.ts `*Json`). */
-export interface Session {
-  id: string;
-  title: string | null;
-  source: string;
-  running: boolean;
-  handoff: Handoff | null;
-  model: string | null;
-  session_key: string | null;
-  started_at: number;
-  last_active_at: number;
-  message_count: number;
-  instructions: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  ended_at: number | null;
-  end_reason: string | null;
-}
+/**
+ * The JSON the Worker's API answers with, as the CLI reads it: the Worker's own types
+ * (workers/db/json.ts builds every session, handoff and message body), imported as types
+ * only, so the CLI and the Worker cannot drift apart and no Worker code is bundled.
+ */
+import type { HandoffJson, MessageJson, SessionJson } from "../workers/db/json.ts";
 
-export interface Handoff {
-  state: "pending" | "running" | "completed" | "failed";
-  platform: string;
-  error: string | null;
-  requested_at: number | null;
-  claimed_at: number | null;
-  finished_at: number | null;
-  destination: { chat_id: string; thread_id: string | null } | null;
-}
-
-export interface Message {
-  id: number;
-  role: string;
-  content: string | null;
-  tool_calls: Array<{ function: { name: string } }> | null;
-  tool_name: string | null;
-  finish_reason: string | null;
-  created_at: number;
-}
+export type Session = SessionJson;
+export type Handoff = NonNullable<HandoffJson>;
+export type Message = MessageJson;
