@@ -174,7 +174,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       { name: "mcp", type: "string", value: "<file>", help: 'MCP servers whose tools the agent may use: a JSON list of\n{"name","command","args"?,"env"?} (local, started here) or\n{"name","url"} (remote; token from MCP_TOKEN_<NAME>)' },
     ],
     footer:
-      "Environment:\n  GATEWAY_RELAY_URL      the Worker (https://… or wss://…; /relay is appended)\n  GATEWAY_RELAY_ID       this gateway's id in the Worker's RELAY_SECRETS\n  GATEWAY_RELAY_SECRET   its secret there\n  LLM_BASE_URL, LLM_API_KEY, LLM_MODEL   the model (unset LLM_BASE_URL: offline model)\n  LLM_PROVIDER                           openai or offline (workers-ai is edge-only)\n  BUSY_POLICY                            queue (default) or interrupt, as on the Worker\n  MCP_TOKEN_<NAME>, TOOL_TIMEOUT_MS      remote MCP servers' tokens; tool call limit (ms)\n  OFFLINE_STREAM_DELAY_MS                offline model: pause between words",
+      "Environment:\n  GATEWAY_RELAY_URL      the Worker (https://… or wss://…; /relay is appended)\n  GATEWAY_RELAY_ID       this gateway's id in the Worker's RELAY_SECRETS\n  GATEWAY_RELAY_SECRET   its secret there\n  LLM_BASE_URL, LLM_API_KEY, LLM_MODEL   the model (unset LLM_BASE_URL: offline model)\n  LLM_PROVIDER                           openai or offline (workers-ai is edge-only)\n  BUSY_POLICY                            queue (default) or interrupt, as on the Worker\n  SYSTEM_PROMPT, LLM_CONTEXT_TOKENS      instructions and context budget, as on the Worker\n  MCP_TOKEN_<NAME>, TOOL_TIMEOUT_MS      remote MCP servers' tokens; tool call limit (ms)\n  OFFLINE_STREAM_DELAY_MS                offline model: pause between words",
   },
   {
     name: "completion",

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { resolveProvider } from "../../workers/agent/index.ts";
+import { parseContextTokens, resolveProvider } from "../../workers/agent/index.ts";
 import type { McpServerEntry } from "../../workers/agent/mcp/index.ts";
 import { PLATFORMS, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
 import type { GatewayConfig } from "./index.ts";
@@ -33,7 +33,7 @@ export function defaultDbPath(cwd: string, gatewayId: string): string {
   return path.join(cwd, ".hermes-edge", `gateway-${gatewayId.replace(/[^A-Za-z0-9._-]/g, "_")}.db`);
 }
 
-/** Reads GATEWAY_RELAY_URL/ID/SECRET, LLM_*, BUSY_POLICY and OFFLINE_STREAM_DELAY_MS, and the flags. */
+/** Reads GATEWAY_RELAY_URL/ID/SECRET, LLM_*, BUSY_POLICY, SYSTEM_PROMPT, LLM_CONTEXT_TOKENS and OFFLINE_STREAM_DELAY_MS, and the flags. */
 export function readGatewayConfig(env: Record<string, string | undefined>, flags: { platforms?: string | undefined; db?: string | undefined; mcp?: string | undefined }, cwd: string): ConfigResult {
   const get = (name: string) => env[name]?.trim() || undefined;
   const missing = ["GATEWAY_RELAY_URL", "GATEWAY_RELAY_ID", "GATEWAY_RELAY_SECRET"].filter((n) => !get(n));
@@ -71,6 +71,7 @@ export function readGatewayConfig(env: Record<string, string | undefined>, flags
       model,
       busyPolicy: get("BUSY_POLICY") === "interrupt" ? "interrupt" : "queue",
       mcpServers,
+      context: { systemPrompt: get("SYSTEM_PROMPT"), budget: parseContextTokens(get("LLM_CONTEXT_TOKENS")) },
     },
   };
 }

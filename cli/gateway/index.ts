@@ -42,6 +42,8 @@ export interface GatewayConfig {
   busyPolicy: BusyPolicy;
   /** MCP servers (`--mcp`) whose tools the agent may use here. */
   mcpServers: McpServerEntry[];
+  /** `SYSTEM_PROMPT` and `LLM_CONTEXT_TOKENS`, as at the edge. */
+  context: { systemPrompt: string | undefined; budget: number };
 }
 
 /** Everything outside the gateway, injectable for tests. */
@@ -101,6 +103,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     descriptor: (p) => client.descriptor(p),
     clock,
     busyPolicy: config.busyPolicy,
+    context: config.context,
     log,
     fetch: io.fetch,
   });

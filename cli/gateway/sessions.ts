@@ -1,7 +1,7 @@
 import type { ChatModel, ToolRegistry } from "../../workers/agent/index.ts";
 import type { ReplyTarget } from "../../workers/platforms/types.ts";
 import type { Descriptor } from "../../workers/relay/frames.ts";
-import { SessionRuntime, type BusyPolicy, type Clock } from "../../workers/runtime/index.ts";
+import { ContextKeeper, SessionRuntime, type BusyPolicy, type Clock } from "../../workers/runtime/index.ts";
 import { relayChannel, type RelayedChat } from "./channel.ts";
 import type { Outbox } from "./outbox.ts";
 import type { GatewayStore } from "./store.ts";
@@ -14,6 +14,8 @@ export interface SessionsDeps {
   descriptor: (platform: string) => Descriptor | undefined;
   clock: Clock;
   busyPolicy: BusyPolicy;
+  /** `SYSTEM_PROMPT` and `LLM_CONTEXT_TOKENS`. */
+  context: { systemPrompt: string | undefined; budget: number };
   log: (line: string) => void;
   fetch?: typeof fetch;
 }
@@ -30,6 +32,12 @@ function chatOf(target: ReplyTarget): RelayedChat | null {
   } catch {
     return null;
   }
+}
+
+/** Where a session key (`agent:main:<platform>:<chat_type>:…#<generation>`) talks. */
+function whereOfKey(sessionRef: string): { source: string; chatType: string | null } {
+  const [, , platform = "cli", chatType = null] = sessionRef.replace(/#\d+$/, "").split(":");
+  return { source: platform, chatType };
 }
 
 /**
@@ -50,7 +58,19 @@ export class GatewaySessions {
     let rt = this.#runtimes.get(sessionRef);
     if (!rt) {
       const d = this.#d;
-      rt = new SessionRuntime({
+      const log = (line: string) => d.log(`session ${sessionRef.replace(/#\d+$/, "")}: ${line}`);
+      const where = whereOfKey(sessionRef);
+      // The same instructions, context budget and rolling summary as a session at the edge.
+      const context: ContextKeeper = new ContextKeeper({
+        state: () => ({ ...d.store.summary(sessionRef), instructions: null, ...where }),
+        saveSummary: (summary, foldedThrough) => d.store.saveSummary(sessionRef, summary, foldedThrough),
+        runtime: () => runtime,
+        model: () => d.model,
+        settings: () => d.context,
+        now: () => d.clock.now(),
+        log,
+      });
+      const runtime: SessionRuntime = new SessionRuntime({
         sql: d.store.sql,
         session: sessionRef,
         clock: d.clock,
@@ -61,9 +81,15 @@ export class GatewaySessions {
           const chat = chatOf(target);
           return chat ? relayChannel(d.outbox, chat, d.descriptor(chat.platform)) : null;
         },
-        log: (line) => d.log(`session ${sessionRef.replace(/#\d+$/, "")}: ${line}`),
+        log,
+        ready: () => context.ready(),
+        prepare: (transcript, turn, ids) => context.prepare(transcript, turn, ids),
+        foldedThrough: () => d.store.summary(sessionRef).foldedThrough,
+        estimate: (outcome) => context.estimate(outcome),
+        onTurnEnd: () => context.afterTurn(),
         ...(d.fetch ? { fetch: d.fetch } : {}),
       });
+      rt = runtime;
       this.#runtimes.set(sessionRef, rt);
     }
     return rt;

@@ -6,12 +6,15 @@ import { nodeSql } from "./sqlite.ts";
 
 const SCHEMA = [
   `CREATE TABLE generations (session_key TEXT PRIMARY KEY, generation INTEGER NOT NULL DEFAULT 0)`,
+  // Each session's rolling summary, as the edge's session objects keep theirs.
+  `CREATE TABLE summaries (session TEXT PRIMARY KEY, summary TEXT, folded_through INTEGER NOT NULL DEFAULT 0)`,
 ];
 
 /**
  * The gateway's local state in one SQLite file (`node:sqlite`): the same turn queue,
- * transcript and delivery tables the edge's session objects keep (the runtime's own), plus
- * which generation of each session key is current (`/new` starts the next one).
+ * transcript, delivery and usage tables the edge's session objects keep (the runtime's own),
+ * each session's rolling summary, and which generation of each session key is current
+ * (`/new` starts the next one).
  */
 export class GatewayStore {
   readonly #db: DatabaseSync;
@@ -41,6 +44,16 @@ export class GatewayStore {
   reset(sessionKey: string): string {
     this.sql.exec("INSERT INTO generations (session_key, generation) VALUES (?, 1) ON CONFLICT (session_key) DO UPDATE SET generation = generation + 1", sessionKey);
     return this.sessionRef(sessionKey);
+  }
+
+  /** A session's rolling summary and the last stored message it covers. */
+  summary(sessionRef: string): { summary: string | null; foldedThrough: number } {
+    const row = this.sql.exec("SELECT summary, folded_through FROM summaries WHERE session = ?", sessionRef)[0];
+    return { summary: row?.summary === undefined || row.summary === null ? null : String(row.summary), foldedThrough: num(row?.folded_through) };
+  }
+
+  saveSummary(sessionRef: string, summary: string | null, foldedThrough: number): void {
+    this.sql.exec("INSERT INTO summaries (session, summary, folded_through) VALUES (?, ?, ?) ON CONFLICT (session) DO UPDATE SET summary = excluded.summary, folded_through = excluded.folded_through", sessionRef, summary, foldedThrough);
   }
 
   /** Sessions with turns or deliveries left by an earlier run. */

@@ -6,9 +6,8 @@ import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
 import { handoffJson, messageJson, sessionJson, type HandoffJson, type MessageJson, type SessionJson } from "../../workers/db/json.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
-import { durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
+import { ContextKeeper, durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
-import { ContextKeeper } from "./context.ts";
 import { HandoffRunner } from "./handoff.ts";
 import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, retainElsewhere, type SessionExport } from "./lifecycle.ts";
 import { inFlight, type HandoffRequest } from "./handoff-state.ts";
@@ -77,8 +76,11 @@ export class SessionAgent extends DurableObject<Env> {
   #init(sessionId: string): SessionRuntime {
     if (this.#runtime) return this.#runtime;
     const context = new ContextKeeper({
-      record: () => this.#records.get(),
-      update: (patch) => void this.#update(patch),
+      state: () => {
+        const rec = this.#records.get();
+        return rec ? { summary: rec.summary ?? null, foldedThrough: rec.foldedThrough ?? 0, instructions: rec.instructions ?? null, source: rec.source, chatType: rec.chatType } : null;
+      },
+      saveSummary: (summary, foldedThrough) => void this.#update({ summary, foldedThrough }),
       runtime: () => this.#runtime!,
       model: () => createModel(settings(this.env).model),
       settings: () => ({ systemPrompt: settings(this.env).systemPrompt, budget: settings(this.env).contextTokens }),

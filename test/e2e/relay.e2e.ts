@@ -8,6 +8,7 @@ import { RELAY_E2E, relayHarness, type Harness } from "../support/e2e.ts";
 import type { ApiCall } from "../support/fake-platforms.ts";
 import { tg } from "../support/fixtures.ts";
 import { telegramHeaders } from "../support/signing.ts";
+import { conversation } from "../support/fake-llm.ts";
 
 /**
  * A real `wrangler dev` relaying Telegram, the real `hermes-edge gateway` process dialing
@@ -66,7 +67,7 @@ describe("relay end to end", () => {
 
     await webhook(tg.dm("hello gateway", 1001));
     await h.telegram.waitFor(sent(1001, "echo: hello gateway"));
-    expect(h.llm.calls.at(-1)!.body.messages.map((m) => m.content)).toEqual(["hello gateway"]);
+    expect(conversation(h.llm.calls.at(-1)!.body).map((m) => m.content)).toEqual(["hello gateway"]);
 
     h.llm.hold(["thinking "], ["never"]);
     await webhook(tg.dm("a long one", 1002));

@@ -28,7 +28,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   platforms: ["agent", "format", "names", "security"], // neutral types, parts, session keys
   adapter: ["agent", "format", "names", "platforms", "security"], // workers/platforms/<name>/
   registry: ["adapter", "names", "platforms", "settings"], // the one place adapters are picked
-  runtime: ["agent", "platforms"], // the one turn runtime (edge and gateway)
+  runtime: ["agent", "names", "platforms"], // the one turn runtime (edge and gateway)
   relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
   db: ["runtime"],
   conversations: ["agent", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],

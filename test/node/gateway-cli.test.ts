@@ -55,6 +55,7 @@ describe("hermes-edge gateway command", () => {
         model: { baseUrl: "http://127.0.0.1:9/v1", apiKey: undefined, model: undefined, offlineDelayMs: 0 },
         busyPolicy: "queue",
         mcpServers: [],
+        context: { systemPrompt: undefined, budget: 32000 },
       },
     });
     expect(readGatewayConfig(RELAY, { db: "x/y.db" }, cwd)).toMatchObject({ ok: true, config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack"] } });

@@ -3,6 +3,7 @@ import { NEW_SESSION_TEXT } from "../../cli/gateway/index.ts";
 import { FakeConnector, inboundEvent, type FakeSocket, type SentFrame } from "../support/fake-connector.ts";
 import { loopbackLlm, startGateway, tempDb, type GatewayRun } from "../support/gateway-harness.ts";
 import { ManualClock } from "../support/manual-clock.ts";
+import { conversation } from "../support/fake-llm.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -98,7 +99,9 @@ describe("gateway turns (the shared turn runtime, over the relay)", () => {
     await again.s.waitFor(isFinal("5"));
     expect(again.s.finals("5")).toEqual(["echo: and now?"]);
     expect(model.calls).toHaveLength(2);
-    expect(model.calls[1]!.body.messages.map((m) => [m.role, m.content])).toEqual([
+    // The same instructions as at the edge: where the agent talks, from the session key.
+    expect(model.calls[1]!.body.messages[0]).toMatchObject({ role: "system", content: expect.stringContaining("You are talking on Telegram, in a direct message") });
+    expect(conversation(model.calls[1]!.body).map((m) => [m.role, m.content])).toEqual([
       ["user", "remember me"],
       ["assistant", "echo: remember me"],
       ["user", "and now?"],
@@ -118,7 +121,7 @@ describe("gateway turns (the shared turn runtime, over the relay)", () => {
     const again = await connected({ llmUrl: url, dbPath });
     await again.s.waitFor(isFinal("4"));
     expect(again.s.finals("4")).toEqual(["echo: survive this"]);
-    expect(model.calls.at(-1)!.body.messages.map((m) => m.content)).toEqual(["survive this"]);
+    expect(conversation(model.calls.at(-1)!.body).map((m) => m.content)).toEqual(["survive this"]);
     expect(await stop(again.gw, again.s)).toBe(0);
   });
 
@@ -162,7 +165,7 @@ describe("gateway turns (the shared turn runtime, over the relay)", () => {
     expect(finals.filter((t) => t !== NEW_SESSION_TEXT)[1]).toMatch(/^⚠️ the model provider rejected the API key \(HTTP 401\)/);
     // The failed turn left its user message unanswered; the core's repair merges it into the next.
     expect(finals.at(-1)).toBe("echo: fresh start\n\nonce more");
-    expect(model.calls[1]!.body.messages.map((m) => m.content)).toEqual(["fresh start"]);
+    expect(conversation(model.calls[1]!.body).map((m) => m.content)).toEqual(["fresh start"]);
     expect(await stop(gw, s)).toBe(0);
   });
 

@@ -53,6 +53,7 @@ export function startGateway(opts: {
     model: opts.llmUrl ? { baseUrl: opts.llmUrl, model: "fake-model" } : { offlineDelayMs: 0 },
     busyPolicy: opts.busyPolicy ?? "queue",
     mcpServers: [],
+    context: { systemPrompt: undefined, budget: 32_000 },
   };
   const exit = runGateway(config, {
     io: { stderr, env: {}, signals, fetch: (i, init) => fetch(i, init) },

@@ -11,3 +11,4 @@ export { durableSql, migrate, num, str, type DurableStorageLike, type Row, type 
 export { EMPTY_TEXT, failureText, replyText, RESTART_FAILURE, STOPPED_TEXT, UNDELIVERED_NOTE } from "./texts.ts";
 export { rowMessage, SqlTranscript, type NewMessage, type StoredMessage } from "./transcript.ts";
 export { UsageStore, utcDay, type TurnUsage } from "./usage.ts";
+export { BYTE_BOUND, ContextKeeper, type ContextHost, type ContextState } from "./context.ts";

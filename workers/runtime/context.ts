@@ -12,14 +12,29 @@ import {
   type TokenCounter,
   type TurnOutcome,
   type Usage,
-} from "../../workers/agent/index.ts";
-import type { SessionRuntime, TurnRecord } from "../../workers/runtime/index.ts";
-import type { SessionRecord } from "./record.ts";
+} from "../agent/index.ts";
+import { isPlatformName } from "../platforms/names.ts";
+import type { TurnRecord } from "./queue.ts";
+import type { SessionRuntime } from "./session.ts";
 
-/** What keeping a session within its budget needs from its object. */
+/** What a session keeps about its context, wherever it runs (a session object, a gateway's SQLite). */
+export interface ContextState {
+  summary: string | null;
+  /** Stored id of the last message folded into the summary (0: none). */
+  foldedThrough: number;
+  /** The session's own instructions. */
+  instructions: string | null;
+  /** Where the session started: "cli" or a platform name. */
+  source: string;
+  /** Its chat type there ("dm", "group", "thread", …), null for the CLI. */
+  chatType: string | null;
+}
+
+/** What keeping a session within its budget needs from where it runs. */
 export interface ContextHost {
-  record(): SessionRecord | null;
-  update(patch: Partial<SessionRecord>): void;
+  state(): ContextState | null;
+  /** Keeps a new summary and how far it reaches. */
+  saveSummary(summary: string | null, foldedThrough: number): void;
   runtime(): SessionRuntime;
   model(): ChatModel;
   /** `SYSTEM_PROMPT` and `LLM_CONTEXT_TOKENS`. */
@@ -45,11 +60,9 @@ const encoder = new TextEncoder();
  */
 export const BYTE_BOUND: TokenCounter = { encoding: "utf8-bytes", count: (text) => encoder.encode(text).length };
 
-const PLATFORMS: readonly string[] = ["telegram", "discord", "slack"];
-
 /** Where the agent is talking, for the context line of its instructions. */
-function whereFor(rec: SessionRecord, turn: TurnRecord) {
-  const platform = (turn.target?.platform ?? (PLATFORMS.includes(rec.source) ? rec.source : "cli")) as AgentPlatform;
+function whereFor(rec: ContextState, turn: TurnRecord) {
+  const platform = (turn.target?.platform ?? (isPlatformName(rec.source) ? rec.source : "cli")) as AgentPlatform;
   const handedOffFromCli = rec.source === "cli" && turn.target !== null;
   const chatType = (handedOffFromCli ? (turn.target?.private ? "dm" : "thread") : rec.chatType) as AgentChatType | null;
   return { platform, chatType, handedOffFromCli };
@@ -79,7 +92,7 @@ export class ContextKeeper {
   /** Before a turn: loads the tokenizer when the byte bound says this session may need trimming or folding. */
   async ready(): Promise<void> {
     if (this.#counter) return;
-    const rec = this.#h.record();
+    const rec = this.#h.state();
     if (!rec) return;
     const plan = this.#plan(rec, null, this.#h.runtime().history(), BYTE_BOUND);
     if (plan.fold || plan.omitted > 0 || plan.truncated) await this.#exact();
@@ -90,7 +103,7 @@ export class ContextKeeper {
     return this.#counter;
   }
 
-  #plan(rec: SessionRecord, turn: TurnRecord | null, history: readonly ChatMessage[], count: TokenCounter) {
+  #plan(rec: ContextState, turn: TurnRecord | null, history: readonly ChatMessage[], count: TokenCounter) {
     return planContext({ system: this.#system(rec, turn), summary: rec.summary ?? null, history, modelId: this.#h.model().id, counter: count, budget: this.#h.settings().budget });
   }
 
@@ -98,15 +111,15 @@ export class ContextKeeper {
     return this.#lastTokens;
   }
 
-  #system(rec: SessionRecord, turn: TurnRecord | null): ChatMessage {
+  #system(rec: ContextState, turn: TurnRecord | null): ChatMessage {
     const s = this.#h.settings();
-    const where = turn ? whereFor(rec, turn) : { platform: (PLATFORMS.includes(rec.source) ? rec.source : "cli") as AgentPlatform, chatType: rec.chatType as AgentChatType | null };
+    const where = turn ? whereFor(rec, turn) : { platform: (isPlatformName(rec.source) ? rec.source : "cli") as AgentPlatform, chatType: rec.chatType as AgentChatType | null };
     return systemMessage({ systemPrompt: s.systemPrompt, sessionInstructions: rec.instructions, now: this.#h.now(), where });
   }
 
   /** The request for one model call of `turn` (see RuntimeHost.prepare). */
   prepare(transcript: readonly ChatMessage[], turn: TurnRecord, ids: readonly number[]): ChatMessage[] {
-    const rec = this.#h.record();
+    const rec = this.#h.state();
     if (!rec) return [...transcript];
     const exact = this.#counter;
     const plan = this.#plan(rec, turn, transcript, exact ?? BYTE_BOUND);
@@ -155,12 +168,12 @@ export class ContextKeeper {
   async foldThrough(through: number): Promise<void> {
     await this.#exact();
     await this.#folding;
-    if (through > (this.#h.record()?.foldedThrough ?? 0)) await this.#fold(through);
+    if (through > (this.#h.state()?.foldedThrough ?? 0)) await this.#fold(through);
   }
 
   async #fold(through: number): Promise<void> {
     const rt = this.#h.runtime();
-    const rec = this.#h.record();
+    const rec = this.#h.state();
     if (!rec) return;
     const ids = rt.historyIds();
     const history = rt.history();
@@ -174,14 +187,14 @@ export class ContextKeeper {
       // The mark still moves: the request stays bounded, and these turns are trimmed instead.
       this.#h.log(`context: the summary could not be written (${err instanceof Error ? err.message : String(err)}); trimming the ${count} oldest message(s) instead`);
     }
-    this.#h.update({ summary, foldedThrough: Math.max(rec.foldedThrough ?? 0, through) });
+    this.#h.saveSummary(summary, Math.max(rec.foldedThrough, through));
     rt.forgetThrough(through);
   }
 
   /** What `/status` shows about the context. */
   async status(): Promise<{ tokens_in_context: number; budget: number; turns: number; summary: boolean }> {
     const count = await this.#exact();
-    const rec = this.#h.record();
+    const rec = this.#h.state();
     const rt = this.#h.runtime();
     const tokens = rec ? this.#plan(rec, null, rt.history(), count).tokens : 0;
     return { tokens_in_context: tokens, budget: this.#h.settings().budget, turns: rt.usage.totals().turns, summary: Boolean(rec?.summary) };
