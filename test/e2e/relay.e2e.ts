@@ -28,10 +28,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function gateway() {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "gateway", "--platforms", "telegram", "--db", path.join(dir, "gw.db")], {
+function gateway(extra: Record<string, string> = {}, db = "gw.db") {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "gateway", "--platforms", "telegram", "--db", path.join(dir, db)], {
     env: {
       ...process.env,
+      ...extra,
       GATEWAY_RELAY_URL: h.worker.url,
       GATEWAY_RELAY_ID: RELAY_E2E.gatewayId,
       GATEWAY_RELAY_SECRET: RELAY_E2E.secret,
@@ -88,5 +89,32 @@ describe("relay end to end", () => {
 
     again.child.kill("SIGTERM");
     expect(await again.exit).toBe(0);
+  });
+
+  it("streams a relayed reply by edits of one message, and honours BUSY_POLICY=interrupt on the gateway", async () => {
+    const gw = gateway({ BUSY_POLICY: "interrupt" }, "gw-busy.db");
+    await gw.waitFor("relay: connected");
+
+    // Streamed: the first words are shown while the model is held, the rest arrive as an edit of that message.
+    const gate = h.llm.hold(["first words, "], ["then the rest"]);
+    await webhook(tg.dm("stream to me", 1004));
+    const preview = await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1004 && String(c.body.text).startsWith("first words"));
+    gate.release();
+    const final = await h.telegram.waitFor((c) => c.path.endsWith("/editMessageText") && Number(c.body.chat_id) === 1004 && String(c.body.text) === "first words, then the rest");
+    const previewId = (preview.answer as { result: { message_id: number } }).result.message_id;
+    expect(final.body.message_id).toBe(previewId);
+    expect(h.telegram.calls.filter((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1004)).toHaveLength(1);
+
+    // BUSY_POLICY=interrupt: a message sent while a turn runs stops it and is answered next.
+    const held = h.llm.hold(["cut short "], ["never"]);
+    await webhook(tg.dm("a question", 1004));
+    await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1004 && String(c.body.text).startsWith("cut short"));
+    await webhook(tg.dm("no, this one", 1004));
+    await h.telegram.waitFor((c) => /\/(sendMessage|editMessageText)$/.test(c.path) && Number(c.body.chat_id) === 1004 && String(c.body.text) === "echo: no, this one");
+    expect(held.cancelled).toBe(true);
+    expect(conversation(h.llm.calls.at(-1)!.body).map((m) => m.content)).toEqual(["stream to me", "first words, then the rest", "a question", "cut short ", "no, this one"]);
+
+    gw.child.kill("SIGTERM");
+    expect(await gw.exit).toBe(0);
   });
 });

@@ -9,6 +9,8 @@ export interface ApiCall {
   method: string;
   path: string;
   body: Record<string, unknown>;
+  /** The JSON the fake answered with (null when it was not JSON). */
+  answer?: unknown;
 }
 
 /** A scripted failure for the next call matching `match`. */
@@ -69,18 +71,21 @@ abstract class FakeApi {
         }
       }
     }
-    const call = { method: req.method, path: url.pathname + url.search, body };
+    const call: ApiCall = { method: req.method, path: url.pathname + url.search, body };
+    const f = this.#failures.findIndex((x) => call.path.includes(x.match));
+    let res: Response;
+    if (f >= 0) {
+      const [failure] = this.#failures.splice(f, 1);
+      res = Response.json(failure!.body, { status: failure!.status, ...(failure!.headers ? { headers: failure!.headers } : {}) });
+    } else res = this.answer(call, req);
+    // Recorded (with the answer) before anyone waiting on it is told.
+    call.answer = await res.clone().json().catch(() => null);
     this.calls.push(call);
     for (const w of this.#waiters.filter((x) => x.pred(call))) {
       this.#waiters.splice(this.#waiters.indexOf(w), 1);
       w.resolve(call);
     }
-    const f = this.#failures.findIndex((x) => call.path.includes(x.match));
-    if (f >= 0) {
-      const [failure] = this.#failures.splice(f, 1);
-      return Response.json(failure!.body, { status: failure!.status, ...(failure!.headers ? { headers: failure!.headers } : {}) });
-    }
-    return this.answer(call, req);
+    return res;
   }
 
   protected abstract answer(call: ApiCall, req: Request): Response;
