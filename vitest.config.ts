@@ -75,14 +75,16 @@ export default defineConfig({
     projects: [
       workerProject("worker", "test/worker/**/*.test.ts"),
       // The same Worker configured otherwise: Telegram relayed to gateways with a small relay
-      // buffer, BUSY_POLICY=interrupt for the platforms served at the edge, and a daily
-      // token budget per platform user.
+      // buffer, BUSY_POLICY=interrupt for the platforms served at the edge, a daily token
+      // budget per platform user, and an MCP server's tools.
       workerProject("relay", "test/worker-relay/**/*.test.ts", {
         RELAY_PLATFORMS: "telegram",
         RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret",
         RELAY_BUFFER_LIMIT: "5",
         BUSY_POLICY: "interrupt",
         DAILY_TOKEN_BUDGET: "50000",
+        // The fake MCP server every workerd test routes (test/worker/setup.ts).
+        MCP_SERVERS: JSON.stringify([{ name: "docs", url: "https://mcp.test/mcp" }]),
       }),
       {
         test: {

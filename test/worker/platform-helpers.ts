@@ -29,16 +29,19 @@ export async function untilRunning(sessionId: string): Promise<void> {
 }
 
 /**
- * Waits until a held model stream has started (the turn reached the model), going through
- * the session objects' I/O between looks: no timers.
+ * Waits until `done()` holds, going through the session objects' I/O between looks (no
+ * timers): for progress a fake records (a held model stream started, a tool was called).
  */
-export async function untilStarted(gate: { started: boolean }): Promise<void> {
-  for (let i = 0; i < 2000 && !gate.started; i++) {
+export async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 2000 && !done(); i++) {
     const agents = await listDurableObjectIds(env.SESSION_AGENT);
     await Promise.all(agents.map((id) => env.SESSION_AGENT.get(id).status()));
   }
-  if (!gate.started) throw new Error("the model was never called");
+  if (!done()) throw new Error(`never happened: ${what}`);
 }
+
+/** Waits until a held model stream has started (the turn reached the model). */
+export const untilStarted = (gate: { started: boolean }) => until(() => gate.started, "the model was called");
 
 export async function toDiscord(interaction: unknown): Promise<Response> {
   const body = JSON.stringify(interaction);

@@ -1,9 +1,10 @@
 import { applyD1Migrations, type D1Migration } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, expect } from "vitest";
-import { discord, llm, net, slack, telegram } from "./fakes.ts";
+import { webMcpHandler } from "../support/mcp-server.ts";
+import { discord, llm, net, resetMcpLog, slack, telegram } from "./fakes.ts";
 
-export { discord, llm, net, slack, telegram } from "./fakes.ts";
+export { discord, llm, mcpLog, net, slack, telegram } from "./fakes.ts";
 
 /** The network of every workerd test: fakes only. */
 globalThis.fetch = net.fetch;
@@ -23,6 +24,7 @@ beforeEach(() => {
   net.route("https://discord.test", (req) => discord.handle(req));
   net.route("https://slack.test", (req) => slack.handle(req));
   net.route("https://hooks.slack.test", (req) => slack.handle(req));
+  net.route("https://mcp.test", webMcpHandler({ log: resetMcpLog() }));
 });
 
 afterEach(() => {

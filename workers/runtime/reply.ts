@@ -8,6 +8,17 @@ export const TYPING_REFRESH_MS = 4_000;
 /** Longest pause of live updates after a platform failure (not a 429, which says how long). */
 export const MAX_LIVE_BACKOFF_MS = 30_000;
 
+/** Longest status line of one running tool (its name and a summary of its arguments). */
+const TOOL_LINE_MAX = 80;
+
+/** `⚙ fetch_url https://example.com/page…`: what a live reply shows while a tool runs (the summary names the tool). */
+export function toolLine(name: string, summary: string): string {
+  const plain = `⚙ ${summary.trim() || name}`.replace(/\s+/g, " ").trim();
+  const cut = plain.length > TOOL_LINE_MAX ? plain.slice(0, TOOL_LINE_MAX - 1) : plain;
+  // Shown as Markdown: what a tool's arguments hold must not format (or link) anything.
+  return `${cut.replace(/[\\`*_{}[\]()#+\-.!|~<>:]/g, "\\$&")}…`;
+}
+
 /** Where a turn's progress goes while it runs. */
 export interface TurnSink {
   start?(): void;
@@ -59,6 +70,8 @@ export class ReplyStreamer implements TurnSink {
   #typingTimer: unknown = null;
   #chain: Promise<void> = Promise.resolve();
   #ended = false;
+  /** Tool calls running now, by call id: their status lines. */
+  #tools = new Map<string, string>();
 
   constructor(channel: ReplyChannel, opts: StreamerOptions) {
     this.#ch = channel;
@@ -82,9 +95,20 @@ export class ReplyStreamer implements TurnSink {
   }
 
   event(e: TurnEvent): void {
-    if (e.type !== "text" || this.#ended) return;
-    this.#text += e.text;
+    if (this.#ended) return;
+    if (e.type === "text") this.#text += e.text;
+    else if (e.type === "tool" && e.phase === "start") this.#tools.set(e.id, toolLine(e.name, e.summary));
+    else if (e.type === "tool") this.#tools.delete(e.id);
+    else return;
     this.#schedule();
+  }
+
+  /** What a live update shows: the text so far, and a status line while a tool runs. */
+  #display(): string {
+    const running = [...this.#tools.values()];
+    if (running.length === 0) return this.#text;
+    const status = `_${running.join(" · ")}_`;
+    return this.#text.trim() === "" ? status : `${this.#text.trimEnd()}\n\n${status}`;
   }
 
   #schedule(): void {
@@ -105,8 +129,8 @@ export class ReplyStreamer implements TurnSink {
   }
 
   async #live(): Promise<void> {
-    if (this.#ended || this.#liveOff || this.#text.trim() === "" || this.#text === this.#shown) return;
-    const text = this.#text;
+    const text = this.#display();
+    if (this.#ended || this.#liveOff || text.trim() === "" || text === this.#shown) return;
     try {
       const shown = await this.#ch.show(text, this.#ids, "live");
       this.#setIds(shown.ids);
@@ -124,7 +148,7 @@ export class ReplyStreamer implements TurnSink {
       const wait = retryAfterMs(err) ?? Math.min(this.#ch.caps.editIntervalMs * 2 ** this.#failures, MAX_LIVE_BACKOFF_MS);
       this.#notBefore = this.#o.clock.now() + wait;
     }
-    if (this.#text !== this.#shown && !this.#ended) this.#schedule();
+    if (this.#display() !== this.#shown && !this.#ended) this.#schedule();
   }
 
   #setIds(ids: string[]): void {
