@@ -104,6 +104,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   {
+    name: "status",
+    summary: "check the Worker, its token, model, platforms, relay, D1 and cron (--json)",
+    synopsis: "status [--json]",
+    about:
+      "Checks everything a working setup needs, each problem with the command that fixes it:\nthe Worker answers (and its version), the token is accepted, the model provider answers,\neach platform's own view of its webhook (Telegram getWebhookInfo, Discord's interactions\nendpoint, Slack auth.test), relay gateways, D1 migrations applied, when the cron last ran.\nExit code 1 when anything is wrong.",
+    flags: [{ name: "json", type: "boolean", help: "print the report as JSON" }],
+  },
+  {
     name: "login",
     summary: "check a Worker's URL and token and save them (a profile)",
     synopsis: "login [--url <worker url>] [--token <token>] [--profile <name>]",

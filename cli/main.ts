@@ -117,6 +117,12 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
       return showUsage({ api: client(), io, style, json: values.json === true }, { group: str(values.group) ?? "day", ...(str(values.since) ? { since: str(values.since)! } : {}), ...(str(values.until) ? { until: str(values.until)! } : {}) });
     },
 
+    async status({ values, positionals }, cmd) {
+      if (positionals.length > 0) throw usage(cmd, "status takes no arguments");
+      const { runStatus } = await import("./status.ts");
+      return runStatus({ api: client(), io, style, json: values.json === true });
+    },
+
     async login({ values, positionals }, cmd) {
       if (positionals.length > 0) throw usage(cmd, "login takes no arguments");
       return runLogin({ io, style, url: str(values.url), token: str(values.token), profile: str(values.profile) });

@@ -6,9 +6,11 @@ import { handoffRoutes } from "./http/handoff.ts";
 import { platformRoutes } from "./http/platforms.ts";
 import { relayStatusRoutes, relayUpgrade } from "./http/relay.ts";
 import { sessionRoutes } from "./http/sessions.ts";
+import { statusRoutes } from "./http/status.ts";
 import { webhookRoutes } from "./http/webhooks.ts";
+import { VERSION } from "./version.ts";
 
-export const VERSION = "0.1.0";
+export { VERSION };
 
 /** The Worker's HTTP surface (SPEC section 1). */
 export const app = new Hono<{ Bindings: Env }>();
@@ -22,6 +24,7 @@ app.route("/v1/sessions", handoffRoutes);
 app.route("/v1/platforms", platformRoutes);
 app.route("/v1/usage", usageRoutes);
 app.route("/v1/relay", relayStatusRoutes);
+app.route("/v1/status", statusRoutes);
 app.get("/relay", (c) => relayUpgrade(c.req.raw, c.env));
 app.use("/webhooks/*", limitBody);
 app.route("/webhooks", webhookRoutes);

@@ -1,6 +1,7 @@
 import { and, asc, eq, isNotNull, lt } from "drizzle-orm";
 import { sessionAgent } from "./conversations/stubs.ts";
 import { db } from "./db/client.ts";
+import { markCronRun } from "./db/meta.ts";
 import { messages, sessions } from "./db/schema.ts";
 import { settings } from "./settings.ts";
 
@@ -39,7 +40,10 @@ export async function runMaintenance(env: Env, now: number): Promise<Maintenance
   const ids = [...new Set([...stuck, ...unclaimed].map((r) => r.id))];
   const woken = await Promise.all(ids.map((id) => sessionAgent(env, id).recover(id).catch(() => false)));
   const expired = await Promise.all(stale.map((r) => sessionAgent(env, r.id).expireHandoff(r.id, now - HANDOFF_LEASE_MS).catch(() => false)));
-  return { woken: woken.filter(Boolean).length, expiredHandoffs: expired.filter(Boolean).length, retained: await retention(env, now) };
+  const report = { woken: woken.filter(Boolean).length, expiredHandoffs: expired.filter(Boolean).length, retained: await retention(env, now) };
+  // For `hermes-edge status`: a cron that stopped running is a problem worth showing.
+  await markCronRun(d, now);
+  return report;
 }
 
 /** RETENTION_DAYS: each session with messages older than the cutoff deletes them (its summary keeps the gist). */

@@ -114,3 +114,33 @@ describe("hermes-edge sessions set / usage / export / delete / import", () => {
     expect((await cli(["sessions", "export", "--format", "pdf"])).code).toBe(2);
   });
 });
+
+describe("hermes-edge status", () => {
+  it("against a local Worker: each part checked, no problems, exit code 0; --json is the report", async () => {
+    const r = await cli(["status"]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split("\n");
+    expect(lines[0]).toBe(`hermes-edge status · ${worker.url}`);
+    expect(lines).toContain("✓ Worker     hermes-edge 0.1.0");
+    expect(lines).toContain("✓ token      accepted (HERMES_EDGE_TOKEN)");
+    expect(lines).toContain("✓ model      openai fake: answers (no model list: HTTP 404)");
+    expect(lines.find((l) => l.startsWith("✓ telegram"))).toContain("local Worker: the platform cannot reach it");
+    expect(lines).toContain("✓ D1         9/9 migrations applied");
+    expect(lines.at(-1)).toBe("no problems found");
+    const json = JSON.parse((await cli(["status", "--json"])).out) as { reachable: boolean; token: { accepted: boolean }; problems: unknown[]; worker: { migrations: { missing: string[] } } };
+    expect(json).toMatchObject({ reachable: true, token: { accepted: true }, problems: [], worker: { migrations: { missing: [] } } });
+  });
+
+  it("a wrong token, or no Worker at all, is exit code 1 with the fix", async () => {
+    const m = memoryIo({ HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: "wrong", NO_COLOR: "1" }, tmpdir());
+    expect(await createCli(["status"], m.io).run()).toBe(1);
+    expect(m.out()).toContain("✗ token      refused (HERMES_EDGE_TOKEN)");
+    expect(m.out()).toContain("fix: log in with the Worker's API_TOKEN: npx hermes-edge login");
+    const gone = memoryIo({ HERMES_EDGE_URL: "http://127.0.0.1:9", HERMES_EDGE_TOKEN: "x", NO_COLOR: "1" }, tmpdir());
+    expect(await createCli(["status"], gone.io).run()).toBe(1);
+    expect(gone.out()).toContain("✗ Worker     not reachable");
+    expect(gone.out()).toContain("fix: start it (npm start, npm run dev)");
+  });
+});
+

@@ -24,6 +24,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   errors: [], // the API's error vocabulary
   names: [], // the platform names
   security: [], // constant-time compares, HMAC
+  version: [],
   settings: ["agent", "names", "relay", "runtime"], // every setting, parsed once
   platforms: ["agent", "format", "names", "security"], // neutral types, parts, session keys
   adapter: ["agent", "format", "names", "platforms", "security"], // workers/platforms/<name>/
@@ -31,21 +32,21 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   runtime: ["agent", "names", "platforms"], // the one turn runtime (edge and gateway)
   relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
   db: ["runtime"],
-  conversations: ["agent", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
+  conversations: ["agent", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
   objects: ["agent", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
-  http: ["agent", "conversations", "db", "errors", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
+  http: ["agent", "conversations", "db", "errors", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
   cli: ["adapter", "agent", "format", "names", "platforms", "relay", "runtime"],
 };
 
 /** Layers one may import types from (erased at build time), beyond `MAY_IMPORT`: the CLI reads the API's JSON as the Worker types it. */
-const MAY_IMPORT_TYPES: Record<string, readonly string[]> = { cli: ["db"] };
+const MAY_IMPORT_TYPES: Record<string, readonly string[]> = { cli: ["conversations", "db"] };
 
 /** Relative imports that bring in only types (`import type { … } from "…"`). */
 const typeImportsOf = (file: string) => new Set([...readFileSync(file, "utf8").matchAll(/^import type \{[^}]*\} from ["']([^"']+)["']/gm)].map((m) => m[1]!));
 
 function layerOf(rel: string): string {
-  const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/platforms/registry.ts": "registry", "workers/platforms/names.ts": "names" };
+  const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/version.ts": "version", "workers/platforms/registry.ts": "registry", "workers/platforms/names.ts": "names" };
   if (special[rel]) return special[rel]!;
   if (/^workers\/platforms\/(telegram|discord|slack)\//.test(rel)) return "adapter";
   if (/^workers\/[\w.-]+\.ts$/.test(rel)) return "entry";

@@ -1,13 +1,19 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { withoutSecretsTable, writeLocalDevConfig } from "../../cli/local-config.ts";
 import { ensureDevToken, PROJECT_ROOT } from "../../cli/local.ts";
+import { MIGRATIONS } from "../../workers/db/migrations.ts";
 
 const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8");
 
 describe("deployment configuration", () => {
+  it("the Worker's list of D1 migrations (what `status` checks) is the migrations folder", () => {
+    const files = readdirSync(path.join(PROJECT_ROOT, "migrations")).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, "")).sort();
+    expect([...MIGRATIONS]).toEqual(files);
+  });
+
   it("wrangler.toml requires API_TOKEN on deploy; the local runner's copy drops only that table", () => {
     const toml = read("wrangler.toml");
     expect(toml).toMatch(/^\[secrets\]\nrequired = \["API_TOKEN"\]$/m);

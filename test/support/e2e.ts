@@ -24,6 +24,7 @@ export function platformVars(urls: { llm: string; telegram: string; discord: str
   return {
     LLM_BASE_URL: `${urls.llm}/v1`,
     LLM_MODEL: "fake",
+    LLM_API_KEY: "test-llm-key",
     TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token,
     TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
     TELEGRAM_ALLOWED_USERS: "1001,1002,1004",

@@ -65,6 +65,10 @@ export function lastUserText(body: RecordedCall["body"]): string {
 
 export class FakeLlm {
   readonly calls: RecordedCall[] = [];
+  /** What `GET /models` lists (null: the route does not exist). */
+  models: string[] | null = null;
+  /** The key `GET /models` accepts. */
+  key = "test-llm-key";
   readonly #script: Reply[] = [];
 
   /** Queues replies for the next calls, in order. */
@@ -87,10 +91,15 @@ export class FakeLlm {
   reset(): void {
     this.calls.length = 0;
     this.#script.length = 0;
+    this.models = null;
   }
 
-  /** Handles `POST …/chat/completions`. */
+  /** Handles `POST …/chat/completions`, and `GET …/models` (the models in `models`; 404 when null). */
   async handle(req: Request): Promise<Response> {
+    if (req.method === "GET" && new URL(req.url).pathname.endsWith("/models")) {
+      if (req.headers.get("authorization") !== `Bearer ${this.key}`) return Response.json({ error: { message: "Incorrect API key provided" } }, { status: 401 });
+      return this.models ? Response.json({ object: "list", data: this.models.map((id) => ({ id, object: "model" })) }) : new Response("not found", { status: 404 });
+    }
     if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/chat/completions")) {
       return new Response("not found", { status: 404 });
     }

@@ -141,6 +141,14 @@ export class FakeTelegram extends FakeApi {
 
 /** The REST API at `<base>/…` and the interaction webhooks. */
 export class FakeDiscord extends FakeApi {
+  /** The interactions endpoint the application has (GET/PATCH /applications/@me). */
+  interactionsUrl = "";
+
+  override reset(): void {
+    super.reset();
+    this.interactionsUrl = "";
+  }
+
   /** Contents posted or edited, in order. */
   contents(): string[] {
     return this.calls.filter((c) => c.method !== "GET" && typeof c.body.content === "string").map((c) => String(c.body.content));
@@ -164,7 +172,11 @@ export class FakeDiscord extends FakeApi {
     if (p === "/applications/@me" && call.method === "PATCH") {
       const url = String(call.body.interactions_endpoint_url ?? "");
       if (!url.startsWith("https://")) return Response.json({ message: "Invalid Form Body: interactions_endpoint_url could not be verified" }, { status: 400 });
+      this.interactionsUrl = url;
       return Response.json({ id: DISCORD_TEST.applicationId, interactions_endpoint_url: url });
+    }
+    if (p === "/applications/@me" && call.method === "GET") {
+      return Response.json({ id: DISCORD_TEST.applicationId, name: "Hermes", interactions_endpoint_url: this.interactionsUrl || null });
     }
     return Response.json({ message: "404: Not Found" }, { status: 404 });
   }

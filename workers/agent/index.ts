@@ -37,5 +37,6 @@ export { MAX_TOOLS, ToolRegistry, ToolSet, formatToolList, listTools, toolError,
 export { fetchUrlTool, isBlockedHost, type FetchUrlLimits, type FetchUrlOptions } from "./fetch-url.ts";
 export { SUMMARY_MAX_CHARS, isSecretKey, maskSecrets, summarizeCall } from "./tool-summary.ts";
 export { DEFAULT_OPENAI_MODEL, PROVIDERS, createModel, modelId, resolveProvider, toolsFor, type ModelConfig, type ProviderName } from "./factory.ts";
+export { PROBE_TIMEOUT_MS, probeModel, type ModelProbe } from "./probe.ts";
 export { DEFAULT_WORKERS_AI_MODEL, WorkersAiModel, workersAiError, type AiBinding, type WorkersAiOptions } from "./workers-ai.ts";
 export type { ChatMessage, FinishReason, RawMessage, Role, ToolCall, ToolSchema, Usage } from "./types.ts";

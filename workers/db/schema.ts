@@ -156,3 +156,10 @@ export const usage = sqliteTable(
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
+
+/** Small facts about the Worker itself, by key: when the cron last ran (`cron_last_run`). */
+export const meta = sqliteTable("meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});

@@ -136,6 +136,19 @@ export interface Shown {
 export type Verification = { ok: true } | { ok: false; reason: "missing" | "bad_signature" | "stale" };
 
 /** A platform behind one interface. Its SDK is imported only in its folder. */
+/** Something wrong that someone can fix, and how (a command to run, a setting to change). */
+export interface Problem {
+  problem: string;
+  fix: string;
+}
+
+/** What a platform itself says about this Worker's setup there (`hermes-edge status`). */
+export interface PlatformHealth {
+  /** One line of what the platform reports (the webhook URL it delivers to, the bot's team). */
+  detail: string;
+  problems: Problem[];
+}
+
 export interface PlatformAdapter {
   readonly name: PlatformName;
   readonly capabilities: Capabilities;
@@ -172,6 +185,11 @@ export interface PlatformAdapter {
   addressedBy?(mentions: readonly string[]): Promise<boolean>;
   /** Learns what parsing will want next time (after a webhook was answered, never before). */
   warm?(): Promise<void>;
+  /**
+   * Asks the platform how it sees this Worker (its webhook URL against `origin`'s, errors
+   * it recorded, whether the token works). Never throws: a failure is a problem.
+   */
+  health(origin: string): Promise<PlatformHealth>;
 }
 
 /** The platform API refused a call (as opposed to the network failing). */

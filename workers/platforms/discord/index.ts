@@ -10,6 +10,7 @@ import {
   type HandoffThread,
   type Ingest,
   type PlatformAdapter,
+  type PlatformHealth,
   type PlatformEvent,
   type ReplyTarget,
   type Shown,
@@ -17,6 +18,7 @@ import {
 } from "../types.ts";
 import { deferredResponse, discordTarget, ephemeral, parseDiscordInteraction } from "./parse.ts";
 import { verifyDiscord } from "./verify.ts";
+import { discordHealth } from "./health.ts";
 
 export { ASK_MESSAGE_COMMAND, DISCORD_COMMANDS, discordSource, discordTarget, parseDiscordInteraction } from "./parse.ts";
 export { DISCORD_MAX_SKEW_S, verifyDiscord } from "./verify.ts";
@@ -187,5 +189,9 @@ export class DiscordAdapter implements PlatformAdapter {
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
     const r = decodeRef(target.ref);
     return { chatId: r.c ?? "", threadId: r.t ?? null };
+  }
+
+  health(origin: string): Promise<PlatformHealth> {
+    return discordHealth({ botToken: this.#s.botToken, apiBase: this.#s.apiBase, fetch: this.#fetch }, origin);
   }
 }

@@ -10,6 +10,7 @@ import {
   type HandoffThread,
   type Ingest,
   type PlatformAdapter,
+  type PlatformHealth,
   type PlatformEvent,
   type ReplyTarget,
   type Shown,
@@ -17,6 +18,7 @@ import {
 } from "../types.ts";
 import { parseSlackBody, slackTarget } from "./parse.ts";
 import { verifySlack } from "./verify.ts";
+import { slackHealth } from "./health.ts";
 
 export { parseSlackBody, SLACK_SLASH_COMMAND, slackSource, slackTarget } from "./parse.ts";
 export { SLACK_MAX_SKEW_S, verifySlack } from "./verify.ts";
@@ -176,5 +178,9 @@ export class SlackAdapter implements PlatformAdapter {
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
     const r = decodeRef(target.ref);
     return { chatId: r.c ?? "", threadId: r.t ?? null };
+  }
+
+  health(origin: string): Promise<PlatformHealth> {
+    return slackHealth(this.#client, origin);
   }
 }

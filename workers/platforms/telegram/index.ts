@@ -11,6 +11,7 @@ import {
   type HandoffThread,
   type Ingest,
   type PlatformAdapter,
+  type PlatformHealth,
   type PlatformEvent,
   type ReplyTarget,
   type Shown,
@@ -18,6 +19,7 @@ import {
 } from "../types.ts";
 import { GENERAL_TOPIC, parseTelegramUpdate, telegramTarget } from "./parse.ts";
 import { verifyTelegram } from "./verify.ts";
+import { telegramHealth } from "./health.ts";
 
 export { GENERAL_TOPIC, parseTelegramUpdate, telegramSource, telegramTarget, type TelegramBotIdentity } from "./parse.ts";
 export { SECRET_HEADER, verifyTelegram } from "./verify.ts";
@@ -215,6 +217,10 @@ export class TelegramAdapter implements PlatformAdapter {
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
     const r = decodeRef(target.ref);
     return { chatId: r.c ?? "", threadId: r.t ?? null };
+  }
+
+  health(origin: string): Promise<PlatformHealth> {
+    return telegramHealth({ token: this.#s.token, apiRoot: this.#s.apiRoot, fetch: this.#s.fetch ?? ((i, init) => fetch(i, init)) }, origin, Date.now());
   }
 }
 

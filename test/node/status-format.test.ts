@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { styleFor } from "../../cli/io.ts";
+import { formatStatus, type StatusReport } from "../../cli/status.ts";
+
+const plain = styleFor({ isTTY: false }, {});
+
+describe("hermes-edge status output", () => {
+  it("marks the parts with problems, lists each with its fix, and shows a platform that is not enabled without calling it a problem", () => {
+    const now = Date.UTC(2026, 11, 1, 12);
+    const report: StatusReport = {
+      url: "https://he.example.workers.dev",
+      reachable: true,
+      version: "0.1.0",
+      token: { accepted: true, source: "profile 'default'" },
+      worker: {
+        version: "0.1.0",
+        model: { provider: "openai", model: "gpt-4o-mini", detail: "answers; lists gpt-4o-mini" },
+        platforms: [
+          { name: "telegram", enabled: true, missing: [], relay: null, home_channel: { chat_id: "-100", thread_id: "7", source: "sethome" }, detail: "webhook https://old.example/webhooks/telegram · 3 update(s) waiting" },
+          { name: "discord", enabled: false, missing: ["DISCORD_PUBLIC_KEY", "DISCORD_BOT_TOKEN"], relay: null, home_channel: null, detail: null },
+          { name: "slack", enabled: true, missing: [], relay: "gw1", home_channel: null, detail: "workspace T1 · bot <@U1> · events should go to https://he.example.workers.dev/webhooks/slack" },
+        ],
+        gateways: [{ id: "gw1", connected: false, platforms: [], buffered: 4, dropped: 0 }],
+        migrations: { expected: 9, applied: 9, missing: [] },
+        cron: { last_run: now - 90_000 },
+      },
+      problems: [
+        { area: "telegram", problem: "Telegram delivers to https://old.example/webhooks/telegram, not https://he.example.workers.dev/webhooks/telegram", fix: "npx hermes-edge setup telegram --url https://he.example.workers.dev" },
+        { area: "relay", problem: "gateway gw1 serves slack but is not connected (4 message(s) waiting)", fix: "run it: … npx hermes-edge gateway" },
+      ],
+    };
+    expect(formatStatus(report, now, plain)).toEqual([
+      "hermes-edge status · https://he.example.workers.dev",
+      "✓ Worker     hermes-edge 0.1.0",
+      "✓ token      accepted (profile 'default')",
+      "✓ model      openai gpt-4o-mini: answers; lists gpt-4o-mini",
+      "✗ telegram   webhook https://old.example/webhooks/telegram · 3 update(s) waiting · home -100/7",
+      "– discord    not enabled (set DISCORD_PUBLIC_KEY, DISCORD_BOT_TOKEN)",
+      "✓ slack      relayed to gateway gw1 · no home channel",
+      "✗ gateway    gw1 not connected · 4 buffered",
+      "✓ D1         9/9 migrations applied",
+      "✓ cron       ran 1m ago",
+      "",
+      "2 problems:",
+      "  ✗ telegram: Telegram delivers to https://old.example/webhooks/telegram, not https://he.example.workers.dev/webhooks/telegram",
+      "    fix: npx hermes-edge setup telegram --url https://he.example.workers.dev",
+      "  ✗ relay: gateway gw1 serves slack but is not connected (4 message(s) waiting)",
+      "    fix: run it: … npx hermes-edge gateway",
+    ]);
+  });
+});

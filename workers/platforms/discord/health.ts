@@ -1,0 +1,26 @@
+import { joinUrl } from "../../agent/index.ts";
+import { PLATFORM_TIMEOUT_MS, type PlatformHealth } from "../types.ts";
+
+/**
+ * What Discord sees (GET /applications/@me with the bot token): the interactions endpoint
+ * it sends to, which must be `<origin>/webhooks/discord`. Without a bot token the Worker
+ * can only answer interactions, and cannot ask.
+ */
+export async function discordHealth(opts: { botToken: string | undefined; apiBase: string; fetch: typeof fetch }, origin: string): Promise<PlatformHealth> {
+  const expected = `${origin}/webhooks/discord`;
+  const fix = `npx hermes-edge setup discord --url ${origin}`;
+  if (!opts.botToken) return { detail: "no bot token: Discord cannot be asked", problems: [{ problem: "DISCORD_BOT_TOKEN is not set (handoff threads and this check need it)", fix: "npx wrangler secret put DISCORD_BOT_TOKEN" }] };
+  try {
+    const res = await opts.fetch(joinUrl(opts.apiBase, "applications/@me"), { headers: { authorization: `Bot ${opts.botToken}` }, signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS) });
+    if (res.status === 401) return { detail: "token refused", problems: [{ problem: "Discord refused the bot token (401)", fix: "set the right token: npx wrangler secret put DISCORD_BOT_TOKEN" }] };
+    if (!res.ok) return { detail: `HTTP ${res.status}`, problems: [{ problem: `Discord answered GET /applications/@me with HTTP ${res.status}`, fix: "try again later" }] };
+    const app = (await res.json()) as { interactions_endpoint_url?: string | null; name?: string };
+    const url = app.interactions_endpoint_url ?? "";
+    const problems: PlatformHealth["problems"] = [];
+    if (!url) problems.push({ problem: "Discord has no interactions endpoint for this application: slash commands go nowhere", fix });
+    else if (url !== expected) problems.push({ problem: `Discord sends interactions to ${url}, not ${expected}`, fix });
+    return { detail: `application ${app.name ?? "?"} · interactions ${url || "(none)"}`, problems };
+  } catch (err) {
+    return { detail: "not reachable", problems: [{ problem: `cannot reach Discord: ${err instanceof Error ? err.message : String(err)}`, fix: `try again; ${opts.apiBase} did not answer` }] };
+  }
+}
