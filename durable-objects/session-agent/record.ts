@@ -135,11 +135,14 @@ export class RecordStore {
  */
 export function withCounters(sql: Sql, rec: SessionRecord): SessionRecord {
   const c = sql.exec(
-    `SELECT COUNT(*) AS n, COALESCE(SUM(input_tokens), 0) AS i, COALESCE(SUM(output_tokens), 0) AS o, MAX(created_at) AS at,
+    `SELECT COUNT(*) AS n, MAX(created_at) AS at,
             COALESCE(SUM(CASE WHEN tool_calls IS NOT NULL THEN json_array_length(tool_calls) ELSE 0 END), 0) AS calls
        FROM messages WHERE session = ? AND active = 1`,
     rec.id,
   )[0];
+  // Tokens as usage counts them (the provider's, or the estimate when it reported none), so
+  // the session, /v1/usage and the daily budget agree.
+  const used = sql.exec("SELECT COALESCE(SUM(input), 0) AS i, COALESCE(SUM(output), 0) AS o FROM usage_turns WHERE session = ?", rec.id)[0];
   let title = rec.title;
   if (!title) {
     const first = sql.exec("SELECT content FROM messages WHERE session = ? AND role = 'user' AND content IS NOT NULL AND active = 1 ORDER BY id LIMIT 1", rec.id)[0];
@@ -149,8 +152,8 @@ export function withCounters(sql: Sql, rec: SessionRecord): SessionRecord {
     ...rec,
     title,
     messageCount: num(c?.n),
-    inputTokens: num(c?.i),
-    outputTokens: num(c?.o),
+    inputTokens: num(used?.i),
+    outputTokens: num(used?.o),
     toolCallCount: num(c?.calls),
     lastActiveAt: Math.max(rec.lastActiveAt, num(c?.at)),
   };

@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall, Usage } from "../agent/index.ts";
-import { migrate, num, str, type Row, type Sql } from "./sql.ts";
+import { migrate, num, str, type Row, type Sql, type SqlValue } from "./sql.ts";
 
 /** One stored transcript message with the facts kept beside it. */
 export interface StoredMessage {
@@ -24,6 +24,15 @@ export interface NewMessage {
   model?: string | null;
   userKey?: string | null;
   at: number;
+}
+
+/** The columns a stored message is written with, and their values (see {@link columnValues}). */
+const COLUMNS = "session, role, content, tool_calls, tool_call_id, name, finish_reason, turn_id, input_tokens, output_tokens, model, user_key, created_at";
+const COLUMN_COUNT = 13;
+const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+function columnValues(session: string, { message: m, turnId, usage, model, userKey, at }: NewMessage): SqlValue[] {
+  return [session, m.role, m.content, m.tool_calls ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null, m.finish_reason ?? null, turnId ?? null, usage ? usage.input : null, usage ? usage.output : null, model ?? null, userKey ?? null, at];
 }
 
 const SCHEMA = [
@@ -125,25 +134,8 @@ export class SqlTranscript {
   /** Appends messages in order, in one transaction; returns their ids. */
   append(items: readonly NewMessage[], opts: { synced?: boolean } = {}): number[] {
     return this.#sql.transaction(() =>
-      items.map(({ message: m, turnId, usage, model, userKey, at }) => {
-        const row = this.#sql.exec(
-          `INSERT INTO messages (session, role, content, tool_calls, tool_call_id, name, finish_reason, turn_id, input_tokens, output_tokens, model, user_key, created_at, synced)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-          this.#session,
-          m.role,
-          m.content,
-          m.tool_calls ? JSON.stringify(m.tool_calls) : null,
-          m.tool_call_id ?? null,
-          m.name ?? null,
-          m.finish_reason ?? null,
-          turnId ?? null,
-          usage ? usage.input : null,
-          usage ? usage.output : null,
-          model ?? null,
-          userKey ?? null,
-          at,
-          opts.synced ? 1 : 0,
-        )[0]!;
+      items.map((item) => {
+        const row = this.#sql.exec(`INSERT INTO messages (${COLUMNS}, synced) VALUES (${marks(COLUMN_COUNT + 1)}) RETURNING id`, ...columnValues(this.#session, item), opts.synced ? 1 : 0)[0]!;
         return num(row.id);
       }),
     );
@@ -151,29 +143,16 @@ export class SqlTranscript {
 
   /**
    * Stores messages copied from elsewhere (D1, an import) under their own ids, as already
-   * synced; ids already present are skipped. Later appends get higher ids.
+   * synced unless `synced: false`; ids already present are skipped. Later appends get higher ids.
    */
   importRows(items: ReadonlyArray<NewMessage & { id: number; active?: boolean }>, opts: { synced?: boolean } = {}): void {
     this.#sql.transaction(() => {
-      for (const { id, message: m, turnId, usage, model, userKey, at, active } of items) {
+      for (const item of items) {
         this.#sql.exec(
-          `INSERT OR IGNORE INTO messages (id, session, role, content, tool_calls, tool_call_id, name, finish_reason, turn_id, input_tokens, output_tokens, model, user_key, created_at, active, synced)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          id,
-          this.#session,
-          m.role,
-          m.content,
-          m.tool_calls ? JSON.stringify(m.tool_calls) : null,
-          m.tool_call_id ?? null,
-          m.name ?? null,
-          m.finish_reason ?? null,
-          turnId ?? null,
-          usage ? usage.input : null,
-          usage ? usage.output : null,
-          model ?? null,
-          userKey ?? null,
-          at,
-          active === false ? 0 : 1,
+          `INSERT OR IGNORE INTO messages (id, ${COLUMNS}, active, synced) VALUES (${marks(COLUMN_COUNT + 3)})`,
+          item.id,
+          ...columnValues(this.#session, item),
+          item.active === false ? 0 : 1,
           opts.synced === false ? 0 : 1,
         );
       }
