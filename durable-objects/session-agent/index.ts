@@ -291,9 +291,16 @@ export class SessionAgent extends DurableObject<Env> {
     return true;
   }
 
-  async messages(sessionId: string): Promise<MessageJson[] | null> {
+  /**
+   * The stored transcript, and `summary` once older messages were folded out of the model's
+   * requests: the messages through `folded_through` are covered by `text` (null when the
+   * summary could not be written and they were trimmed instead).
+   */
+  async messages(sessionId: string): Promise<{ messages: MessageJson[]; summary: { text: string | null; folded_through: number } | null } | null> {
     const rec = await this.#session(sessionId);
-    return rec ? this.#runtime!.transcript.rows().map(messageJson) : null;
+    if (!rec) return null;
+    const folded = rec.foldedThrough ?? 0;
+    return { messages: this.#runtime!.transcript.rows().map(messageJson), summary: folded > 0 || rec.summary ? { text: rec.summary ?? null, folded_through: folded } : null };
   }
 
   /** The Inbox bound a session key to this session (/resume, /new, a handoff). */
