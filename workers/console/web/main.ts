@@ -70,6 +70,19 @@ async function leave(): Promise<void> {
   await route();
 }
 
+/**
+ * A local sign-in link (`npm start`) carries the token in the fragment: it is taken out of
+ * the address bar first, then exchanged for the cookie. Null when the fragment has none.
+ */
+async function linkSignIn(): Promise<boolean | null> {
+  const token = takeTokenFromFragment();
+  if (token === null) return null;
+  return request("POST", "/console/sign-in", { token }).then(
+    () => true,
+    (err: unknown) => ((note = `The sign-in link was refused: ${err instanceof Error ? err.message : String(err)}`), false),
+  );
+}
+
 async function boot(): Promise<void> {
   document.body.append(header, main);
   whenSignedOut(() => {
@@ -77,18 +90,13 @@ async function boot(): Promise<void> {
     signedIn = false;
     void route();
   });
-  // A local sign-in link (`npm start`) carries the token in the fragment: take it out of
-  // the address bar first, then exchange it for the cookie.
-  const fromLink = takeTokenFromFragment();
-  if (fromLink !== null) {
-    signedIn = await request("POST", "/console/sign-in", { token: fromLink }).then(
-      () => true,
-      (err: unknown) => ((note = `The sign-in link was refused: ${err instanceof Error ? err.message : String(err)}`), false),
-    );
-  } else {
-    signedIn = (await json<{ signed_in: boolean }>("GET", "/console/session")).signed_in;
-  }
-  window.addEventListener("hashchange", () => void route());
+  signedIn = (await linkSignIn()) ?? (await json<{ signed_in: boolean }>("GET", "/console/session")).signed_in;
+  window.addEventListener("hashchange", () => {
+    void linkSignIn().then((ok) => {
+      if (ok !== null) signedIn = ok;
+      return route();
+    });
+  });
   await route();
 }
 
