@@ -100,5 +100,6 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = process.env.HERMES_CONSOLE_SCREENSHOTS;
   if (!dir) return;
   mkdirSync(dir, { recursive: true });
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 }
