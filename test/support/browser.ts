@@ -40,10 +40,13 @@ interface Allowed {
 export class WatchedPage {
   readonly problems: string[] = [];
   readonly #allowed: Allowed[] = [];
-  private constructor(
-    readonly context: BrowserContext,
-    readonly page: Page,
-  ) {}
+  readonly context: BrowserContext;
+  readonly page: Page;
+
+  private constructor(context: BrowserContext, page: Page) {
+    this.context = context;
+    this.page = page;
+  }
 
   static async open(browser: Browser, opts: { width?: number; height?: number } = {}): Promise<WatchedPage> {
     const context = await browser.newContext({ viewport: { width: opts.width ?? 1200, height: opts.height ?? 800 }, acceptDownloads: false });
@@ -100,6 +103,6 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = process.env.HERMES_CONSOLE_SCREENSHOTS;
   if (!dir) return;
   mkdirSync(dir, { recursive: true });
-  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.evaluate("window.scrollTo(0, 0)");
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 }
