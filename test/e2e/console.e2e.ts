@@ -154,6 +154,26 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
     await screenshot(page, "session-handoff");
   });
 
+  it("saves a new title and instructions, and deletes the session only after the confirmation", async () => {
+    const id = await sessionWith("console: to rename", "hello");
+    const page = await signedIn();
+    await page.goto(`${h.worker.url}/#/sessions/${id}`);
+    await page.getByText("Edit title and instructions").click();
+    await page.getByLabel("Title").fill("console: renamed");
+    await page.getByLabel("Instructions for this session").fill("Answer in French.");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("heading", { name: "console: renamed" }).waitFor(WAIT);
+    expect((await api<{ session: { title: string; instructions: string } }>("GET", `/v1/sessions/${id}`)).session).toMatchObject({ title: "console: renamed", instructions: "Answer in French." });
+
+    await page.getByRole("button", { name: "Delete…" }).click();
+    await page.getByRole("button", { name: "Keep it" }).click();
+    expect((await fetch(`${h.worker.url}/v1/sessions/${id}`, { headers: { authorization: `Bearer ${h.worker.token}` } })).status).toBe(200);
+    await page.getByRole("button", { name: "Delete…" }).click();
+    await page.getByRole("button", { name: "Delete for good" }).click();
+    await page.getByRole("heading", { name: "Sessions" }).waitFor(WAIT);
+    expect((await fetch(`${h.worker.url}/v1/sessions/${id}`, { headers: { authorization: `Bearer ${h.worker.token}` } })).status).toBe(404);
+  });
+
   it("renders a transcript full of <script>, event handlers and javascript: links as inert text", async () => {
     h.reset();
     const hostile = '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2"> [click me](javascript:window.__pwned=3) <a href="javascript:window.__pwned=4">raw</a> ![i](https://tracker.test/p.gif)';

@@ -1,5 +1,5 @@
 import { json } from "../api.ts";
-import { ago, h, num, replace } from "../dom.ts";
+import { ago, h, notice, num, replace } from "../dom.ts";
 import type { Session } from "../types.ts";
 import { stateBadges } from "./badges.ts";
 
@@ -74,6 +74,7 @@ export async function sessionsView(root: HTMLElement, signal: AbortSignal): Prom
     create.disabled = true;
     json<{ session: Session }>("POST", "/v1/sessions", {})
       .then(({ session }) => (location.hash = `#/sessions/${encodeURIComponent(session.id)}`))
+      .catch((err: unknown) => create.after(notice(`Could not start a session: ${err instanceof Error ? err.message : String(err)}`, "error")))
       .finally(() => (create.disabled = false));
   });
 
