@@ -119,6 +119,15 @@ function tail(file: string, lines: number): string {
   }
 }
 
+/**
+ * The web console's address with a local sign-in link: the token rides in the fragment,
+ * which the browser never sends, and the page takes it out of the address bar at once.
+ * Only for loopback Workers, whose token is the generated one in .dev.vars.
+ */
+export function consoleLink(url: string, token: string | undefined): string {
+  return token ? `${url}/#token=${encodeURIComponent(token)}` : `${url}/`;
+}
+
 /** `npm start` (Worker + chat) and `npm run dev` (Worker alone). */
 export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promise<number> {
   const { io, style } = opts;
@@ -133,12 +142,14 @@ export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promi
   await applyLocalMigrations(root, io.env);
 
   const devArgs = [entry, "dev", "--config", writeLocalDevConfig(root), "--port", String(port), "--ip", "127.0.0.1"];
+  const url = `http://127.0.0.1:${port}`;
+  const token = readDevVar(path.join(root, ".dev.vars"), "API_TOKEN") ?? undefined;
   if (mode === "dev") {
+    say(`web console: ${consoleLink(url, token)}`);
     const child = spawn(process.execPath, devArgs, { cwd: root, env: wranglerEnv({ ...io.env, CI: undefined }), stdio: "inherit" });
     return new Promise((resolve) => child.on("close", (code) => resolve(code ?? 0)));
   }
 
-  const url = `http://127.0.0.1:${port}`;
   if (await healthy(url, io.fetch)) {
     throw new CliError(`something is already serving on port ${port}; stop it, or use --port`);
   }
@@ -177,7 +188,7 @@ export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promi
       await new Promise((r) => setTimeout(r, 250));
     }
     say("ready. Ctrl-C at the prompt or /quit leaves and stops the Worker.");
-    const token = readDevVar(path.join(root, ".dev.vars"), "API_TOKEN") ?? undefined;
+    say(`web console: ${consoleLink(url, token)} (open it in a browser while the chat runs)`);
     const target: Target = { baseUrl: url, token, tokenSource: token ? ".dev.vars" : "none" };
     chatting = true;
     return await new Chat({ client: new ApiClient(target, io.fetch), io, style }).run();

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { consoleAssets, consoleRoutes } from "./console/routes.ts";
 import { limitBody, requireApiToken } from "./http/auth.ts";
 import { errorBody, handleError } from "./http/errors.ts";
 import { dataRoutes, usageRoutes } from "./http/data.ts";
@@ -28,6 +29,10 @@ app.route("/v1/status", statusRoutes);
 app.get("/relay", (c) => relayUpgrade(c.req.raw, c.env));
 app.use("/webhooks/*", limitBody);
 app.route("/webhooks", webhookRoutes);
+app.use("/console/*", limitBody);
+app.route("/console", consoleRoutes);
+// The web console's files; what they do not have either is not found.
+app.get("*", async (c) => (await consoleAssets(c)) ?? c.notFound());
 
 app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
 app.onError(handleError);

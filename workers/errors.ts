@@ -9,6 +9,8 @@ export type ErrorCode =
   | "bad_request"
   | "invalid_json"
   | "unauthorized"
+  | "forbidden"
+  | "too_many_attempts"
   | "not_found"
   | "turn_in_progress"
   | "handoff_in_flight"

@@ -4,6 +4,7 @@ import { runMaintenance } from "./maintenance.ts";
 export { Inbox } from "../durable-objects/inbox/index.ts";
 export { Relay } from "../durable-objects/relay/index.ts";
 export { SessionAgent } from "../durable-objects/session-agent/index.ts";
+export { SignInGuard } from "../durable-objects/sign-in/index.ts";
 
 export default {
   fetch: app.fetch,

@@ -4,12 +4,12 @@ import { edgeMcpSource, type McpToolSource } from "../../workers/agent/mcp/index
 import { adapterChannel } from "../../workers/conversations/channels.ts";
 import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
-import { handoffJson, messageJson, sessionJson, type HandoffJson, type MessageJson, type SessionJson } from "../../workers/db/json.ts";
+import { handoffJson, sessionJson, type HandoffJson, type SessionJson } from "../../workers/db/json.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { ContextKeeper, durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import { HandoffRunner } from "./handoff.ts";
-import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, retainElsewhere, type SessionExport } from "./lifecycle.ts";
+import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, retainElsewhere, transcriptView, type SessionExport, type TranscriptView } from "./lifecycle.ts";
 import { inFlight, type HandoffRequest } from "./handoff-state.ts";
 import { importFromD1 } from "./import.ts";
 import { D1Mirror } from "./mirror.ts";
@@ -293,9 +293,10 @@ export class SessionAgent extends DurableObject<Env> {
     return true;
   }
 
-  async messages(sessionId: string): Promise<MessageJson[] | null> {
+  /** `GET …/messages`: the stored transcript, and what of it the summary covers (see transcriptView). */
+  async messages(sessionId: string): Promise<TranscriptView | null> {
     const rec = await this.#session(sessionId);
-    return rec ? this.#runtime!.transcript.rows().map(messageJson) : null;
+    return rec ? transcriptView(rec, this.#runtime!) : null;
   }
 
   /** The Inbox bound a session key to this session (/resume, /new, a handoff). */

@@ -1,5 +1,6 @@
 import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../../workers/db/client.ts";
+import { messageJson, type MessageJson } from "../../workers/db/json.ts";
 import { messages, sessionRoutes, sessions, summaries, usage } from "../../workers/db/schema.ts";
 import type { SessionRuntime } from "../../workers/runtime/index.ts";
 import { inbox } from "../../workers/conversations/stubs.ts";
@@ -9,6 +10,22 @@ import { formatToolList, listTools, type ToolRegistry } from "../../workers/agen
 import { newRecord, type SessionRecord } from "./record.ts";
 
 export type { SessionExport } from "../../workers/conversations/export.ts";
+
+/** The transcript as `GET …/messages` shows it. */
+export interface TranscriptView {
+  messages: MessageJson[];
+  summary: { text: string | null; folded_through: number } | null;
+}
+
+/**
+ * The stored transcript, and `summary` once older messages were folded out of the model's
+ * requests: the messages through `folded_through` are covered by `text` (null when the
+ * summary could not be written and they were trimmed instead).
+ */
+export function transcriptView(rec: SessionRecord, rt: SessionRuntime): TranscriptView {
+  const folded = rec.foldedThrough ?? 0;
+  return { messages: rt.transcript.rows().map(messageJson), summary: folded > 0 || rec.summary ? { text: rec.summary ?? null, folded_through: folded } : null };
+}
 
 /** The session's own storage as an export. */
 export function exportSession(rec: SessionRecord, rt: SessionRuntime): SessionExport {

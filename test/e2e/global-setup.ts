@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { BROWSER_SKIP_LINE, findChromium } from "../support/browser.ts";
 
 /**
  * The e2e files share one wrangler dev started inside the test process (test/support/e2e.ts).
@@ -8,6 +9,8 @@ import path from "node:path";
  * process groups it starts in a file, and this teardown stops whatever is still running.
  */
 export default function setup(): () => void {
+  // Printed here, in the main process: vitest keeps a skipped suite's own output to itself.
+  if (findChromium() === null) console.log(`\n  ${BROWSER_SKIP_LINE}\n`);
   const dir = mkdtempSync(path.join(tmpdir(), "hermes-edge-e2e-pids-"));
   const file = path.join(dir, "pids");
   process.env.HERMES_E2E_PIDFILE = file;

@@ -9,7 +9,8 @@ const SDKS: Record<string, string> = { grammy: "telegram", "discord-interactions
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = path.join(dir, name);
-    if (statSync(p).isDirectory()) return name === "node_modules" ? [] : sources(p);
+    // The console's built bundle (workers/console/assets/app.js) is output, not source.
+    if (statSync(p).isDirectory()) return name === "node_modules" || p.endsWith(path.join("console", "assets")) ? [] : sources(p);
     return /\.(ts|js)$/.test(name) ? [p] : [];
   });
 }
@@ -29,12 +30,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   platforms: ["agent", "format", "names", "security"], // neutral types, parts, session keys
   adapter: ["agent", "format", "names", "platforms", "security"], // workers/platforms/<name>/
   registry: ["adapter", "names", "platforms", "settings"], // the one place adapters are picked
+  links: ["adapter", "names"], // links to a chat, per platform
+  console: ["security"], // the web console's cookie, throttle and headers (its routes are http)
+  web: ["agent"], // the console's front end, bundled for the browser (workers/console/web/): the SSE parser
   runtime: ["agent", "names", "platforms"], // the one turn runtime (edge and gateway)
   relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
-  db: ["runtime"],
+  db: ["links", "runtime"],
   conversations: ["agent", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
-  objects: ["agent", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
-  http: ["agent", "conversations", "db", "errors", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
+  objects: ["agent", "console", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
+  http: ["agent", "console", "conversations", "db", "errors", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
   cli: ["adapter", "agent", "format", "names", "platforms", "relay", "runtime"],
 };
@@ -46,9 +50,10 @@ const MAY_IMPORT_TYPES: Record<string, readonly string[]> = { cli: ["conversatio
 const typeImportsOf = (file: string) => new Set([...readFileSync(file, "utf8").matchAll(/^import type \{[^}]*\} from ["']([^"']+)["']/gm)].map((m) => m[1]!));
 
 function layerOf(rel: string): string {
-  const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/version.ts": "version", "workers/platforms/registry.ts": "registry", "workers/platforms/names.ts": "names" };
+  const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/version.ts": "version", "workers/platforms/registry.ts": "registry", "workers/platforms/links.ts": "links", "workers/console/routes.ts": "http", "workers/platforms/names.ts": "names" };
   if (special[rel]) return special[rel]!;
   if (/^workers\/platforms\/(telegram|discord|slack)\//.test(rel)) return "adapter";
+  if (rel.startsWith("workers/console/web/")) return "web";
   if (/^workers\/[\w.-]+\.ts$/.test(rel)) return "entry";
   if (rel.startsWith("workers/")) return rel.split("/")[1]!;
   if (rel.startsWith("durable-objects/")) return "objects";

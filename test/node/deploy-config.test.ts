@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { withoutSecretsTable, writeLocalDevConfig } from "../../cli/local-config.ts";
-import { ensureDevToken, PROJECT_ROOT } from "../../cli/local.ts";
+import { consoleLink, ensureDevToken, PROJECT_ROOT } from "../../cli/local.ts";
 import { MIGRATIONS } from "../../workers/db/migrations.ts";
 
 const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8");
@@ -46,5 +46,12 @@ describe("deployment configuration", () => {
     expect(first.created).toBe(true);
     expect(readFileSync(path.join(root, ".dev.vars"), "utf8")).toBe(`# x\nAPI_TOKEN=${first.token}\nLLM_API_KEY=k\n`);
     expect(ensureDevToken(root)).toEqual({ token: first.token, created: false });
+  });
+
+  it("npm start's console link carries the token in the fragment only (never sent to the server), escaped", () => {
+    const link = new URL(consoleLink("http://127.0.0.1:8787", "a+b/c="));
+    expect(link.pathname + link.search).toBe("/");
+    expect(link.hash).toBe("#token=a%2Bb%2Fc%3D");
+    expect(consoleLink("http://127.0.0.1:8787", undefined)).toBe("http://127.0.0.1:8787/");
   });
 });

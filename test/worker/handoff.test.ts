@@ -92,7 +92,7 @@ describe("handoff to Telegram", () => {
     const topic = telegram.called("/createForumTopic")[0]!;
     expect(topic.body).toMatchObject({ chat_id: Number(FORUM), name: "Handoff: trip planning" });
     const threadId = String(telegram.calls.find((c) => c.path.endsWith("/sendMessage") && c.body.message_thread_id)!.body.message_thread_id);
-    expect(done).toMatchObject({ state: "completed", platform: "telegram", error: null, destination: { chat_id: FORUM, thread_id: threadId } });
+    expect(done).toMatchObject({ state: "completed", platform: "telegram", error: null, destination: { chat_id: FORUM, thread_id: threadId, url: `https://t.me/c/777/${threadId}` } });
     expect(typeof done.requested_at).toBe("number");
 
     // The synthetic turn saw the CLI transcript and the notice, in valid alternation.

@@ -155,7 +155,12 @@ describe("/status and /compact", () => {
 
     const id = await newSession();
     await turns(id, 6);
+    expect((await json(await call(`/v1/sessions/${id}/messages`))) as { summary: unknown }).toMatchObject({ summary: null });
     expect(await json(await call(`/v1/sessions/${id}/compact`, { method: "POST" }))).toEqual({ compacted: true, folded_messages: 4 });
+    // The transcript says which messages the summary stands for (the console folds them under it).
+    const transcript = (await json(await call(`/v1/sessions/${id}/messages`))) as { messages: Array<{ id: number }>; summary: unknown };
+    expect(transcript.messages).toHaveLength(12);
+    expect(transcript.summary).toEqual({ text: expect.stringContaining("User: message 1"), folded_through: transcript.messages[3]!.id });
     expect(await json(await call(`/v1/sessions/${id}/compact`, { method: "POST" }))).toEqual({ compacted: false, folded_messages: 0 });
     expect((await call("/v1/sessions/01NOSUCHSESSION00000000000/compact", { method: "POST" })).status).toBe(404);
   });
@@ -170,6 +175,9 @@ describe("a summary that fails to generate", () => {
     try {
       llm.then({ kind: "http", status: 400, body: JSON.stringify({ error: { message: "the summariser refuses" } }) });
       expect(await json(await call(`/v1/sessions/${id}/compact`, { method: "POST" }))).toEqual({ compacted: true, folded_messages: 4 });
+      // The transcript still says which messages left the model's requests, with no summary for them.
+      const transcript = (await json(await call(`/v1/sessions/${id}/messages`))) as { messages: Array<{ id: number }>; summary: unknown };
+      expect(transcript.summary).toEqual({ text: null, folded_through: transcript.messages[3]!.id });
     } finally {
       spy.mockRestore();
     }

@@ -4,6 +4,7 @@
  * - `Inbox`, one per session key (a chat, thread or user in a chat): platform deliveries
  *   taken in once, in order, and which session the key is bound to;
  * - `Relay`, one per gateway id: a relay gateway's socket and its buffered messages.
+ * - `SignInGuard`, one per client address: the web console's failed sign-ins from there.
  */
 
 export function sessionAgent(env: Env, sessionId: string) {
@@ -21,4 +22,9 @@ export function relayObject(env: Env, gatewayId: string) {
 /** The name of the Inbox that rate-limits refusals in one chat. */
 export function refusalKey(platform: string, chatId: string): string {
   return `refusals:${platform}:${chatId}`;
+}
+
+/** The SignInGuard counting failed console sign-ins of one client (its `clientKey`). */
+export function signInGuard(env: Env, client: string) {
+  return env.SIGN_IN_GUARD.get(env.SIGN_IN_GUARD.idFromName(client));
 }

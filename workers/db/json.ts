@@ -1,3 +1,4 @@
+import { chatLink } from "../platforms/links.ts";
 import type { StoredMessage } from "../runtime/index.ts";
 import type { SessionRow } from "./schema.ts";
 
@@ -11,7 +12,9 @@ export function handoffJson(row: SessionRow) {
     requested_at: row.handoffRequestedAt,
     claimed_at: row.handoffClaimedAt,
     finished_at: row.handoffFinishedAt,
-    destination: row.handoffDestChatId ? { chat_id: row.handoffDestChatId, thread_id: row.handoffDestThreadId } : null,
+    destination: row.handoffDestChatId
+      ? { chat_id: row.handoffDestChatId, thread_id: row.handoffDestThreadId, url: chatLink(row.handoffPlatform ?? "", row.handoffDestChatId, row.handoffDestThreadId ?? null) }
+      : null,
   };
 }
 

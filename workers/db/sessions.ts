@@ -22,10 +22,12 @@ export function decodeCursor(raw: string): ListCursor | null {
   return m ? { at: Number(m[1]), id: m[2]! } : null;
 }
 
-/** Newest first: most recently active, then the newest id; after `before` when paging. */
-export async function listSessions(d: Db, opts: { limit: number; source?: string | undefined; before?: ListCursor | undefined }): Promise<SessionRow[]> {
+/** Newest first: most recently active, then the newest id; after `before` when paging; `q` matches part of the title or id. */
+export async function listSessions(d: Db, opts: { limit: number; source?: string | undefined; q?: string | undefined; before?: ListCursor | undefined }): Promise<SessionRow[]> {
   const where: SQL[] = [];
   if (opts.source) where.push(eq(sessions.source, opts.source));
+  // instr(), not LIKE: no wildcards to escape, and no D1 limit on the pattern's length.
+  if (opts.q) where.push(or(sql`instr(lower(coalesce(${sessions.title}, '')), lower(${opts.q})) > 0`, sql`instr(lower(${sessions.id}), lower(${opts.q})) > 0`)!);
   if (opts.before) where.push(or(lt(sessions.lastActiveAt, opts.before.at), and(eq(sessions.lastActiveAt, opts.before.at), lt(sessions.id, opts.before.id)))!);
   return d
     .select()

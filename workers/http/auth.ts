@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { consoleSignedIn, sameOrigin } from "../console/auth.ts";
 import { settings } from "../settings.ts";
 import { safeEqual } from "../security.ts";
 import { ApiError, errorBody } from "./errors.ts";
@@ -7,15 +8,29 @@ import { ApiError, errorBody } from "./errors.ts";
 /** Largest request body accepted anywhere. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** `/v1/*`: bearer API_TOKEN, compared in constant time; 503 when the Worker has none (fail closed). */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * `/v1/*`: the bearer API_TOKEN, compared in constant time, or the web console's signed
+ * session cookie (workers/console). A request that carries a bearer header is judged by it
+ * alone. A cookie travels with any request the browser makes, so one that changes
+ * something must also come from the console's own origin (403 otherwise). 503 when the
+ * Worker has no API_TOKEN (fail closed).
+ */
 export const requireApiToken: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => {
   const expected = settings(c.env).apiToken;
   if (!expected) {
     throw new ApiError(503, "not_configured", "API_TOKEN is not set on this Worker (wrangler secret put API_TOKEN, or .dev.vars locally)");
   }
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
-  if (!match || !(await safeEqual(match[1]!, expected))) {
-    throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
+  const header = c.req.header("authorization");
+  if (header !== undefined) {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    if (!match || !(await safeEqual(match[1]!, expected))) throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
+    return next();
+  }
+  if (!(await consoleSignedIn(c.req.raw, expected, Date.now()))) throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
+  if (!SAFE_METHODS.has(c.req.method) && !sameOrigin(c.req.raw)) {
+    throw new ApiError(403, "forbidden", "a console request that changes something must come from the console's own origin");
   }
   await next();
 };

@@ -21,6 +21,8 @@ const PatchSession = z
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   source: z.string().min(1).max(40).optional(),
+  /** Part of the title or id (case-insensitive). */
+  q: z.string().trim().max(MAX_REF_LENGTH).optional(),
   /** The `next` of the page before: lists on from there. */
   before: z
     .string()
@@ -77,9 +79,9 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
   })
   .get("/:id/messages", async (c) => {
     const id = sessionIdOf(c.req.param("id"));
-    const messages = await sessionAgent(c.env, id).messages(id);
-    if (!messages) throw notFound(`session ${id}`);
-    return c.json({ messages });
+    const transcript = await sessionAgent(c.env, id).messages(id);
+    if (!transcript) throw notFound(`session ${id}`);
+    return c.json(transcript);
   })
   .post("/:id/turns", async (c) => {
     const id = sessionIdOf(c.req.param("id"));

@@ -1,0 +1,55 @@
+/**
+ * Failed console sign-ins, slowed per client. Every attempt counts as a failure the moment
+ * it starts (so parallel guesses cannot all slip through the free ones) and a success
+ * clears the count. After FREE_ATTEMPTS failures each further attempt must wait, doubling
+ * from BASE_DELAY_MS up to MAX_DELAY_MS; a client quiet for FORGET_AFTER_MS starts afresh.
+ * Pure, so the schedule is tested with a clock in hand; the SignInGuard object applies it.
+ */
+
+/** Failures allowed without waiting (typos). */
+export const FREE_ATTEMPTS = 3;
+export const BASE_DELAY_MS = 1_000;
+export const MAX_DELAY_MS = 15 * 60_000;
+export const FORGET_AFTER_MS = 24 * 60 * 60_000;
+
+/** What one client has done lately. */
+export interface ThrottleState {
+  failures: number;
+  lastAt: number;
+  /** No attempt is taken before this time (epoch ms). */
+  blockedUntil: number;
+}
+
+export type AttemptResult = { ok: true; state: ThrottleState } | { ok: false; retryAfterMs: number };
+
+/** The wait imposed after `failures` failures. */
+export function delayAfter(failures: number): number {
+  if (failures <= FREE_ATTEMPTS) return 0;
+  return Math.min(BASE_DELAY_MS * 2 ** (failures - FREE_ATTEMPTS - 1), MAX_DELAY_MS);
+}
+
+/** An attempt at `now`: refused while the client must wait, else taken and counted. */
+export function attempt(state: ThrottleState | null, now: number): AttemptResult {
+  const fresh = !state || now - state.lastAt >= FORGET_AFTER_MS;
+  if (!fresh && now < state.blockedUntil) return { ok: false, retryAfterMs: state.blockedUntil - now };
+  const failures = (fresh ? 0 : state.failures) + 1;
+  return { ok: true, state: { failures, lastAt: now, blockedUntil: now + delayAfter(failures) } };
+}
+
+/**
+ * The key a client is counted under: its IPv4 address, or the /64 of an IPv6 address
+ * (one customer usually holds a whole /64, so its single addresses would be free to rotate).
+ */
+export function clientKey(ip: string | null): string {
+  const a = (ip ?? "").trim().toLowerCase();
+  if (!a) return "unknown";
+  if (!a.includes(":")) return a;
+  const [head = "", tail = ""] = a.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = a.includes("::") ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}

@@ -1,0 +1,86 @@
+/** The JSON shapes of the Worker API the console reads (workers/db/json.ts `*Json`, workers/http/*.ts). */
+
+export type HandoffState = "pending" | "running" | "completed" | "failed";
+
+export interface Handoff {
+  state: HandoffState;
+  platform: string;
+  error: string | null;
+  requested_at: number | null;
+  claimed_at: number | null;
+  finished_at: number | null;
+  destination: { chat_id: string; thread_id: string | null; url?: string | null } | null;
+}
+
+export interface Session {
+  id: string;
+  title: string | null;
+  source: string;
+  running: boolean;
+  instructions: string | null;
+  handoff: Handoff | null;
+  model: string | null;
+  chat_type: string | null;
+  started_at: number;
+  last_active_at: number;
+  ended_at: number | null;
+  end_reason: string | null;
+  message_count: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface ToolCall {
+  id: string;
+  function: { name: string; arguments: string };
+}
+
+/** A file a message carried, when the API lists one (`name`, `mime`, `url` on this origin). */
+export interface Attachment {
+  name?: string | null;
+  mime?: string | null;
+  size?: number | null;
+  url?: string | null;
+}
+
+export interface Message {
+  id: number;
+  role: string;
+  content: string | null;
+  tool_calls: ToolCall[] | null;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  finish_reason: string | null;
+  created_at: number;
+  attachments?: Attachment[] | null;
+}
+
+export interface Transcript {
+  messages: Message[];
+  /** Messages through `folded_through` are no longer sent to the model; `text` stands for them (null: trimmed, no summary). */
+  summary: { text: string | null; folded_through: number } | null;
+}
+
+export interface Platform {
+  name: string;
+  enabled: boolean;
+  relay: boolean;
+  home_channel: { chat_id: string; thread_id: string | null; source: string } | null;
+  missing?: string[];
+  setup?: string | null;
+}
+
+export interface Gateway {
+  id: string;
+  connected: boolean;
+  platforms?: string[];
+  buffered?: number;
+  dropped?: number;
+}
+
+export interface UsageRow {
+  key: string;
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+}

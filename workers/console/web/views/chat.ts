@@ -1,0 +1,91 @@
+import { ApiFailure, json, sessionPath, turn } from "../api.ts";
+import { h, notice, replace } from "../dom.ts";
+import { renderMarkdown } from "../markdown.ts";
+
+/** What the chat needs from the session page around it. */
+export interface ChatHost {
+  sessionId: string;
+  /** Where the live user message and reply are shown. */
+  transcript: HTMLElement;
+  /** Reloads the stored transcript (after a turn ends). */
+  reload(): Promise<void>;
+  /** A turn started or ended (the page disables what a running turn forbids). */
+  busy(running: boolean): void;
+  signal: AbortSignal;
+}
+
+/**
+ * The composer: sends a message as a turn and draws the reply as it streams in; Stop
+ * interrupts the turn (the partial reply is kept, marked interrupted). Ctrl/⌘+Enter sends.
+ */
+export function chatView(host: ChatHost): HTMLElement {
+  const input = h("textarea", { id: "message", name: "message", rows: 3, placeholder: "Message the agent (Ctrl+Enter to send)", required: true });
+  const send = h("button", { type: "submit" }, "Send");
+  const stop = h("button", { type: "button", class: "danger", disabled: true }, "Stop");
+  const status = h("div", { class: "chat-status", "aria-live": "polite" });
+
+  const run = async (content: string) => {
+    replace(status);
+    send.disabled = true;
+    stop.disabled = false;
+    host.busy(true);
+    const reply = h("div", { class: "md" });
+    const tools = h("ul", { class: "tool-events" });
+    const live = h("article", { class: "msg assistant streaming", "aria-busy": "true" }, h("header", {}, h("span", { class: "role" }, "Agent"), h("span", { class: "badge live" }, "replying…")), tools, reply);
+    host.transcript.append(h("article", { class: "msg user pending" }, h("header", {}, h("span", { class: "role" }, "User")), h("div", { class: "md" }, content)), live);
+    live.scrollIntoView({ block: "nearest" });
+    let text = "";
+    let frame = 0;
+    const draw = () => {
+      frame = 0;
+      reply.innerHTML = renderMarkdown(text);
+    };
+    try {
+      for await (const ev of turn(host.sessionId, content, host.signal)) {
+        if (ev.type === "delta") {
+          text += ev.text;
+          frame ||= requestAnimationFrame(draw);
+        } else if (ev.type === "tool") {
+          tools.append(h("li", {}, `${ev.status === "start" ? "Running" : "Finished"} tool ${ev.name}${ev.summary ? `: ${ev.summary}` : ""}`));
+        } else if (ev.type === "done") {
+          status.append(notice(ev.finish_reason === "interrupted" ? "Stopped: the partial reply is kept." : "Reply complete."));
+        } else {
+          status.append(notice(`The turn failed: ${ev.message}`, "error"));
+        }
+      }
+      cancelAnimationFrame(frame);
+      draw();
+    } catch (err) {
+      if (host.signal.aborted) return;
+      const busy = err instanceof ApiFailure && err.code === "turn_in_progress";
+      status.append(notice(busy ? "A turn is already running in this session; wait for it or press Stop." : `Could not send: ${err instanceof Error ? err.message : String(err)}`, "error"));
+    } finally {
+      if (!host.signal.aborted) {
+        send.disabled = false;
+        stop.disabled = true;
+        host.busy(false);
+        await host.reload().catch(() => undefined);
+      }
+    }
+  };
+
+  stop.addEventListener("click", () => {
+    stop.disabled = true;
+    json<{ interrupted: boolean }>("POST", sessionPath(host.sessionId, "/interrupt")).catch((err: unknown) => status.append(notice(`Stop failed: ${err instanceof Error ? err.message : String(err)}`, "error")));
+  });
+  const form = h("form", { class: "composer", "aria-label": "Send a message" }, h("label", { for: "message", class: "visually-hidden" }, "Message"), input, h("div", { class: "actions" }, send, stop), status);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const content = input.value;
+    if (!content.trim() || send.disabled) return;
+    input.value = "";
+    void run(content);
+  });
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  return form;
+}

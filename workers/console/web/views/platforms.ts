@@ -1,0 +1,67 @@
+import { json } from "../api.ts";
+import { h, num, replace } from "../dom.ts";
+import type { Gateway, Platform } from "../types.ts";
+import { badge } from "./badges.ts";
+
+function platformCard(p: Platform): HTMLElement {
+  const home = p.home_channel;
+  const missing = p.missing ?? [];
+  return h(
+    "article",
+    { class: "card", "data-platform": p.name },
+    h("h2", {}, p.name, " ", p.enabled ? badge("enabled", "ok") : badge("not configured", "muted"), p.relay ? badge("relayed to a gateway", "live") : null),
+    h(
+      "dl",
+      { class: "meta" },
+      h("dt", {}, "home channel"),
+      h("dd", {}, home ? `${home.chat_id}${home.thread_id ? ` · thread ${home.thread_id}` : ""} (${home.source})` : "none: send /sethome in the chat handoffs should go to"),
+    ),
+    missing.length > 0
+      ? h(
+          "div",
+          {},
+          h("p", {}, "Missing settings: ", ...missing.flatMap((m, i) => [i > 0 ? ", " : "", h("code", {}, m)])),
+          h("pre", { class: "command" }, missing.map((m) => `npx wrangler secret put ${m}`).join("\n")),
+        )
+      : null,
+    p.setup ? h("div", {}, h("p", { class: "muted" }, missing.length > 0 ? "Then point the platform at this Worker:" : "Point the platform at this Worker (again):"), h("pre", { class: "command" }, p.setup)) : null,
+  );
+}
+
+function gatewayTable(gateways: Gateway[]): HTMLElement {
+  if (gateways.length === 0) return h("p", { class: "muted" }, "No relay gateway is configured (RELAY_SECRETS).");
+  return h(
+    "table",
+    { class: "gateways" },
+    h("thead", {}, h("tr", {}, ...["Gateway", "Connected", "Platforms", "Buffered", "Dropped"].map((t) => h("th", { scope: "col" }, t)))),
+    h(
+      "tbody",
+      {},
+      ...gateways.map((g) =>
+        h(
+          "tr",
+          { "data-gateway": g.id },
+          h("td", { "data-label": "Gateway", class: "mono" }, g.id),
+          h("td", { "data-label": "Connected" }, g.connected ? badge("connected", "ok") : badge("away", "muted")),
+          h("td", { "data-label": "Platforms" }, (g.platforms ?? []).join(", ") || "—"),
+          h("td", { "data-label": "Buffered", class: "num" }, num(g.buffered ?? 0)),
+          h("td", { "data-label": "Dropped", class: "num" }, num(g.dropped ?? 0)),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Each platform's state and what it still needs; each relay gateway's connection and buffer. */
+export async function platformsView(root: HTMLElement, signal: AbortSignal): Promise<void> {
+  const [{ platforms }, { gateways }] = await Promise.all([
+    json<{ platforms: Platform[] }>("GET", "/v1/platforms", undefined, signal),
+    json<{ gateways: Gateway[] }>("GET", "/v1/relay", undefined, signal),
+  ]);
+  replace(
+    root,
+    h("h1", {}, "Platforms"),
+    h("div", { class: "cards" }, ...platforms.map(platformCard)),
+    h("section", { class: "panel", "aria-labelledby": "relay-title" }, h("h2", { id: "relay-title" }, "Relay gateways"), gatewayTable(gateways)),
+  );
+}
