@@ -1,0 +1,236 @@
+/**
+ * Issue 12, "One round trip before every 2xx": counts the remote calls the Worker makes
+ * before it answers. The env handed to the Worker's `fetch` has its bindings (D1 and the
+ * Durable Object namespaces) wrapped so that every call records when it started and ended
+ * on one logical clock, and outbound `fetch` is recorded the same way (by async context,
+ * so only the Worker's own requests count, not the objects'). The sequential depth is the
+ * longest chain of calls, each started after the one before it ended, all over before the
+ * answer: calls that overlap count once. Calls made inside the objects (their own env)
+ * are not counted here: only what the Worker waits for.
+ */
+import { createExecutionContext, evictDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { interceptEnv, type Around, type RemoteCall } from "../../bench/entries/intercept.ts";
+import { parseSse } from "../../workers/agent/index.ts";
+import { db } from "../../workers/db/client.ts";
+import { setHome } from "../../workers/db/platform-state.ts";
+import worker from "../../workers/index.ts";
+import { adapterFor } from "../../workers/platforms/registry.ts";
+import { dc, sl, tg } from "../support/fixtures.ts";
+import { discordHeaders, slackHeaders, telegramHeaders } from "../support/signing.ts";
+import { newSession, TOKEN } from "./helpers.ts";
+import { bind, settle } from "./platform-helpers.ts";
+import { net, telegram } from "./setup.ts";
+
+interface Timed extends RemoteCall {
+  start: number;
+  end: number | null;
+}
+
+/** Remote calls on one logical clock (ticks, not time: the order is what matters). */
+class Trace {
+  #clock = 0;
+  readonly calls: Timed[] = [];
+  readonly around: Around = async (call, run) => {
+    const timed: Timed = { ...call, start: this.tick(), end: null };
+    this.calls.push(timed);
+    try {
+      return await run();
+    } finally {
+      timed.end = this.tick();
+    }
+  };
+
+  tick(): number {
+    return ++this.#clock;
+  }
+}
+
+/** The longest chain of calls over by `until`, each started after the previous one ended. */
+export function sequentialDepth(calls: readonly Timed[], until: number): number {
+  const done = calls.filter((c) => c.end !== null && c.end < until).sort((a, b) => a.start - b.start);
+  const depth = new Map<Timed, number>();
+  for (const c of done) depth.set(c, 1 + Math.max(0, ...done.filter((p) => p.end! < c.start).map((p) => depth.get(p) ?? 0)));
+  return Math.max(0, ...depth.values());
+}
+
+const label = (c: RemoteCall) => (c.kind === "fetch" ? `fetch ${c.method}` : `${c.binding}.${c.method}`);
+
+/** The Worker's own outbound requests: recorded while its async context carries a trace. */
+const current = new AsyncLocalStorage<Trace>();
+const innerFetch = globalThis.fetch;
+beforeAll(() => {
+  globalThis.fetch = (input, init) => {
+    const trace = current.getStore();
+    if (!trace) return innerFetch(input, init);
+    const origin = new URL(input instanceof Request ? input.url : String(input)).origin;
+    return trace.around({ binding: "fetch", kind: "fetch", method: origin }, () => innerFetch(input, init));
+  };
+});
+// The bot's username is learnt once per isolate, after a 2xx; learnt here (the fakes are
+// routed by now) so every case below sees the same warm isolate whichever test ran first.
+beforeEach(async () => {
+  await adapterFor(env, "telegram")!.warm?.();
+});
+afterAll(() => {
+  globalThis.fetch = innerFetch;
+});
+
+interface Measured {
+  res: Response;
+  /** Calls over before the answer (or the first token), as `BINDING.method`, sorted. */
+  before: string[];
+  depth: number;
+  calls: Timed[];
+}
+
+/**
+ * Sends `request` to the Worker with counted bindings (and `vars` changed); `until` reads
+ * the answer as far as it counts.
+ */
+async function measure(request: Request, until?: (res: Response) => Promise<void>, vars: Partial<Record<keyof Env, string>> = {}): Promise<Measured> {
+  const trace = new Trace();
+  const ctx = createExecutionContext();
+  const counted = interceptEnv(env, trace.around);
+  const workerEnv = new Proxy(counted, { get: (t, p) => (typeof p === "string" && p in vars ? vars[p as keyof Env] : Reflect.get(t, p)) });
+  const res = await current.run(trace, async () => {
+    const r = await worker.fetch(request, workerEnv, ctx);
+    await until?.(r);
+    return r;
+  });
+  const answered = trace.tick();
+  await waitOnExecutionContext(ctx);
+  const over = trace.calls.filter((c) => c.end !== null && c.end < answered);
+  return { res, before: over.map(label).sort(), depth: sequentialDepth(trace.calls, answered), calls: trace.calls };
+}
+
+const hook = (platform: string, body: string, headers: Record<string, string>) => new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body });
+const telegramHook = (update: unknown) => hook("telegram", JSON.stringify(update), telegramHeaders());
+const discordHook = async (interaction: unknown) => {
+  const body = JSON.stringify(interaction);
+  return hook("discord", body, await discordHeaders(body));
+};
+const slackHook = async (payload: unknown) => {
+  const body = JSON.stringify(payload);
+  return hook("slack", body, await slackHeaders(body));
+};
+const api = (path: string, json: unknown) => new Request(`http://edge.test${path}`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(json) });
+
+let unique = 0;
+const fresh = () => 880_000 + ++unique;
+
+/** Each platform's message from a chat (one per test: a new chat is one the Worker never saw). */
+const PLATFORMS: Array<{ name: string; request(chat: number): Promise<Request> }> = [
+  { name: "telegram", request: async (chat) => telegramHook(tg.group("hello there", { chatId: -chat, mention: true })) },
+  { name: "discord", request: (chat) => discordHook(dc.command("ask", { prompt: "hello there" }, { channelId: String(chat) })) },
+  { name: "slack", request: (chat) => slackHook(sl.dm("hello there", "U1001", `D${chat}`)) },
+];
+
+/** Sends a request to the Worker as it is (uncounted) and waits for what it left behind. */
+async function send(request: Request): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(request, env, ctx);
+  await waitOnExecutionContext(ctx);
+  await settle();
+  return res;
+}
+
+describe("issue 12: one round trip before every 2xx", () => {
+  it.each(PLATFORMS)("$name webhook, new chat: one call, to the key's Inbox", async (p) => {
+    const m = await measure(await p.request(fresh()));
+    expect(m.res.status).toBe(200);
+    expect({ depth: m.depth, before: m.before }).toEqual({ depth: 1, before: ["INBOX.take"] });
+    await settle();
+  });
+
+  it.each(PLATFORMS)("$name webhook, existing session: one call, to the key's Inbox", async (p) => {
+    const chat = fresh();
+    expect((await send(await p.request(chat))).status).toBe(200);
+    const m = await measure(await p.request(chat));
+    expect(m.res.status).toBe(200);
+    expect({ depth: m.depth, before: m.before }).toEqual({ depth: 1, before: ["INBOX.take"] });
+    await settle();
+  });
+
+  it("telegram, an isolate that has not learnt the bot's username: still one call; getMe is not waited for", async () => {
+    // Another API root is another bot as far as the isolate's username cache goes: a cold one.
+    net.route("https://telegram-cold.test", (req) => telegram.handle(req));
+    const m = await measure(await PLATFORMS[0]!.request(fresh()), undefined, { TELEGRAM_API_ROOT: "https://telegram-cold.test" });
+    expect(m.res.status).toBe(200);
+    expect(m.depth).toBe(1);
+    expect(m.calls.map(label).sort()).toEqual(["INBOX.take", "fetch https://telegram-cold.test"]);
+    await settle();
+  });
+
+  it("an unaddressed message in a bound topic: one call", async () => {
+    const chatId = -fresh();
+    await bind(`agent:main:telegram:group:${chatId}:42`, await newSession());
+    const m = await measure(telegramHook(tg.topic("carrying on without a mention", 42, { chatId })));
+    expect(m.res.status).toBe(200);
+    expect({ depth: m.depth, before: m.before }).toEqual({ depth: 1, before: ["INBOX.take"] });
+    await settle();
+  });
+
+  it("/stop: one call (the Inbox stops the turn after the answer)", async () => {
+    await send(telegramHook(tg.dm("start something", 1002)));
+    const m = await measure(telegramHook(tg.command("stop", "", 1002)));
+    expect(m.res.status).toBe(200);
+    expect({ depth: m.depth, before: m.before }).toEqual({ depth: 1, before: ["INBOX.take"] });
+    await settle();
+  });
+
+  it("POST /v1/sessions/:id/handoff up to the 202: the home channel and the request side by side", async () => {
+    const id = await newSession("round trips");
+    await setHome(db(env), "slack", { chatId: `C${fresh()}`, threadId: null, chatName: null, setBy: "U1001" });
+    const m = await measure(api(`/v1/sessions/${id}/handoff`, { platform: "slack" }));
+    expect(m.res.status).toBe(202);
+    expect({ depth: m.depth, before: m.before }).toEqual({ depth: 1, before: ["DB.raw", "SESSION_AGENT.requestHandoff"] });
+    await settle();
+  });
+
+  it("a turn on a cold object: one object call and no D1 read (in the Worker or the object) before the first token", async () => {
+    const id = await newSession("cold turn");
+    const stub = env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
+    await stub.idle();
+    await evictDurableObject(stub);
+    // The object's D1 binding is this same D1 object (one isolate): its reads are seen by
+    // wrapping `prepare` for the length of the turn's first token; writes behind are fine.
+    const reads: string[] = [];
+    const own = Object.getOwnPropertyDescriptor(env.DB, "prepare");
+    const prepare = env.DB.prepare;
+    env.DB.prepare = function (sql: string) {
+      if (/^\s*select/i.test(sql)) reads.push(sql);
+      return prepare.call(this, sql);
+    };
+    let rest: Promise<unknown> = Promise.resolve();
+    try {
+      const m = await measure(api(`/v1/sessions/${id}/turns`, { content: "are you awake?" }), async (res) => {
+        expect(res.status).toBe(200);
+        const events = parseSse(res.body!);
+        for (let e = await events.next(); !e.done; e = await events.next()) if (e.value.event === "delta") break;
+        rest = (async () => {
+          for (let e = await events.next(); !e.done; e = await events.next());
+        })();
+      });
+      expect({ depth: m.depth, before: m.before, objectReads: reads }).toEqual({ depth: 1, before: ["SESSION_AGENT.startTurn"], objectReads: [] });
+    } finally {
+      if (own) Object.defineProperty(env.DB, "prepare", own);
+      else delete (env.DB as Partial<D1Database>).prepare;
+    }
+    await rest;
+    await settle();
+  });
+});
+
+describe("sequentialDepth", () => {
+  const c = (start: number, end: number | null): Timed => ({ binding: "X", kind: "object", method: "m", start, end });
+  it("counts overlapping calls once, a call after another ended twice, and nothing still in flight or over after the answer", () => {
+    expect(sequentialDepth([c(1, 4), c(2, 3)], 10)).toBe(1);
+    expect(sequentialDepth([c(1, 2), c(3, 4)], 10)).toBe(2);
+    expect(sequentialDepth([c(1, 2), c(3, null)], 10)).toBe(1);
+    expect(sequentialDepth([c(1, 2), c(3, 11)], 10)).toBe(1);
+    expect(sequentialDepth([], 10)).toBe(0);
+  });
+});
