@@ -14,7 +14,7 @@
  */
 import { parseArgs } from "node:util";
 import type { DevWorker } from "../test/support/wrangler-dev.ts";
-import { api, benchWorker, delivery, exchange, fitTwo, health, main, percentile, PLATFORMS, postTurn, startFakes, timeTurn, type Fakes } from "./lib.ts";
+import { benchWorker, delivery, exchange, fitTwo, handoffTimes, health, main, newSession, percentile, PLATFORMS, postTurn, startFakes, timeTurn, type Fakes, type HandoffTimes } from "./lib.ts";
 
 const { values } = parseArgs({ options: { samples: { type: "string", default: "20" }, warmup: { type: "string", default: "3" }, delays: { type: "string", default: "0/0,30/10,80/20" } } });
 const SAMPLES = Number(values.samples);
@@ -39,24 +39,6 @@ async function measure(w: DevWorker, f: Fakes, sample: Sampler): Promise<number[
   return out;
 }
 
-/** A handoff of a fresh CLI session to the Telegram forum: times to the 202 and to `running`. */
-async function handoff(w: DevWorker): Promise<{ accepted: number; running: number }> {
-  const { session } = await api<{ session: { id: string } }>(w, "POST", "/v1/sessions", { title: "latency" });
-  const t0 = performance.now();
-  await api(w, "POST", `/v1/sessions/${session.id}/handoff`, { platform: "telegram" });
-  const accepted = performance.now() - t0;
-  let state = "pending";
-  let running = NaN;
-  for (let round = 0; state === "pending" || state === "running"; round++) {
-    if (round > 10) throw new Error(`handoff of ${session.id} still ${state} after ${round} long-polls`);
-    const { handoff: h } = await api<{ handoff: { state: string; error: string | null } }>(w, "GET", `/v1/sessions/${session.id}/handoff?wait=10&state=${state}`, undefined, 15_000);
-    if (Number.isNaN(running) && h.state !== "pending") running = performance.now() - t0;
-    if (h.state === "failed") throw new Error(`handoff failed: ${h.error}`);
-    state = h.state;
-  }
-  return { accepted, running };
-}
-
 /** Every path, measured on one Worker: path name → samples (ms). */
 async function paths(w: DevWorker, f: Fakes): Promise<Map<string, number[]>> {
   const out = new Map<string, number[]>();
@@ -69,14 +51,16 @@ async function paths(w: DevWorker, f: Fakes): Promise<Map<string, number[]>> {
   const stopIn = chat();
   await exchange(w, f, await delivery("telegram", stopIn, "something to stop"));
   out.set("telegram /stop → 2xx", await measure(w, f, async () => exchange(w, f, await delivery("telegram", stopIn, "/stop"))));
-  const handoffs: Array<{ accepted: number; running: number }> = [];
-  for (let i = 0; i < WARMUP; i++) await handoff(w);
-  for (let i = 0; i < SAMPLES; i++) handoffs.push(await handoff(w));
+  const handoffs: HandoffTimes[] = [];
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    const times = await handoffTimes(w, await newSession(w, "latency"), "telegram");
+    if (i >= WARMUP) handoffs.push(times);
+  }
   out.set("POST …/handoff → 202", handoffs.map((h) => h.accepted));
   out.set("POST …/handoff → running", handoffs.map((h) => h.running));
   out.set("turn → first delta (TTFT)", await measure(w, f, async () => {
-    const { session } = await api<{ session: { id: string } }>(w, "POST", "/v1/sessions", {});
-    return (await timeTurn(() => postTurn(w, session.id, "how long until the first token?"), (event) => event === "delta")).ttft;
+    const id = await newSession(w);
+    return (await timeTurn(() => postTurn(w, id, "how long until the first token?"), (event) => event === "delta")).ttft;
   }));
   return out;
 }

@@ -22,6 +22,8 @@ interface Resource {
   stop(): Promise<void>;
   /** Synchronous last resort, for process exit. */
   kill(): void;
+  /** What it printed (wrangler dev), shown when the benchmark fails. */
+  output?(): string;
 }
 
 const resources = new Set<Resource>();
@@ -74,6 +76,10 @@ export function main(name: string, limitMs: number, body: () => Promise<void>): 
       () => stopAll().then(() => process.exit(0)),
       (err: unknown) => {
         console.error(`${name}: error: ${err instanceof Error ? err.message : String(err)}`);
+        for (const r of resources) {
+          const out = r.output?.().trim();
+          if (out) console.error(`--- the last lines wrangler dev printed:\n${out.split("\n").slice(-25).join("\n")}`);
+        }
         return stopAll().then(() => process.exit(1));
       },
     );
@@ -118,7 +124,7 @@ export async function benchWorker(vars: Record<string, string>, opts: { wrapper?
     "starting wrangler dev",
   );
   forget();
-  const forgetStarted = own({ stop: () => worker.stop(), kill: () => worker.kill() });
+  const forgetStarted = own({ stop: () => worker.stop(), kill: () => worker.kill(), output: () => worker.output() });
   return {
     ...worker,
     stop: async () => {
@@ -163,6 +169,40 @@ export function postTurn(w: DevWorker, sessionId: string, content: string): Prom
   return fetchWithin(`${w.url}/v1/sessions/${sessionId}/turns`, { method: "POST", headers: { authorization: `Bearer ${w.token}`, "content-type": "application/json" }, body: JSON.stringify({ content }) }, 30_000);
 }
 
+/** A handoff's times from the moment its POST went out: to the 202, to `running`, to `completed`. */
+export interface HandoffTimes {
+  accepted: number;
+  running: number;
+  completed: number;
+}
+
+/**
+ * Hands session `id` off to `platform` and follows it as the CLI does (long-polls while
+ * the state stays the same), every wait bounded; throws if it fails.
+ */
+export async function handoffTimes(w: DevWorker, id: string, platform: string): Promise<HandoffTimes> {
+  const t0 = performance.now();
+  await api(w, "POST", `/v1/sessions/${id}/handoff`, { platform });
+  const accepted = performance.now() - t0;
+  // "none" first: a baseline may store the request only later (see bench/entries/polling-handoff.ts).
+  let state = "none";
+  let running = NaN;
+  for (let polls = 0; state !== "completed"; polls++) {
+    if (polls > 20) throw new Error(`handoff of ${id} still ${state} after ${polls} long-polls`);
+    const { handoff } = await api<{ handoff: { state: string; error: string | null } | null }>(w, "GET", `/v1/sessions/${id}/handoff?wait=10&state=${state}`);
+    const now = handoff?.state ?? "none";
+    if (now === "failed") throw new Error(`handoff of ${id} failed: ${handoff?.error}`);
+    if (Number.isNaN(running) && (now === "running" || now === "completed")) running = performance.now() - t0;
+    state = now;
+  }
+  return { accepted, running, completed: performance.now() - t0 };
+}
+
+/** A new CLI session's id. */
+export async function newSession(w: DevWorker, title?: string): Promise<string> {
+  return (await api<{ session: { id: string } }>(w, "POST", "/v1/sessions", title ? { title } : {})).session.id;
+}
+
 // ---- Fakes and deliveries --------------------------------------------------------------
 
 /** The model and the platforms, faked on loopback, and the Worker settings pointing at them. */
@@ -195,6 +235,8 @@ export type Platform = (typeof PLATFORMS)[number];
 /** A signed webhook delivery and how to recognise its reply at the fake platform API. */
 export interface Delivery {
   platform: Platform;
+  /** The chat number it was made for. */
+  chat: number;
   body: string;
   headers: Record<string, string>;
   isReply: (c: ApiCall) => boolean;
@@ -209,17 +251,17 @@ export async function delivery(platform: Platform, chat: number, text = `bench $
     case "telegram": {
       const id = 500_000 + chat;
       const entities = text.startsWith("/") ? { entities: [{ type: "bot_command", offset: 0, length: text.split(" ")[0]!.length }] } : {};
-      return { platform, body: JSON.stringify(tg.dm(text, id, entities)), headers: telegramHeaders(), isReply: (c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === id };
+      return { platform, chat, body: JSON.stringify(tg.dm(text, id, entities)), headers: telegramHeaders(), isReply: (c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === id };
     }
     case "discord": {
       const interaction = text.startsWith("/") ? dc.command(text.slice(1), {}, { userId: String(800_000 + chat), channelId: String(900_000 + chat) }) : dc.command("ask", { prompt: text }, { userId: String(800_000 + chat), channelId: String(900_000 + chat) });
       const body = JSON.stringify(interaction);
-      return { platform, body, headers: await discordHeaders(body), isReply: (c) => c.method === "PATCH" && c.path.includes(`/${interaction.token}/messages/@original`) };
+      return { platform, chat, body, headers: await discordHeaders(body), isReply: (c) => c.method === "PATCH" && c.path.includes(`/${interaction.token}/messages/@original`) };
     }
     case "slack": {
       const channel = `D${700_000 + chat}`;
       const body = JSON.stringify(sl.dm(text, `U${700_000 + chat}`, channel));
-      return { platform, body, headers: await slackHeaders(body), isReply: (c) => c.path.endsWith("/chat.postMessage") && c.body.channel === channel };
+      return { platform, chat, body, headers: await slackHeaders(body), isReply: (c) => c.path.endsWith("/chat.postMessage") && c.body.channel === channel };
     }
   }
 }
@@ -228,9 +270,9 @@ export async function delivery(platform: Platform, chat: number, text = `bench $
 export async function post(w: DevWorker, d: Delivery): Promise<number> {
   const t0 = performance.now();
   const res = await fetchWithin(`${w.url}/webhooks/${d.platform}`, { method: "POST", headers: d.headers, body: d.body });
-  await res.arrayBuffer();
+  const answer = await res.text();
   const took = performance.now() - t0;
-  if (res.status < 200 || res.status > 299) throw new Error(`${d.platform} webhook: HTTP ${res.status}`);
+  if (res.status < 200 || res.status > 299) throw new Error(`${d.platform} webhook: HTTP ${res.status} ${answer.slice(0, 300)}`);
   return took;
 }
 
