@@ -118,6 +118,26 @@ const slackHook = async (payload: unknown) => {
 };
 const api = (path: string, json: unknown) => new Request(`http://edge.test${path}`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(json) });
 
+/**
+ * The D1 reads (SELECTs) prepared while `fn` runs, by anyone in this isolate: the objects'
+ * D1 binding is this same object, so wrapping its `prepare` sees their reads too.
+ */
+async function d1Reads<T>(fn: () => Promise<T>): Promise<{ value: T; reads: string[] }> {
+  const reads: string[] = [];
+  const own = Object.getOwnPropertyDescriptor(env.DB, "prepare");
+  const prepare = env.DB.prepare;
+  env.DB.prepare = function (sql: string) {
+    if (/^\s*select/i.test(sql)) reads.push(sql);
+    return prepare.call(this, sql);
+  };
+  try {
+    return { value: await fn(), reads };
+  } finally {
+    if (own) Object.defineProperty(env.DB, "prepare", own);
+    else delete (env.DB as Partial<D1Database>).prepare;
+  }
+}
+
 let unique = 0;
 const fresh = () => 880_000 + ++unique;
 
@@ -195,32 +215,30 @@ describe("issue 12: one round trip before every 2xx", () => {
     const stub = env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
     await stub.idle();
     await evictDurableObject(stub);
-    // The object's D1 binding is this same D1 object (one isolate): its reads are seen by
-    // wrapping `prepare` for the length of the turn's first token; writes behind are fine.
-    const reads: string[] = [];
-    const own = Object.getOwnPropertyDescriptor(env.DB, "prepare");
-    const prepare = env.DB.prepare;
-    env.DB.prepare = function (sql: string) {
-      if (/^\s*select/i.test(sql)) reads.push(sql);
-      return prepare.call(this, sql);
-    };
     let rest: Promise<unknown> = Promise.resolve();
-    try {
-      const m = await measure(api(`/v1/sessions/${id}/turns`, { content: "are you awake?" }), async (res) => {
+    const { value: m, reads } = await d1Reads(() =>
+      measure(api(`/v1/sessions/${id}/turns`, { content: "are you awake?" }), async (res) => {
         expect(res.status).toBe(200);
         const events = parseSse(res.body!);
         for (let e = await events.next(); !e.done; e = await events.next()) if (e.value.event === "delta") break;
         rest = (async () => {
           for (let e = await events.next(); !e.done; e = await events.next());
         })();
-      });
-      expect({ depth: m.depth, before: m.before, objectReads: reads }).toEqual({ depth: 1, before: ["SESSION_AGENT.startTurn"], objectReads: [] });
-    } finally {
-      if (own) Object.defineProperty(env.DB, "prepare", own);
-      else delete (env.DB as Partial<D1Database>).prepare;
-    }
+      }),
+    );
+    expect({ depth: m.depth, before: m.before, objectReads: reads }).toEqual({ depth: 1, before: ["SESSION_AGENT.startTurn"], objectReads: [] });
     await rest;
     await settle();
+  });
+});
+
+describe("regression: a new chat's first turn read D1 for the session its Inbox had just made up", () => {
+  it("a message from a new chat is answered without any D1 read, in the Worker or an object", async () => {
+    const chat = fresh();
+    const { value: res, reads } = await d1Reads(async () => send(await PLATFORMS[0]!.request(chat)));
+    expect(res.status).toBe(200);
+    expect(telegram.texts(-chat).at(-1)).toBe("echo: hello there");
+    expect(reads).toEqual([]);
   });
 });
 
