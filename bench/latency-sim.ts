@@ -10,13 +10,13 @@
  * Then it fits, per path, latency = base + a·(D1 delay) + b·(object delay) over the p50s:
  * a and b are the sequential round trips of each kind the path waits for (calls that
  * overlap show as one, of the slower kind).
- * Run: npm run bench:latency [-- --samples 20 --warmup 3 --delays 0/0,30/10,80/20]
+ * Run: npm run bench:latency [-- --samples 20 --warmup 3 --delays 0/0,30/10,80/20 --gap <ms after each sample>]
  */
 import { parseArgs } from "node:util";
 import type { DevWorker } from "../test/support/wrangler-dev.ts";
 import { benchWorker, delivery, exchange, fitTwo, handoffTimes, health, main, newSession, percentile, PLATFORMS, postTurn, startFakes, timeTurn, type Fakes, type HandoffTimes } from "./lib.ts";
 
-const { values } = parseArgs({ options: { samples: { type: "string", default: "20" }, warmup: { type: "string", default: "3" }, delays: { type: "string", default: "0/0,30/10,80/20" } } });
+const { values } = parseArgs({ options: { samples: { type: "string", default: "20" }, warmup: { type: "string", default: "3" }, delays: { type: "string", default: "0/0,30/10,80/20" }, gap: { type: "string" } } });
 const SAMPLES = Number(values.samples);
 const WARMUP = Number(values.warmup);
 const DELAYS = values.delays.split(",").map((pair) => {
@@ -28,14 +28,31 @@ const FORUM = "-100424242";
 
 type Sampler = (w: DevWorker, f: Fakes, i: number) => Promise<number>;
 
+/**
+ * The pause after each sample: what a request leaves behind (D1 copies, a route sync) runs
+ * after its answer, and with delays it would otherwise still run, on the same isolate,
+ * during the next sample. `--gap` ms, or by default four of the longest delay plus 50 ms.
+ */
+let gapMs = 0;
+const settle = () => new Promise((r) => setTimeout(r, gapMs));
+
 let chats = 0;
 const chat = () => ++chats;
 
-/** Repeats `sample` SAMPLES times (after WARMUP untimed ones), one at a time. */
+/** How many of each: untimed first, then timed (a whole round of warm-up runs first on a fresh Worker). */
+let rounds = { warmup: WARMUP, samples: SAMPLES };
+
+/** Repeats `sample` (after the untimed ones), one at a time. */
 async function measure(w: DevWorker, f: Fakes, sample: Sampler): Promise<number[]> {
-  for (let i = 0; i < WARMUP; i++) await sample(w, f, -1 - i);
+  for (let i = 0; i < rounds.warmup; i++) {
+    await sample(w, f, -1 - i);
+    await settle();
+  }
   const out: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) out.push(await sample(w, f, i));
+  for (let i = 0; i < rounds.samples; i++) {
+    out.push(await sample(w, f, i));
+    await settle();
+  }
   return out;
 }
 
@@ -52,14 +69,18 @@ async function paths(w: DevWorker, f: Fakes): Promise<Map<string, number[]>> {
   await exchange(w, f, await delivery("telegram", stopIn, "something to stop"));
   out.set("telegram /stop → 2xx", await measure(w, f, async () => exchange(w, f, await delivery("telegram", stopIn, "/stop"))));
   const handoffs: HandoffTimes[] = [];
-  for (let i = 0; i < WARMUP + SAMPLES; i++) {
-    const times = await handoffTimes(w, await newSession(w, "latency"), "telegram");
-    if (i >= WARMUP) handoffs.push(times);
+  for (let i = 0; i < rounds.warmup + rounds.samples; i++) {
+    const id = await newSession(w, "latency");
+    await settle();
+    const times = await handoffTimes(w, id, "telegram");
+    if (i >= rounds.warmup) handoffs.push(times);
+    await settle();
   }
   out.set("POST …/handoff → 202", handoffs.map((h) => h.accepted));
   out.set("POST …/handoff → running", handoffs.map((h) => h.running));
   out.set("turn → first delta (TTFT)", await measure(w, f, async () => {
     const id = await newSession(w);
+    await settle();
     return (await timeTurn(() => postTurn(w, id, "how long until the first token?"), (event) => event === "delta")).ttft;
   }));
   return out;
@@ -71,8 +92,13 @@ main("bench/latency-sim", 30 * 60_000, async () => {
   console.log(`bench/latency-sim: ${SAMPLES} samples per path, one at a time; D1/object delays ${DELAYS.map((d) => `${d.d1}/${d.obj}`).join(", ")} ms; wrangler dev with the bench wrapper entry, loopback fakes`);
   const runs: Array<{ d1: number; obj: number; results: Map<string, number[]> }> = [];
   for (const d of DELAYS) {
+    gapMs = values.gap !== undefined ? Number(values.gap) : 4 * Math.max(d.d1, d.obj) + 50;
     const w = await benchWorker({ ...f.vars, TELEGRAM_HOME_CHANNEL: FORUM, BENCH_D1_DELAY_MS: String(d.d1), BENCH_DO_DELAY_MS: String(d.obj) }, { wrapper: true });
-    console.log(`  measuring with D1 ${d.d1} ms, objects ${d.obj} ms…`);
+    console.log(`  measuring with D1 ${d.d1} ms, objects ${d.obj} ms (${gapMs} ms after each sample)…`);
+    // A fresh isolate compiles as it goes: one short round of every path first, not counted.
+    rounds = { warmup: 0, samples: 2 };
+    await paths(w, f);
+    rounds = { warmup: WARMUP, samples: SAMPLES };
     runs.push({ ...d, results: await paths(w, f) });
     await w.stop();
   }
