@@ -56,7 +56,12 @@ export function sequentialDepth(calls: readonly Timed[], until: number): number 
   return Math.max(0, ...depth.values());
 }
 
-const label = (c: RemoteCall) => (c.kind === "fetch" ? `fetch ${c.method}` : `${c.binding}.${c.method}`);
+/** `INBOX.take`, `fetch https://…`, and D1 calls by what they do (`DB select`), not by the driver method that ran them. */
+function label(c: RemoteCall): string {
+  if (c.kind === "fetch") return `fetch ${c.method}`;
+  if (c.kind === "d1") return `${c.binding} ${c.method === "batch" ? "batch" : (/^\s*(\w+)/.exec(c.sql ?? "")?.[1] ?? c.method).toLowerCase()}`;
+  return `${c.binding}.${c.method}`;
+}
 
 /** The Worker's own outbound requests: recorded while its async context carries a trace. */
 const current = new AsyncLocalStorage<Trace>();
@@ -80,7 +85,7 @@ afterAll(() => {
 
 interface Measured {
   res: Response;
-  /** Calls over before the answer (or the first token), as `BINDING.method`, sorted. */
+  /** Calls over before the answer (or the first token), labelled (see `label`), sorted. */
   before: string[];
   depth: number;
   calls: Timed[];
@@ -206,7 +211,7 @@ describe("issue 12: one round trip before every 2xx", () => {
     await setHome(db(env), "slack", { chatId: `C${fresh()}`, threadId: null, chatName: null, setBy: "U1001" });
     const m = await measure(api(`/v1/sessions/${id}/handoff`, { platform: "slack" }));
     expect(m.res.status).toBe(202);
-    expect({ depth: m.depth, before: m.before }).toEqual({ depth: 1, before: ["DB.raw", "SESSION_AGENT.requestHandoff"] });
+    expect({ depth: m.depth, before: m.before }).toEqual({ depth: 1, before: ["DB select", "SESSION_AGENT.requestHandoff"] });
     await settle();
   });
 
