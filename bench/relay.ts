@@ -1,178 +1,174 @@
 /**
- * bench/relay: the relay under `wrangler dev`, with a minimal gateway (a WebSocket client
- * in this process that says hello and acks everything it is sent).
- *   1. latency: Telegram webhook accepted → `inbound` frame at the gateway, one at a time;
- *      in the same run, the superseded design (RELAY_PUSH_URL: the connector POSTs each
- *      frame to an HTTP endpoint on the gateway) as the baseline;
- *   2. frames per second through one Relay object: a burst of outbound frames answered by
- *      outbound_result (an op needing no platform call), and webhooks/s end to end with
- *      the gateway acking;
- *   3. sockets: 1,000 gateways connected at once, each answering a keepalive.
- * Run: npm run bench:relay [-- --messages 200 --sockets 1000]
+ * bench/relay: the relay under `wrangler dev`, with minimal gateways (WebSocket clients in
+ * this process that ack every inbound frame). One Relay object per gateway id; Telegram is
+ * relayed to gateway gw0 (`RELAY_PLATFORMS=telegram:gw0`).
+ *   1. webhook → `inbound` frame at gw0, one at a time; the baseline in the same run is the
+ *      superseded design, the connector POSTing each frame to an HTTP endpoint here (the
+ *      bench wrapper entry with BENCH_RELAY_PUSH_URL);
+ *   2. frames per second through one Relay object: a burst of `outbound` frames (an op
+ *      needing no platform call) answered by `outbound_result`;
+ *   3. webhooks per second end to end, 50 in flight, gw0 acking;
+ *   4. many gateways at once: `--sockets` gateway ids, each its own Relay object, all
+ *      connected together, each answering a keepalive.
+ * Run: npm run bench:relay [-- --messages 200 --burst 5000 --sockets 1000]
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { mintRelayToken } from "../workers/relay/token.ts";
-import { FakeTelegram } from "../test/support/fake-platforms.ts";
-import { tg } from "../test/support/fixtures.ts";
 import { serve } from "../test/support/http.ts";
-import { TELEGRAM_TEST, telegramHeaders } from "../test/support/signing.ts";
-import { startWorker, type DevWorker } from "../test/support/wrangler-dev.ts";
-import { mean, percentile, summary } from "./stats.ts";
+import { tg } from "../test/support/fixtures.ts";
+import { telegramHeaders } from "../test/support/signing.ts";
+import type { DevWorker } from "../test/support/wrangler-dev.ts";
+import { mintRelayToken } from "../workers/relay/token.ts";
+import { benchWorker, fetchWithin, main, mean, own, percentile, pool, ratio, startFakes, summary, until, within } from "./lib.ts";
 
 const { values } = parseArgs({ options: { messages: { type: "string", default: "200" }, sockets: { type: "string", default: "1000" }, burst: { type: "string", default: "5000" } } });
 const MESSAGES = Number(values.messages);
 const SOCKETS = Number(values.sockets);
 const BURST = Number(values.burst);
 const SECRET = "bench-secret";
+const WAIT_MS = 15_000;
 
 type Frame = Record<string, unknown> & { type: string };
 
-/** A minimal gateway: frames in, a waiter per predicate, acks for every inbound. */
-async function gateway(url: string, id: string, onInbound?: (f: Frame) => void) {
+/** A minimal gateway: frames in (inbound ones acked at once), a bounded waiter per predicate. */
+async function gateway(url: string, id: string, onFrame?: (f: Frame, at: number) => void) {
   const token = await mintRelayToken(id, SECRET, Math.floor(Date.now() / 1000) + 600);
-  const ws = new WebSocket(`${url.replace(/^http/, "ws")}/relay`, { headers: { authorization: `Bearer ${token}` } } as never);
+  // Node's WebSocket takes headers (undici), unlike the browser's.
+  const ws = new WebSocket(`${url.replace(/^http/, "ws")}/relay`, { headers: { authorization: `Bearer ${token}` } } as unknown as string[]);
+  const forget = own({ stop: async () => ws.close(1000), kill: () => ws.close(1000) });
   let buffer = "";
   const waiters: Array<{ pred: (f: Frame) => boolean; resolve: (f: Frame) => void }> = [];
   ws.addEventListener("message", (e) => {
+    const at = performance.now();
     buffer += String(e.data);
     const lines = buffer.split("\n");
     buffer = lines.pop() ?? "";
     for (const l of lines) {
       if (!l.trim()) continue;
       const f = JSON.parse(l) as Frame;
-      if (f.type === "inbound") {
-        onInbound?.(f);
-        ws.send(`${JSON.stringify({ type: "inbound_ack", bufferId: f.bufferId })}\n`);
-      }
+      if (f.type === "inbound") ws.send(`${JSON.stringify({ type: "inbound_ack", bufferId: f.bufferId })}\n`);
+      onFrame?.(f, at);
       for (const w of waiters.filter((x) => x.pred(f))) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve(f);
       }
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    ws.addEventListener("open", () => resolve(), { once: true });
-    ws.addEventListener("error", () => reject(new Error("socket error")), { once: true });
-  });
-  const next = (pred: (f: Frame) => boolean) => new Promise<Frame>((resolve) => waiters.push({ pred, resolve }));
-  const descriptor = next((f) => f.type === "descriptor");
-  ws.send(`${JSON.stringify({ type: "hello", platform: "telegram", botId: "" })}\n`);
-  await descriptor;
-  return { ws, next };
+  await within(
+    new Promise<void>((resolve, reject) => {
+      ws.addEventListener("open", () => resolve(), { once: true });
+      ws.addEventListener("error", () => reject(new Error(`gateway ${id}: the socket failed`)), { once: true });
+    }),
+    WAIT_MS,
+    `gateway ${id}: connecting`,
+  );
+  const next = (pred: (f: Frame) => boolean, what: string) => within(new Promise<Frame>((resolve) => waiters.push({ pred, resolve })), WAIT_MS, `gateway ${id}: ${what}`);
+  return {
+    ws,
+    next,
+    /** Says hello for Telegram and waits for the descriptor (only gw0 gets one). */
+    async handshake() {
+      const descriptor = next((f) => f.type === "descriptor", "the descriptor");
+      ws.send(`${JSON.stringify({ type: "hello", platform: "telegram", botId: "" })}\n`);
+      await descriptor;
+    },
+    close() {
+      forget();
+      ws.close(1000);
+    },
+  };
 }
 
-const telegram = new FakeTelegram();
-const fake = await serve((r) => telegram.handle(r));
-const ids = Array.from({ length: SOCKETS }, (_, i) => `gw${i}`);
-const baseVars = {
-  OFFLINE_STREAM_DELAY_MS: "0",
-  TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token,
-  TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
-  TELEGRAM_ALLOWED_USERS: "*",
-  TELEGRAM_API_ROOT: fake.url,
-  RELAY_PLATFORMS: "telegram",
-  RELAY_SECRETS: ids.map((id) => `${id}:${SECRET}`).join(","),
-};
-const webhook = (w: DevWorker, i: number) => fetch(`${w.url}/webhooks/telegram`, { method: "POST", headers: telegramHeaders(), body: JSON.stringify(tg.dm(`bench ${i}`, 600000 + (i % 1000))) });
+const webhook = (w: DevWorker, i: number) =>
+  fetchWithin(`${w.url}/webhooks/telegram`, { method: "POST", headers: telegramHeaders(), body: JSON.stringify(tg.dm(`bench ${i}`, 600_000 + (i % 1000))) }).then(async (res) => {
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`webhook: HTTP ${res.status}`);
+  });
 
-async function latencyOverSocket(w: DevWorker): Promise<number[]> {
-  const arrivals = new Map<string, number>();
-  const g = await gateway(w.url, "gw0", (f) => arrivals.set((f.event as { text: string }).text, performance.now()));
+/** Webhook → arrival of `n` messages, one at a time; `arrivals` is filled by whoever receives the frames. */
+async function latency(w: DevWorker, arrivals: Map<string, number>, n = MESSAGES): Promise<number[]> {
+  arrivals.clear();
   const out: number[] = [];
-  for (let i = 0; i < MESSAGES; i++) {
-    const arrived = g.next((f) => f.type === "inbound" && (f.event as { text: string }).text === `bench ${i}`);
+  for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    await (await webhook(w, i)).arrayBuffer();
-    await arrived;
+    await webhook(w, i);
+    await until(() => arrivals.has(`bench ${i}`), WAIT_MS, `the frame of message ${i}`);
     out.push(arrivals.get(`bench ${i}`)! - t0);
   }
-  g.ws.close(1000);
   return out;
 }
 
-try {
-  console.log(`bench/relay: ${MESSAGES} messages one at a time, ${BURST}-frame burst, ${SOCKETS} sockets; wrangler dev on loopback`);
+const textOf = (f: Frame) => String((f.event as { text?: unknown } | undefined)?.text ?? "");
 
-  // 1. latency, WebSocket relay
-  const ws = await startWorker(baseVars);
-  const wsLatency = await latencyOverSocket(ws);
+main("bench/relay", 30 * 60_000, async () => {
+  const f = await startFakes();
+  const ids = Array.from({ length: Math.max(SOCKETS, 2) }, (_, i) => `gw${i}`);
+  const vars = { ...f.vars, RELAY_PLATFORMS: "telegram:gw0", RELAY_SECRETS: ids.map((id) => `${id}:${SECRET}`).join(","), RELAY_BUFFER_LIMIT: String(MESSAGES * 4) };
+  console.log(`bench/relay: ${MESSAGES} messages one at a time, a ${BURST}-frame burst, ${SOCKETS} gateways at once; wrangler dev on loopback`);
 
-  // 2a. frames per second through one Relay object (outbound → outbound_result, no platform call)
-  const g = await gateway(ws.url, "gw0");
+  // 1. Latency over the socket. gw0 keeps this one socket for 1–3: the Relay refuses a
+  // second one while it is live.
+  const w = await benchWorker(vars);
+  const arrivals = new Map<string, number>();
   let results = 0;
-  const allDone = new Promise<void>((resolve) =>
-    g.ws.addEventListener("message", (e) => {
-      results += (String(e.data).match(/"outbound_result"/g) ?? []).length;
-      if (results >= BURST) resolve();
-    }),
-  );
-  const t0 = performance.now();
+  let received = 0;
+  const gw0 = await gateway(w.url, "gw0", (fr, at) => {
+    if (fr.type === "inbound") {
+      arrivals.set(textOf(fr), at);
+      received++;
+    } else if (fr.type === "outbound_result") results++;
+  });
+  await gw0.handshake();
+  await latency(w, arrivals, 10); // warm-up
+  const wsLatency = await latency(w, arrivals);
+
+  // 2. Frames per second through one Relay object.
   const frame = (i: number) => `${JSON.stringify({ type: "outbound", requestId: `r${i}`, platform: "telegram", action: { op: "noop", chat_id: "1" } })}\n`;
-  for (let i = 0; i < BURST; i += 100) g.ws.send(Array.from({ length: Math.min(100, BURST - i) }, (_, k) => frame(i + k)).join(""));
-  await allDone;
+  const t0 = performance.now();
+  for (let i = 0; i < BURST; i += 100) gw0.ws.send(Array.from({ length: Math.min(100, BURST - i) }, (_, k) => frame(i + k)).join(""));
+  await until(() => results >= BURST, 120_000, `${BURST} outbound_result frames`);
   const framesPerSecond = BURST / ((performance.now() - t0) / 1000);
 
-  // 2b. webhooks per second end to end, 50 in flight, the gateway acking
-  let received = 0;
-  const g2 = await gateway(ws.url, "gw1");
-  g.ws.close(1000);
-  const gw0 = await gateway(ws.url, "gw0", () => received++);
-  void g2;
+  // 3. Webhooks per second end to end, the gateway acking.
+  received = 0;
   const t1 = performance.now();
-  let next = 0;
-  await Promise.all(Array.from({ length: 50 }, async () => {
-    while (next < MESSAGES) await (await webhook(ws, 100000 + next++)).arrayBuffer();
-  }));
-  while (received < MESSAGES) await new Promise((r) => setTimeout(r, 5));
+  await pool(Array.from({ length: MESSAGES }, (_, i) => 100_000 + i), 50, (i) => webhook(w, i));
+  await until(() => received >= MESSAGES, 120_000, `${MESSAGES} inbound frames`);
   const webhooksPerSecond = MESSAGES / ((performance.now() - t1) / 1000);
-  gw0.ws.close(1000);
+  gw0.close();
 
-  // 3. many sockets held at once
+  // 4. Many gateways, one Relay object each, connected together.
   const held: Array<Awaited<ReturnType<typeof gateway>>> = [];
   const s0 = performance.now();
-  for (let i = 0; i < SOCKETS; i += 50) held.push(...(await Promise.all(ids.slice(i, i + 50).map((id) => gateway(ws.url, id)))));
+  await pool(ids.slice(0, SOCKETS), 50, async (id) => void held.push(await gateway(w.url, id)));
   const connectSeconds = (performance.now() - s0) / 1000;
-  const pongs = await Promise.all(held.map((h) => {
-    const p = h.next((f) => f.type === "pong");
-    h.ws.send('{"type":"ping"}\n');
-    return p.then(() => 1);
-  }));
-  const alive = pongs.length;
-  for (const h of held) h.ws.close(1000);
-  await ws.stop();
+  const answered = await Promise.allSettled(
+    held.map((h) => {
+      const pong = h.next((fr) => fr.type === "pong", "a pong");
+      h.ws.send('{"type":"ping"}\n');
+      return pong;
+    }),
+  );
+  const alive = answered.filter((a) => a.status === "fulfilled").length;
+  for (const h of held) h.close();
+  await w.stop();
 
-  // 1b. latency, the superseded HTTP push design
-  const pushedAt = new Map<string, number>();
-  const receiver = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d: Buffer) => (body += d.toString()));
-    req.on("end", () => {
-      const f = JSON.parse(body) as Frame;
-      pushedAt.set((f.event as { text: string }).text, performance.now());
-      res.writeHead(200).end();
-    });
+  // 1b. The baseline: each frame POSTed to an endpoint here.
+  const pushed = new Map<string, number>();
+  const receiver = await serve(async (req) => {
+    const at = performance.now();
+    for (const line of (await req.text()).split("\n")) if (line.trim()) pushed.set(textOf(JSON.parse(line) as Frame), at);
+    return new Response(null, { status: 200 });
   });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  const pushUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/inbound`;
-  const http = await startWorker({ ...baseVars, RELAY_PUSH_URL: pushUrl });
-  const httpLatency: number[] = [];
-  for (let i = 0; i < MESSAGES; i++) {
-    const t = performance.now();
-    await (await webhook(http, i)).arrayBuffer();
-    while (!pushedAt.has(`bench ${i}`)) await new Promise((r) => setTimeout(r, 1));
-    httpLatency.push(pushedAt.get(`bench ${i}`)! - t);
-  }
-  await http.stop();
-  receiver.close();
+  own({ stop: () => receiver.close(), kill: () => undefined });
+  const push = await benchWorker({ ...vars, BENCH_RELAY_PUSH_URL: `${receiver.url}/inbound` }, { wrapper: true });
+  await latency(push, pushed, 10); // warm-up
+  const pushLatency = await latency(push, pushed);
+  await push.stop();
 
   console.log(summary("webhook → inbound frame (WebSocket)", wsLatency));
-  console.log(summary("webhook → HTTP push (baseline)", httpLatency));
-  console.log(`WebSocket vs HTTP push: p50 ${(percentile(wsLatency, 50) / percentile(httpLatency, 50)).toFixed(2)}x, mean ${(mean(wsLatency) / mean(httpLatency)).toFixed(2)}x (target: no worse, p50 < 5 ms)`);
+  console.log(summary("webhook → HTTP push (baseline)", pushLatency));
+  console.log(`WebSocket vs HTTP push: p50 ${ratio(percentile(wsLatency, 50), percentile(pushLatency, 50))}, mean ${ratio(mean(wsLatency), mean(pushLatency))} (target: no worse, p50 < 5 ms)`);
   console.log(`frames through one Relay object: ${framesPerSecond.toFixed(0)}/s (${BURST} outbound → outbound_result; target ≥ 2000/s)`);
   console.log(`webhooks end to end with the gateway acking, 50 in flight: ${webhooksPerSecond.toFixed(0)}/s`);
-  console.log(`sockets: ${alive}/${SOCKETS} held and answering keepalives (connected in ${connectSeconds.toFixed(1)} s)`);
-} finally {
-  await fake.close();
-}
+  console.log(`gateways at once: ${alive}/${SOCKETS} connected (one Relay object each) and answering keepalives; connected in ${connectSeconds.toFixed(1)} s`);
+});

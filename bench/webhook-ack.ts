@@ -1,132 +1,135 @@
 /**
  * bench/webhook-ack: signed deliveries per platform, 50 in flight, against `wrangler dev`.
- * For each platform: p50/p99 time to the 2xx, p50/p99 time until the reply reaches the
- * (loopback) platform API, and a check that every delivery got exactly one reply.
- * Each delivery comes from its own chat, so replies are not queued behind each other.
- * Run: npm run bench:webhooks [-- --count 1000 --concurrency 50]
+ * The baseline, in the same run and under the same load: GET /health (a request that does
+ * nothing) through the same dev server. For each platform, twice:
+ *   new chats — every delivery from a chat never seen (each makes an Inbox and a session
+ *               object, so replies are not queued behind each other);
+ *   existing  — deliveries spread over as many chats as are in flight, each chat's session
+ *               made beforehand;
+ * p50/p99 time to the 2xx (and its ratio to /health's), deliveries per second against
+ * /health's requests per second, time to the reply at the (loopback) platform API, and a
+ * check that every delivery got exactly one reply.
+ * `--profile`: afterwards, per platform and mode, a CPU profile of `--profile-count`
+ * deliveries over the inspector port, attributed to the Worker and each Durable Object
+ * (bench/profile.ts); then the same deliveries through the bench wrapper entry with
+ * BENCH_STATS=1: every SQLite statement each object runs and every remote call each side
+ * makes, per delivery.
+ * Run: npm run bench:webhooks [-- --count 1000 --concurrency 50 --profile --profile-count 200]
  */
 import { parseArgs } from "node:util";
-import { FakeDiscord, FakeSlack, FakeTelegram, type ApiCall } from "../test/support/fake-platforms.ts";
-import { dc, sl, tg } from "../test/support/fixtures.ts";
-import { serve } from "../test/support/http.ts";
-import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, discordHeaders, slackHeaders, telegramHeaders } from "../test/support/signing.ts";
-import { startWorker } from "../test/support/wrangler-dev.ts";
-import { percentile, summary } from "./stats.ts";
+import type { DevWorker } from "../test/support/wrangler-dev.ts";
+import { benchWorker, delivery, fakeOf, fetchWithin, health, main, percentile, PLATFORMS, pool, post, ratio, reply, startFakes, summary, until, within, type Delivery, type Fakes, type Platform } from "./lib.ts";
+import { describeAttribution, profileWhile } from "./profile.ts";
 
-const { values } = parseArgs({ options: { count: { type: "string", default: "1000" }, concurrency: { type: "string", default: "50" } } });
+const { values } = parseArgs({
+  options: { count: { type: "string", default: "1000" }, concurrency: { type: "string", default: "50" }, profile: { type: "boolean", default: false }, "profile-count": { type: "string", default: "200" } },
+});
 const COUNT = Number(values.count);
 const CONCURRENCY = Number(values.concurrency);
+const PROFILE_COUNT = Number(values["profile-count"]);
+const MODES = ["new chats", "existing"] as const;
+type Mode = (typeof MODES)[number];
 
-const telegram = new FakeTelegram();
-const discord = new FakeDiscord();
-const slack = new FakeSlack();
-const servers = await Promise.all([telegram, discord, slack].map((f) => serve((r) => f.handle(r))));
-const [t, d, s] = servers.map((x) => x.url);
-const worker = await startWorker({
-  OFFLINE_STREAM_DELAY_MS: "0",
-  TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token,
-  TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
-  TELEGRAM_ALLOWED_USERS: "*",
-  TELEGRAM_API_ROOT: t!,
-  DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId,
-  DISCORD_PUBLIC_KEY: DISCORD_TEST_PUBLIC_KEY,
-  DISCORD_BOT_TOKEN: DISCORD_TEST.botToken,
-  DISCORD_ALLOWED_USERS: "*",
-  DISCORD_API_BASE: `${d}/api/v10`,
-  SLACK_BOT_TOKEN: SLACK_TEST.token,
-  SLACK_SIGNING_SECRET: SLACK_TEST.secret,
-  SLACK_ALLOWED_USERS: "*",
-  SLACK_API_URL: `${s}/api/`,
-});
+let phase = 0;
 
-interface Delivery {
-  body: string;
-  headers: Record<string, string>;
-  /** Matches the reply to this delivery at the fake platform API. */
-  isReply: (c: ApiCall) => boolean;
-}
-
-interface Platform {
-  name: string;
-  fake: FakeTelegram | FakeDiscord | FakeSlack;
-  make(i: number): Promise<Delivery>;
-}
-
-const platforms: Platform[] = [
-  {
-    name: "telegram",
-    fake: telegram,
-    async make(i) {
-      const chat = 500000 + i;
-      return { body: JSON.stringify(tg.dm(`bench ${i}`, chat)), headers: telegramHeaders(), isReply: (c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === chat };
-    },
-  },
-  {
-    name: "discord",
-    fake: discord,
-    async make(i) {
-      const interaction = dc.command("ask", { prompt: `bench ${i}` }, { userId: String(800000 + i), channelId: String(900000 + i) });
-      const body = JSON.stringify(interaction);
-      return { body, headers: await discordHeaders(body), isReply: (c) => c.method === "PATCH" && c.path.includes(`/${interaction.token}/messages/@original`) };
-    },
-  },
-  {
-    name: "slack",
-    fake: slack,
-    async make(i) {
-      const channel = `D${700000 + i}`;
-      const body = JSON.stringify(sl.dm(`bench ${i}`, `U${700000 + i}`, channel));
-      return { body, headers: await slackHeaders(body), isReply: (c) => c.path.endsWith("/chat.postMessage") && c.body.channel === channel };
-    },
-  },
-];
-
-async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
-}
-
-try {
-  console.log(`bench/webhook-ack: ${COUNT} signed deliveries per platform, ${CONCURRENCY} in flight, wrangler dev on loopback, offline model`);
-  // The floor: the same load of a do-nothing request (GET /health) through the same dev server.
-  const floor: number[] = [];
-  await pool(Array.from({ length: COUNT }), CONCURRENCY, async () => {
-    const start = performance.now();
-    await (await fetch(`${worker.url}/health`)).arrayBuffer();
-    floor.push(performance.now() - start);
-  });
-  console.log(summary("floor: GET /health, same load", floor));
-  for (const p of platforms) {
-    const deliveries = await Promise.all(Array.from({ length: COUNT }, (_, i) => p.make(i)));
-    const ack: number[] = [];
-    const replyAt: Array<Promise<number>> = [];
-    let failed = 0;
-    const t0 = performance.now();
-    await pool(deliveries, CONCURRENCY, async (dl) => {
-      const start = performance.now();
-      const reply = p.fake.waitFor(dl.isReply).then(() => performance.now() - start);
-      const res = await fetch(`${worker.url}/webhooks/${p.name}`, { method: "POST", headers: dl.headers, body: dl.body });
-      await res.arrayBuffer();
-      ack.push(performance.now() - start);
-      if (res.status !== 200) failed++;
-      else replyAt.push(reply);
-    });
-    const acked = performance.now() - t0;
-    const timeout = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 60_000));
-    const replies = await Promise.race([Promise.all(replyAt), timeout]);
-    const replyTimes = replies === "timeout" ? [] : replies;
-    const perChat = deliveries.map((dl) => p.fake.calls.filter(dl.isReply).length);
-    const lost = perChat.filter((n) => n === 0).length;
-    const twice = perChat.filter((n) => n > 1).length;
-    console.log(`\n${p.name}: ${COUNT} deliveries acknowledged in ${(acked / 1000).toFixed(2)} s (${(COUNT / (acked / 1000)).toFixed(0)}/s), non-200: ${failed}`);
-    console.log(summary(`${p.name} time to 2xx`, ack));
-    if (replyTimes.length) console.log(summary(`${p.name} time to reply at the API`, replyTimes));
-    else console.log(`${p.name}: replies did not all arrive within 60 s`);
-    console.log(`${p.name}: lost ${lost}, answered twice ${twice}; p99 ack ${percentile(ack, 99).toFixed(2)} ms (target < 50 ms)`);
+/** Replies seen for `ds` since the fake had `from` calls: per chat, missing and extra ones. */
+function tally(f: Fakes, ds: readonly Delivery[], from: number): { lost: number; twice: number | null } {
+  const calls = fakeOf(f, ds[0]!.platform).calls.slice(from);
+  const byChat = Map.groupBy(ds, (d) => d.chat);
+  let lost = 0;
+  let twice = 0;
+  for (const group of byChat.values()) {
+    // Discord replies are edits of each interaction's own message: one or more calls each.
+    const got = group[0]!.platform === "discord" ? group.filter((d) => calls.some(d.isReply)).length : calls.filter(group[0]!.isReply).length;
+    lost += Math.max(0, group.length - got);
+    twice += Math.max(0, got - group.length);
   }
-} finally {
-  await worker.stop();
-  await Promise.all(servers.map((x) => x.close()));
+  return { lost, twice: ds[0]!.platform === "discord" ? null : twice };
 }
+
+/**
+ * `n` deliveries, `CONCURRENCY` in flight, made ready (for `existing`: their sessions made
+ * beforehand); `run` sends them: their acks, their rate, and their replies.
+ */
+async function prepare(w: DevWorker, f: Fakes, p: Platform, n: number, mode: Mode) {
+  const base = ++phase * 100_000;
+  const fake = fakeOf(f, p);
+  if (mode === "existing") {
+    const first = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => delivery(p, base + i, "hello")));
+    const from = fake.calls.length;
+    await pool(first, CONCURRENCY, async (d) => void (await post(w, d)));
+    await until(() => tally(f, first, from).lost === 0, 120_000, `${p}: the sessions made beforehand`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  const deliveries = await Promise.all(Array.from({ length: n }, (_, i) => delivery(p, mode === "existing" ? base + (i % CONCURRENCY) : base + i, `bench ${i}`)));
+  return {
+    async run() {
+      const from = fake.calls.length;
+      const ack: number[] = [];
+      const replies: Array<Promise<number>> = [];
+      const t0 = performance.now();
+      await pool(deliveries, CONCURRENCY, async (d) => {
+        const start = performance.now();
+        // A new chat's reply is the first call to it; in an existing one replies queue, so only their count is checked.
+        if (mode === "new chats") replies.push(reply(f, d, from, 120_000).then(() => performance.now() - start));
+        ack.push(await post(w, d));
+      });
+      const seconds = (performance.now() - t0) / 1000;
+      const replyTimes = await within(Promise.all(replies), 120_000, `${p}: every reply`);
+      await until(() => tally(f, deliveries, from).lost === 0, 120_000, `${p}: every reply`).catch(() => undefined);
+      const allReplied = (performance.now() - t0) / 1000;
+      // What the replies leave behind (D1 copies) is part of a delivery's work too.
+      await new Promise((r) => setTimeout(r, 500));
+      return { ack, replyTimes, perSecond: n / seconds, allReplied, ...tally(f, deliveries, from) };
+    },
+  };
+}
+
+main("bench/webhook-ack", 30 * 60_000, async () => {
+  const f = await startFakes();
+  const w = await benchWorker(f.vars);
+  console.log(`bench/webhook-ack: ${COUNT} signed deliveries per platform and mode, ${CONCURRENCY} in flight, wrangler dev on loopback, fake model`);
+  const floor: number[] = [];
+  const f0 = performance.now();
+  await pool(Array.from({ length: COUNT }), CONCURRENCY, async () => void floor.push(await health(w)));
+  const floorRate = COUNT / ((performance.now() - f0) / 1000);
+  console.log(summary("baseline: GET /health, same load", floor));
+  console.log(`baseline: ${floorRate.toFixed(0)} requests/s`);
+  for (const p of PLATFORMS) {
+    for (const mode of MODES) {
+      const r = await (await prepare(w, f, p, COUNT, mode)).run();
+      console.log(`\n${p}, ${mode}: ${r.perSecond.toFixed(0)} deliveries/s (${ratio(r.perSecond, floorRate)} /health's rate); every reply in ${r.allReplied.toFixed(1)} s`);
+      console.log(summary(`${p}, ${mode}: time to 2xx`, r.ack, floor));
+      if (r.replyTimes.length) console.log(summary(`${p}, ${mode}: time to the reply`, r.replyTimes));
+      console.log(`${p}, ${mode}: lost ${r.lost}, answered twice ${r.twice ?? "n/a"}; p99 to 2xx ${percentile(r.ack, 99).toFixed(2)} ms (target < 50 ms)`);
+    }
+  }
+  if (!values.profile) return;
+  console.log(`\nCPU profiles (inspector, sampled every 250 µs), ${PROFILE_COUNT} deliveries per platform and mode, ${CONCURRENCY} in flight, until every reply arrived and 0.5 s after (idle time left out):`);
+  for (const p of PLATFORMS) {
+    for (const mode of MODES) {
+      const job = await prepare(w, f, p, PROFILE_COUNT, mode);
+      const { attribution } = await profileWhile(w.inspectorPort, () => job.run());
+      console.log(`\n${p}, ${mode}:`);
+      for (const line of describeAttribution(attribution, PROFILE_COUNT)) console.log(line);
+    }
+  }
+  await w.stop();
+  const counted = await benchWorker({ ...f.vars, BENCH_STATS: "1" }, { wrapper: true });
+  console.log(`\nStorage statements and remote calls per delivery (bench wrapper, BENCH_STATS=1; ms by performance.now(), 1 ms steps averaged):`);
+  for (const p of PLATFORMS) {
+    for (const mode of MODES) {
+      const job = await prepare(counted, f, p, PROFILE_COUNT, mode);
+      await fetchWithin(`${counted.url}/__bench/stats`, { method: "DELETE" });
+      await job.run();
+      const stats = (await (await fetchWithin(`${counted.url}/__bench/stats`)).json()) as Record<string, Record<string, { n: number; ms: number }>>;
+      console.log(`\n${p}, ${mode}:`);
+      for (const [side, ops] of Object.entries(stats)) {
+        const rows = Object.entries(ops).sort((a, b) => b[1].n - a[1].n);
+        const total = rows.reduce((acc, [, t]) => acc + t.n, 0);
+        console.log(`  ${side}: ${(total / PROFILE_COUNT).toFixed(1)} operations per delivery`);
+        for (const [what, t] of rows) console.log(`    ${(t.n / PROFILE_COUNT).toFixed(2).padStart(6)} × ${(t.ms / t.n).toFixed(3).padStart(7)} ms  ${what}`);
+      }
+    }
+  }
+});

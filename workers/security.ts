@@ -24,10 +24,29 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   return out;
 }
 
+/**
+ * Imported HMAC keys by secret: a signing secret comes from config (a handful per Worker),
+ * and importing it again for every webhook was work each request repeated. Bounded, so a
+ * caller passing many secrets cannot grow it without end.
+ */
+/** A Web Crypto key (named so because this file is also compiled for Node, where the global type is not declared). */
+type Key = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+const hmacKeys = new Map<string, Key>();
+const HMAC_KEYS_KEPT = 16;
+
+// The key itself is kept, not the promise of it: a promise made in one request and awaited
+// in another would tie the second to the first's I/O context.
+async function hmacKey(secret: string): Promise<Key> {
+  const known = hmacKeys.get(secret);
+  if (known) return known;
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  if (hmacKeys.size < HMAC_KEYS_KEPT) hmacKeys.set(secret, key);
+  return key;
+}
+
 /** HMAC-SHA256 of `message` (text, or raw bytes) under `secret`, as lower-case hex. */
 export async function hmacSha256Hex(secret: string, message: string | Uint8Array): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return toHex(await crypto.subtle.sign("HMAC", key, typeof message === "string" ? encoder.encode(message) : message));
+  return toHex(await crypto.subtle.sign("HMAC", await hmacKey(secret), typeof message === "string" ? encoder.encode(message) : message));
 }
 
 /** The bytes of `parts` one after another (text as UTF-8). */

@@ -28,9 +28,16 @@ const SCHEMA = [
   CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
 ];
 
-/** An Inbox's tables: the key's binding, delivery ids seen, the ordered outbox, small facts. */
+/**
+ * An Inbox's tables: the key's binding, delivery ids seen, the ordered outbox, small facts.
+ * The binding and the facts are also kept in memory (this object is their only writer):
+ * a delivery reads them several times on its way through.
+ */
 export class InboxStore {
   readonly #sql: Sql;
+  /** undefined: not read yet. */
+  #binding: Binding | null | undefined;
+  readonly #meta = new Map<string, string | null>();
 
   constructor(sql: Sql) {
     this.#sql = sql;
@@ -38,9 +45,11 @@ export class InboxStore {
   }
 
   binding(): Binding | null {
-    const r = this.#sql.exec("SELECT * FROM binding WHERE id = 1")[0];
-    if (!r) return null;
-    return { sessionId: String(r.session_id), bound: num(r.bound) === 1, origin: JSON.parse(String(r.origin)) as Binding["origin"], updatedAt: num(r.updated_at), synced: num(r.synced) === 1 };
+    if (this.#binding === undefined) {
+      const r = this.#sql.exec("SELECT * FROM binding WHERE id = 1")[0];
+      this.#binding = r ? { sessionId: String(r.session_id), bound: num(r.bound) === 1, origin: JSON.parse(String(r.origin)) as Binding["origin"], updatedAt: num(r.updated_at), synced: num(r.synced) === 1 } : null;
+    }
+    return this.#binding;
   }
 
   setBinding(b: Omit<Binding, "synced">): void {
@@ -51,14 +60,18 @@ export class InboxStore {
       JSON.stringify(b.origin),
       b.updatedAt,
     );
+    this.#binding = { ...b, synced: false };
   }
 
   clearBinding(): void {
     this.#sql.exec("DELETE FROM binding");
+    this.#binding = null;
   }
 
   markSynced(updatedAt: number): void {
     this.#sql.exec("UPDATE binding SET synced = 1 WHERE updated_at = ?", updatedAt);
+    const b = this.binding();
+    if (b && b.updatedAt === updatedAt) this.#binding = { ...b, synced: true };
   }
 
   /** Records a delivery id; false when it was seen before. */
@@ -92,10 +105,12 @@ export class InboxStore {
   }
 
   meta(k: string): string | null {
-    return str(this.#sql.exec("SELECT v FROM meta WHERE k = ?", k)[0]?.v);
+    if (!this.#meta.has(k)) this.#meta.set(k, str(this.#sql.exec("SELECT v FROM meta WHERE k = ?", k)[0]?.v));
+    return this.#meta.get(k) ?? null;
   }
 
   setMeta(k: string, v: string): void {
     this.#sql.exec("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", k, v);
+    this.#meta.set(k, v);
   }
 }

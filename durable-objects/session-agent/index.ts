@@ -325,7 +325,9 @@ export class SessionAgent extends DurableObject<Env> {
 
   /** A platform message from the session's Inbox: stored before this returns, run in order. */
   async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    let rec = await this.#session(input.sessionId);
+    // A seed comes with an id its Inbox has just made: D1 cannot hold that session, so a
+    // new chat's first turn does not wait for a D1 read.
+    let rec = input.seed && !this.#records.get() ? null : await this.#session(input.sessionId);
     if (!rec && input.seed) {
       rec = this.#records.put(newRecord(input.seed, Date.now(), input.sessionId));
       this.#init(rec.id);

@@ -13,7 +13,7 @@ export interface EnqueueInput {
   target: ReplyTarget;
   /** `<platform>:<delivery id>`: the same key twice is one turn. */
   deliveryKey: string;
-  /** How to create the session if this is its first message. */
+  /** How to create the session: given only with an id its Inbox has just made up (so D1 cannot have it). */
   seed?: SessionSeed;
   meta?: Record<string, unknown>;
 }

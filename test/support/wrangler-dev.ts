@@ -20,6 +20,8 @@ export const BLANK_VARS: Record<string, string> = Object.fromEntries(
 export interface DevWorker {
   url: string;
   token: string;
+  /** The inspector (Chrome DevTools protocol) port of its workerd, for profiling. */
+  inspectorPort: number;
   /** Everything wrangler printed, for failure messages. */
   output(): string;
   stop(): Promise<void>;
@@ -27,7 +29,12 @@ export interface DevWorker {
   kill(): void;
 }
 
-export async function startWorker(vars: Record<string, string>, opts: { token?: string } = {}): Promise<DevWorker> {
+/**
+ * Starts `wrangler dev` with `vars` (every other setting blank). `config` is another
+ * wrangler config than the project's (the benchmarks' wrapper entry); `onSpawn` gets a
+ * way to kill it as soon as it runs (before it is healthy).
+ */
+export async function startWorker(vars: Record<string, string>, opts: { token?: string; config?: string; onSpawn?: (kill: () => void) => void } = {}): Promise<DevWorker> {
   const token = opts.token ?? "e2e-token";
   const persist = mkdtempSync(path.join(tmpdir(), "hermes-edge-e2e-"));
   const env = { ...process.env };
@@ -37,6 +44,7 @@ export async function startWorker(vars: Record<string, string>, opts: { token?: 
   const args = [
     path.join(PROJECT_ROOT, "node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
+    ...(opts.config ? ["--config", opts.config] : []),
     "--port", String(port),
     "--ip", "127.0.0.1",
     "--inspector-port", String(inspector),
@@ -51,34 +59,6 @@ export async function startWorker(vars: Record<string, string>, opts: { token?: 
   let output = "";
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      const exited = new Promise((r) => child.once("exit", r));
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        // gone already
-      }
-      await exited;
-    }
-    rmSync(persist, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
-    try {
-      const res = await fetch(`${url}/health`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`wrangler dev did not become healthy:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
   const kill = () => {
     if (child.pid !== undefined && child.exitCode === null) {
       try {
@@ -89,5 +69,42 @@ export async function startWorker(vars: Record<string, string>, opts: { token?: 
     }
     rmSync(persist, { recursive: true, force: true });
   };
-  return { url, token, output: () => output, stop, kill };
+  // Known from now on: a benchmark interrupted while this starts still kills it.
+  opts.onSpawn?.(kill);
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      const pid = child.pid;
+      const exited = new Promise((r) => child.once("exit", r));
+      const signal = (sig: NodeJS.Signals) => {
+        try {
+          process.kill(-pid, sig);
+        } catch {
+          // gone already
+        }
+      };
+      signal("SIGTERM");
+      // A wrangler that ignores SIGTERM is not waited for forever.
+      const force = setTimeout(() => signal("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(force);
+    }
+    rmSync(persist, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`wrangler dev did not become healthy:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, token, inspectorPort: inspector, output: () => output, stop, kill };
 }
