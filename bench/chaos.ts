@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { midDelivery, midTurn, platformErrors } from "./chaos/crash.ts";
 import { Tally } from "./chaos/harness.ts";
 import { hostileBodies } from "./chaos/hostile.ts";
-import { gatewayKilled, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
+import { gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
 import { sharedResume } from "./chaos/resume.ts";
 import { report } from "./chaos/report.ts";
 import { startStack, type Stack } from "./chaos/stack.ts";
@@ -69,18 +69,19 @@ if (["a", "b", "c", "f", "g"].some((k) => only.has(k))) {
     await scenario("b", "b. kill -9 mid-final-delivery", s, (t) => midDelivery(s, o, t));
     await scenario("c", "c. final edit 500, then 429", s, (t) => platformErrors(s, o, t));
     await scenario("f", "f. shared-chat /resume", s, (t) => sharedResume(s, o, t));
-    await scenario("g", "g. signed hostile bodies", s, (t) => hostileBodies(s, o, t));
+    await scenario("g", "g. signed hostile bodies, at the edge", s, (t) => hostileBodies(s, o, t));
   } finally {
     if (values.log) appendFileSync(values.log, `--- edge Worker\n${s.worker.output()}\n`);
     await s.stop();
   }
 }
-if (["d", "e"].some((k) => only.has(k))) {
-  const s = await startStack({ TELEGRAM_ALLOWED_USERS: dmAllowList(), RELAY_PLATFORMS: "telegram", RELAY_SECRETS: `${RELAY_ID}:${RELAY_SECRET}` });
+if (["d", "e", "g"].some((k) => only.has(k))) {
+  const s = await startStack({ TELEGRAM_ALLOWED_USERS: `1001,${dmAllowList()}`, RELAY_PLATFORMS: "telegram", RELAY_SECRETS: `${RELAY_ID}:${RELAY_SECRET}` });
   const r = await relayRig(s, values.log);
   try {
     await scenario("d", "d. gateway SIGKILLed, restarted", s, (t) => gatewayKilled(r, o, t));
     await scenario("e", "e. relay token replayed", s, (t) => tokenReplay(r, o, t));
+    await scenario("g", "g. hostile bodies, relayed Telegram", s, (t) => relayedHostile(r, o, t));
   } finally {
     if (values.log) appendFileSync(values.log, `--- relaying Worker\n${s.worker.output()}\n`);
     await r.close();

@@ -93,8 +93,9 @@ export async function midDelivery(s: Stack, o: CrashOptions, tally: Tally): Prom
       for (const c of cases) c.gate.release();
     } else await releaseOnPost(cases);
     await all(60_000, `b (${variant}): every edit completing the reply at the platform`, holds.map((h) => h.arrived));
-    // The live edit may leave before the model's last event: kill once the reply is stored.
-    if (variant === "last live edit hanging") await all(60_000, "b: the replies stored", cases.map((c) => untilStored(s, c.user, FULL)));
+    // A live edit may leave before the model's last event: kill once the reply is stored
+    // (the final delivery's edit always comes after that).
+    await all(60_000, "b: the replies stored", cases.map((c) => untilStored(s, c.user, FULL)));
     await crashAndRestart(s);
     const before = tally.notes.length;
     await Promise.all(cases.map((c) => checkDm(s.api, s.telegram, tally, c.user, c.text, FULL, RECOVERY_MS)));

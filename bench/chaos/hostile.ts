@@ -79,7 +79,7 @@ async function headers(platform: Platform, body: string, type: string): Promise<
 /** Statuses a signed body may get: 2xx; for Discord also 400 (an interaction it cannot read). */
 const acceptable = (platform: Platform, status: number) => (status >= 200 && status < 300) || (platform === "discord" && status === 400);
 
-async function barrage(api: WorkerClient, tally: Tally, platform: Platform, perPlatform: number, loopback: string, seed: number, llmCalls: () => number): Promise<void> {
+export async function barrage(api: WorkerClient, tally: Tally, platform: Platform, perPlatform: number, loopback: string, seed: number, llmCalls: () => number): Promise<void> {
   const entries = corpus(platform);
   const per = Math.max(1, Math.ceil(perPlatform / entries.length));
   const bodies: Array<{ label: string; body: string; type: string }> = [];

@@ -12,6 +12,7 @@ import path from "node:path";
 import { GatewayStore } from "../../cli/gateway/store.ts";
 import { SqlTranscript } from "../../workers/runtime/index.ts";
 import { onCleanup, Timeout, within, type Tally } from "./harness.ts";
+import { barrage } from "./hostile.ts";
 import { startGateway, tokenTap, type GatewayProcess, type TokenTap } from "./gateway.ts";
 import type { Stack } from "./stack.ts";
 import { all, dmKey, freshUser, quiet, sendDm, untilPosted, untilSettledAfterPost } from "./telegram-dm.ts";
@@ -186,4 +187,26 @@ export async function tokenReplay(r: RelayRig, o: { rounds: number }, tally: Tal
     r.log(`--- gateway (e, round ${round}, after the restart)\n${gw.stderr()}`);
     checkChats(r, tally, [chat]);
   }
+}
+
+/**
+ * (g) on the relaying Worker: hostile signed Telegram bodies go through the relay intake
+ * (no 5xx) and into the buffer of a gateway that is away; the gateway then connects, takes
+ * the replay without dying, and still answers an ordinary message once.
+ */
+export async function relayedHostile(r: RelayRig, o: { bodies: number }, tally: Tally): Promise<void> {
+  const { s } = r;
+  s.reset();
+  await barrage(s.api, tally, "telegram", o.bodies, s.llmUrl, 1701, () => s.llm.calls.length);
+  const gw = r.gateway();
+  await gw.waitFor(CONNECTED);
+  const chat = { user: freshUser(), texts: ["chaos g after the hostile bodies"] };
+  await sendDm(s.api, chat.user, chat.texts[0]!);
+  await waitAnswers(r, [chat], 60_000);
+  await quiet(s.telegram);
+  const code = await gw.stop();
+  tally.info.push(`the gateway took the buffered replay and made ${s.llm.calls.length} model calls`);
+  r.log(`--- gateway (g, relayed)\n${gw.stderr()}`);
+  if (code !== 0) tally.add("lost", `the gateway exited ${code} after the hostile replay:\n${gw.stderr().slice(-500)}`);
+  checkChats(r, tally, [chat]);
 }
