@@ -6,7 +6,7 @@
  */
 import { sessionByKey, transcript, until, within, type Tally } from "./harness.ts";
 import type { Stack } from "./stack.ts";
-import { all, checkDm, dmKey, freshUser, isCall, sendDm, untilSettledAfterPost } from "./telegram-dm.ts";
+import { all, checkChat, checkDm, dmKey, freshUser, isCall, sendDm, untilSettledAfterPost } from "./telegram-dm.ts";
 import type { SeenCall } from "./view.ts";
 
 export interface CrashOptions {
@@ -57,17 +57,21 @@ async function crashAndRestart(s: Stack): Promise<void> {
 
 const finalEdit = (user: number) => (c: SeenCall) => isCall("editMessageText", user)(c) && c.body.text === FULL;
 
-/** (a) kill -9 while the model holds every turn's stream; each message is answered once, in full. */
+/**
+ * (a) kill -9 while the model holds every chat's turn, with a second message of each chat
+ * waiting behind it: after the restart each is answered once, in full, in order.
+ */
 export async function midTurn(s: Stack, o: CrashOptions, tally: Tally): Promise<void> {
   for (let r = 0; r < o.rounds; r++) {
     s.reset();
-    const cases = Array.from({ length: o.parallel }, (_, i) => ({ user: freshUser(), text: `chaos a ${r}.${i}` }));
+    const cases = Array.from({ length: o.parallel }, (_, i) => ({ user: freshUser(), texts: [`chaos a ${r}.${i} first`, `chaos a ${r}.${i} second`] }));
     for (const _ of cases) s.llm.hold(["thinking "], ["never"], HOLD_MS);
-    for (const c of cases) await sendDm(s.api, c.user, c.text);
+    for (const c of cases) await sendDm(s.api, c.user, c.texts[0]!);
     await all(60_000, "a: every turn streaming", cases.map((c) => untilSettledAfterPost(s.telegram, c.user)));
+    for (const c of cases) await sendDm(s.api, c.user, c.texts[1]!);
     await crashAndRestart(s);
-    // The re-run takes the default answer: the echo of the message.
-    await Promise.all(cases.map((c) => checkDm(s.api, s.telegram, tally, c.user, c.text, `echo: ${c.text}`, RECOVERY_MS)));
+    // The re-run and the next turn take the default answer: the echo of the message.
+    await Promise.all(cases.map((c) => checkChat(s.api, s.telegram, tally, c.user, c.texts.map((text) => ({ text, expected: `echo: ${text}` })), RECOVERY_MS)));
   }
 }
 

