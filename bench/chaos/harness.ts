@@ -170,12 +170,9 @@ export interface ListedMessage {
   finish_reason: string | null;
 }
 
-/** The session D1 lists under `key` (the copy is written behind: polled, bounded). */
-export function sessionByKey(api: WorkerClient, key: string, ms = 30_000): Promise<ListedSession> {
-  return until(ms, `a session for ${key}`, async () => {
-    const { sessions } = await api.json<{ sessions: ListedSession[] }>("/v1/sessions?limit=200");
-    return sessions.find((s) => s.session_key === key);
-  }, 250);
+/** The first session D1 lists that matches (the copy is written behind: polled, bounded). */
+export function sessionWhere(api: WorkerClient, what: string, pred: (s: ListedSession) => boolean, ms = 30_000): Promise<ListedSession> {
+  return until(ms, what, async () => (await api.json<{ sessions: ListedSession[] }>("/v1/sessions?limit=200")).sessions.find(pred), 250);
 }
 
 export async function transcript(api: WorkerClient, sessionId: string): Promise<ListedMessage[]> {

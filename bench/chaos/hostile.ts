@@ -12,7 +12,9 @@ import { mutations, NOT_OBJECTS } from "../../test/support/mutate.ts";
 import { DISCORD_TEST, discordHeaders, SLACK_TEST, slackHeaders, TELEGRAM_TEST, telegramHeaders } from "../../test/support/signing.ts";
 import type { Tally, WorkerClient } from "./harness.ts";
 import type { Stack } from "./stack.ts";
-import { checkDm, freshUser, sendDm } from "./telegram-dm.ts";
+import { checkChat } from "./check.ts";
+import { telegramDm } from "./chats.ts";
+import { freshUser, sendDm } from "./telegram-dm.ts";
 
 type Platform = "telegram" | "discord" | "slack";
 
@@ -122,5 +124,5 @@ export async function hostileBodies(s: Stack, o: { bodies: number }, tally: Tall
   await barrage(s.api, tally, "slack", o.bodies, loopback, 1603, calls);
   const user = freshUser();
   await sendDm(s.api, user, "still there after the hostile bodies?");
-  await checkDm(s.api, s.telegram, tally, user, "still there after the hostile bodies?", "echo: still there after the hostile bodies?", 60_000);
+  await checkChat(s.api, telegramDm(s, user), tally, [{ text: "still there after the hostile bodies?", expected: "echo: still there after the hostile bodies?" }], 60_000);
 }

@@ -8,7 +8,7 @@
  */
 import { dc, sl, tg } from "../../test/support/fixtures.ts";
 import { discordHeaders, slackHeaders, telegramHeaders } from "../../test/support/signing.ts";
-import { transcript, until, type ListedSession, type Tally, type WorkerClient } from "./harness.ts";
+import { sessionWhere, transcript, until, type ListedSession, type Tally, type WorkerClient } from "./harness.ts";
 import type { Stack } from "./stack.ts";
 import { quiet } from "./telegram-dm.ts";
 import type { PlatformView } from "./view.ts";
@@ -20,10 +20,6 @@ async function answerTo(view: PlatformView, chat: string, send: () => Promise<vo
   await until(ms, `an answer in ${chat}`, () => (view.messages(chat).length > before ? true : undefined), 50);
   await quiet(view, 800);
   return view.messages(chat).slice(before).map((m) => m.text).join("\n");
-}
-
-async function sessionWhere(api: WorkerClient, what: string, pred: (s: ListedSession) => boolean): Promise<ListedSession> {
-  return until(30_000, what, async () => (await api.json<{ sessions: ListedSession[] }>("/v1/sessions?limit=200")).sessions.find(pred), 250);
 }
 
 /** The checks every platform shares, given how to send as the second member and as the owner. */

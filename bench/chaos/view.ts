@@ -12,6 +12,8 @@ export interface SeenCall {
   method: string;
   path: string;
   body: Record<string, unknown>;
+  /** When it arrived (ms since the epoch). */
+  at: number;
 }
 
 /** One message the bot posted, as it shows now. */
@@ -141,7 +143,7 @@ export class PlatformView {
   async handle(req: Request): Promise<Response> {
     const text = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
     const url = new URL(req.url);
-    const call: SeenCall = { method: req.method, path: url.pathname + url.search, body: parseBody(text, req.headers.get("content-type") ?? "") };
+    const call: SeenCall = { method: req.method, path: url.pathname + url.search, body: parseBody(text, req.headers.get("content-type") ?? ""), at: Date.now() };
     this.calls.push(call);
     this.#lastCall = Date.now();
     const effect = effectOf(this.platform, call);
