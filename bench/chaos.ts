@@ -5,7 +5,9 @@
  *   a. kill -9 of wrangler mid-turn            e. a relay token captured and replayed
  *   b. kill -9 mid-final-delivery              f. shared-chat /resume by a second user
  *   c. the final edit answered 500, then 429   g. signed hostile bodies per platform
- *   d. the gateway SIGKILLed with messages in flight, restarted on the same --db
+ *   d. the gateway SIGKILLed with messages in flight, restarted on the same --db (and d',
+ *      wrangler killed under a live gateway)
+ * b and c run on every platform; g also through the relay intake, replayed to a gateway.
  * Prints lost / doubled / truncated / 5xx / breached per scenario; exits 1 unless all are 0.
  * Every wait is bounded; every process it starts is stopped on exit, error or signal.
  * Run: npm run bench:chaos [-- --rounds 3 --parallel 3 --bodies 300 --only a,b,f]
@@ -15,7 +17,7 @@ import { parseArgs } from "node:util";
 import { midDelivery, midTurn, platformErrors } from "./chaos/crash.ts";
 import { Tally } from "./chaos/harness.ts";
 import { hostileBodies } from "./chaos/hostile.ts";
-import { gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
+import { connectorKilled, gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
 import { sharedResume } from "./chaos/resume.ts";
 import { report } from "./chaos/report.ts";
 import { startStack, type Stack } from "./chaos/stack.ts";
@@ -80,6 +82,7 @@ if (["d", "e", "g"].some((k) => only.has(k))) {
   const r = await relayRig(s, values.log);
   try {
     await scenario("d", "d. gateway SIGKILLed, restarted", s, (t) => gatewayKilled(r, o, t));
+    await scenario("d", "d'. wrangler kill -9 under the gateway", s, (t) => connectorKilled(r, o, t));
     await scenario("e", "e. relay token replayed", s, (t) => tokenReplay(r, o, t));
     await scenario("g", "g. hostile bodies, relayed Telegram", s, (t) => relayedHostile(r, o, t));
   } finally {

@@ -52,19 +52,28 @@ export async function relayRig(s: Stack, logFile?: string): Promise<RelayRig> {
 
 const CONNECTED = "relay: connected";
 
+/** A relayed Telegram DM: its messages and the model's whole answers (default: their echoes). */
+interface RelayedChat {
+  user: number;
+  texts: string[];
+  expected?: string[];
+}
+
+const answerTo = (c: RelayedChat, i: number) => c.expected?.[i] ?? `echo: ${c.texts[i]}`;
+
 /**
- * Checks each chat shows exactly the echoes of its messages, in order, once each, and that
+ * Checks each chat shows exactly the answers to its messages, in order, once each, and that
  * the gateway's own transcript (its --db, read after it stopped) agrees.
  */
-function checkChats(r: RelayRig, tally: Tally, chats: ReadonlyArray<{ user: number; texts: string[] }>): void {
+function checkChats(r: RelayRig, tally: Tally, chats: readonly RelayedChat[]): void {
   const store = GatewayStore.open(r.db);
   try {
     for (const c of chats) {
       const shown = r.s.telegram.messages(c.user).map((m) => m.text);
       const rows = new SqlTranscript(store.sql, store.sessionRef(dmKey(c.user))).load();
-      for (const t of c.texts) {
+      for (const [i, t] of c.texts.entries()) {
         tally.cases++;
-        const want = `echo: ${t}`;
+        const want = answerTo(c, i);
         const times = shown.filter((x) => x === want).length;
         const stored = rows.filter((m) => m.role === "user" && m.content === t).length;
         const replies = rows.filter((m) => m.role === "assistant" && m.content === want).length;
@@ -72,7 +81,7 @@ function checkChats(r: RelayRig, tally: Tally, chats: ReadonlyArray<{ user: numb
         else if (times === 0) tally.add("truncated", `chat ${c.user}: "${t}" answered in the transcript, not shown in full; shown ${JSON.stringify(shown)}`);
         if (times > 1 || stored > 1 || replies > 1) tally.add("doubled", `chat ${c.user}: "${t}" shown ${times}×, stored ${stored}×, answered ${replies}× in the gateway's transcript`);
       }
-      const expected = c.texts.map((t) => `echo: ${t}`);
+      const expected = c.texts.map((_, i) => answerTo(c, i));
       const extra = shown.filter((x) => !expected.includes(x));
       if (extra.length) tally.add("doubled", `chat ${c.user}: messages besides the answers: ${JSON.stringify(extra)}`);
       else if (new Set(shown).size === shown.length && shown.join("\n") !== expected.filter((x) => shown.includes(x)).join("\n")) tally.info.push(`chat ${c.user}: answers shown out of order: ${JSON.stringify(shown)}`);
@@ -111,10 +120,44 @@ export async function gatewayKilled(r: RelayRig, o: { rounds: number; parallel: 
   }
 }
 
+/**
+ * (d, the other side) kill -9 of wrangler under a live gateway: its turns go on, their
+ * replies wait for the connector, the Relay object's buffer outlives the crash, and after
+ * the restart every message (one sent once the Worker is back included) is answered once.
+ */
+export async function connectorKilled(r: RelayRig, o: { rounds: number; parallel: number }, tally: Tally): Promise<void> {
+  const { s } = r;
+  for (let round = 0; round < o.rounds; round++) {
+    s.reset();
+    const gw = r.gateway();
+    await gw.waitFor(CONNECTED);
+    const chats: RelayedChat[] = Array.from({ length: o.parallel }, (_, i) => {
+      const texts = [0, 1, 2].map((n) => `chaos d' ${round}.${i} message ${n}`);
+      return { user: freshUser(), texts, expected: ["thinking and the rest", `echo: ${texts[1]}`, `echo: ${texts[2]}`] };
+    });
+    const gates = chats.map(() => s.llm.hold(["thinking "], ["and the rest"], 180_000));
+    for (const c of chats) await sendDm(s.api, c.user, c.texts[0]!);
+    await all(60_000, "d': every first turn streaming", chats.map((c) => untilSettledAfterPost(s.telegram, c.user)));
+    for (const c of chats) await sendDm(s.api, c.user, c.texts[1]!);
+    await s.worker.crash();
+    // The turns end while the connector is down: their replies must wait for it.
+    for (const g of gates) g.release();
+    await within(90_000, s.worker.restart(), "wrangler dev restarting");
+    await gw.waitFor(CONNECTED, 2, 90_000);
+    for (const c of chats) await sendDm(s.api, c.user, c.texts[2]!);
+    await waitAnswers(r, chats, 120_000);
+    await quiet(s.telegram);
+    const code = await gw.stop();
+    r.log(`--- gateway (d', round ${round})\n${gw.stderr()}`);
+    if (code !== 0) tally.add("lost", `the gateway exited ${code} on SIGTERM:\n${gw.stderr().slice(-500)}`);
+    checkChats(r, tally, chats);
+  }
+}
+
 /** Waits (bounded) until every message's echo shows; a timeout leaves the counting to checkChats. */
-async function waitAnswers(r: RelayRig, chats: ReadonlyArray<{ user: number; texts: string[] }>, ms: number): Promise<void> {
+async function waitAnswers(r: RelayRig, chats: readonly RelayedChat[], ms: number): Promise<void> {
   try {
-    await all(ms, "every answer shown", chats.flatMap((c) => c.texts.map((t) => untilPosted(r.s.telegram, c.user, `echo: ${t}`, ms))));
+    await all(ms, "every answer shown", chats.flatMap((c) => c.texts.map((_, i) => untilPosted(r.s.telegram, c.user, answerTo(c, i), ms))));
   } catch (err) {
     if (!(err instanceof Timeout)) throw err;
   }
