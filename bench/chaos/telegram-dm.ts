@@ -1,6 +1,6 @@
 import { tg } from "../../test/support/fixtures.ts";
 import { telegramHeaders } from "../../test/support/signing.ts";
-import { pause, until, within, type WorkerClient } from "./harness.ts";
+import { until, within, type WorkerClient } from "./harness.ts";
 import type { PlatformView, SeenCall } from "./view.ts";
 
 /** Telegram DMs of the bench: each case gets a user (and so a chat) of its own, allowed by CHAOS_VARS. */
@@ -51,9 +51,7 @@ export async function quiet(view: PlatformView, quietMs = 1500, ms = 20_000): Pr
   await until(ms, `${view.platform} going quiet`, () => (Date.now() - view.lastCall >= quietMs ? true : undefined), 100);
 }
 
-/** Every promise, each bounded; a failure of one is thrown after all settled. */
+/** All of `ps`, within one bound (the first failure, or the timeout, rejects). */
 export async function all<T>(ms: number, what: string, ps: Array<Promise<T>>): Promise<T[]> {
   return within(ms, Promise.all(ps), what);
 }
-
-export { pause };

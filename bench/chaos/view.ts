@@ -91,6 +91,8 @@ export class PlatformView {
   #rules: Rule[] = [];
   #lastCall = Date.now();
   #waiters: Array<{ chat: string; text: string; resolve: () => void }> = [];
+  /** Releases of the holds not yet released (a reset lets them all go). */
+  #holds: Array<() => void> = [];
 
   readonly platform: "telegram" | "discord" | "slack";
   readonly fake: { handle(req: Request): Promise<Response>; reset(): void };
@@ -123,6 +125,7 @@ export class PlatformView {
     const arrivedP = new Promise<SeenCall>((r) => (arrived = r));
     const released = new Promise<void>((r) => (release = r));
     this.#rules.push({ pred, hold: { applied: opts.applied ?? false, arrived, released } });
+    this.#holds.push(release);
     return { arrived: arrivedP, release };
   }
 
@@ -137,6 +140,7 @@ export class PlatformView {
     this.#posted.length = 0;
     this.#rules = [];
     this.#waiters = [];
+    for (const release of this.#holds.splice(0)) release();
     this.fake.reset();
   }
 
@@ -152,7 +156,8 @@ export class PlatformView {
     if (rule?.fail) return Response.json(rule.fail.body, { status: rule.fail.status, ...(rule.fail.headers ? { headers: rule.fail.headers } : {}) });
     const forward = () => this.fake.handle(new Request(req.url, { method: req.method, headers: req.headers, ...(text ? { body: text } : {}) }));
     if (rule?.hold) {
-      const early = rule.hold.applied && effect?.kind === "edit" ? this.#apply(effect, null) : null;
+      const early = rule.hold.applied && effect?.kind === "edit";
+      if (early) this.#apply(effect, null);
       rule.hold.arrived(call);
       const hungUp = new Promise<"gone">((r) => (req.signal.aborted ? r("gone") : req.signal.addEventListener("abort", () => r("gone"), { once: true })));
       if ((await Promise.race([rule.hold.released.then(() => "released" as const), hungUp])) === "gone") return new Response(null, { status: 499 });
@@ -171,13 +176,12 @@ export class PlatformView {
     return res;
   }
 
-  #apply(effect: NonNullable<Effect>, answer: unknown): true {
+  #apply(effect: NonNullable<Effect>, answer: unknown): void {
     this.#applyOnly(effect, answer);
     for (const w of this.#waiters.filter((x) => x.chat === effect.chat && x.text === effect.text)) {
       this.#waiters.splice(this.#waiters.indexOf(w), 1);
       w.resolve();
     }
-    return true;
   }
 
   #applyOnly(effect: NonNullable<Effect>, answer: unknown): void {
