@@ -70,7 +70,7 @@ function checkChats(r: RelayRig, tally: Tally, chats: readonly RelayedChat[]): v
   try {
     for (const c of chats) {
       const shown = r.s.telegram.messages(c.user).map((m) => m.text);
-      const rows = new SqlTranscript(store.sql, store.sessionRef(dmKey(c.user))).load();
+      const rows = new SqlTranscript(store.sql, store.sessionRef(dmKey(c.user))).load().map((r) => r.message);
       for (const [i, t] of c.texts.entries()) {
         tally.cases++;
         const want = answerTo(c, i);
