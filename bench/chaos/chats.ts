@@ -9,7 +9,7 @@ import { DISCORD_TEST, discordHeaders, slackHeaders, telegramHeaders } from "../
 import { sessionWhere, type ListedSession } from "./harness.ts";
 import type { Stack } from "./stack.ts";
 import { freshUser } from "./telegram-dm.ts";
-import type { PlatformView, SeenCall } from "./view.ts";
+import { plainOf, type PlatformView, type SeenCall } from "./view.ts";
 
 export type PlatformName = "telegram" | "discord" | "slack";
 export const PLATFORMS: readonly PlatformName[] = ["telegram", "discord", "slack"];
@@ -53,7 +53,7 @@ export function oneMessage(s: Stack, platform: PlatformName, text: string): OneM
       text,
       send: () => post(s, platform, JSON.stringify(tg.dm(text, user)), telegramHeaders()),
       session: () => sessionWhere(s.api, `the session of Telegram chat ${user}`, (x) => x.session_key === `agent:main:telegram:dm:${user}`),
-      editTo: (t) => (c) => c.path.endsWith("/editMessageText") && String(c.body.chat_id) === String(user) && c.body.text === t,
+      editTo: (t) => (c) => c.path.endsWith("/editMessageText") && String(c.body.chat_id) === String(user) && plainOf(platform, String(c.body.text)) === t.trim(),
       unavailable: [500, { ok: false, error_code: 500, description: "Internal Server Error" }],
       tooMany: (sec) => [429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${sec}`, parameters: { retry_after: sec } }],
     };
@@ -70,7 +70,7 @@ export function oneMessage(s: Stack, platform: PlatformName, text: string): OneM
       text,
       send: async () => post(s, platform, body, await discordHeaders(body)),
       session: () => sessionWhere(s.api, `the session of Discord DM ${channel}`, (x) => x.source === "discord" && x.chat_id === channel),
-      editTo: (t) => (c) => c.method === "PATCH" && c.path.includes(original) && c.body.content === t,
+      editTo: (t) => (c) => c.method === "PATCH" && c.path.includes(original) && plainOf(platform, String(c.body.content)) === t.trim(),
       unavailable: [500, { message: "500: Internal Server Error", code: 0 }],
       tooMany: (sec) => [429, { message: "You are being rate limited.", retry_after: sec, global: false }, { "retry-after": String(sec) }],
     };
@@ -84,7 +84,7 @@ export function oneMessage(s: Stack, platform: PlatformName, text: string): OneM
     text,
     send: async () => post(s, platform, body, await slackHeaders(body)),
     session: () => sessionWhere(s.api, `the session of Slack DM ${channel}`, (x) => x.source === "slack" && x.chat_id === channel),
-    editTo: (t) => (c) => c.path.endsWith("/chat.update") && c.body.channel === channel && c.body.text === t,
+    editTo: (t) => (c) => c.path.endsWith("/chat.update") && c.body.channel === channel && plainOf(platform, String(c.body.text)) === t.trim(),
     unavailable: [500, { ok: false, error: "internal_error" }],
     tooMany: (sec) => [429, { ok: false, error: "ratelimited" }, { "retry-after": String(sec) }],
   };

@@ -11,7 +11,8 @@ export interface Exchange {
 /**
  * Checks a conversation at the edge: each message answered once, in full (`expected`: the
  * model's whole answer), each answer shown once as the transcript has it
- * (`GET /v1/sessions/:id/messages`), nothing else posted. Counts into `tally`; answers
+ * (`GET /v1/sessions/:id/messages`; compared as the words a user reads, the platform's
+ * rendering undone), nothing else posted. Counts into `tally`; answers
  * shown out of order are noted in its info.
  */
 export async function checkChat(api: WorkerClient, conv: Conversation, tally: Tally, exchanges: readonly Exchange[], waitMs: number): Promise<void> {
@@ -34,7 +35,7 @@ export async function checkChat(api: WorkerClient, conv: Conversation, tally: Ta
     tally.add("lost", `${where}: ${err.message}`);
     return;
   }
-  const shown = view.messages(chat).map((m) => m.text);
+  const shown = view.messages(chat).map((m) => m.plain);
   const said = JSON.stringify(shown.map((t) => t.slice(0, 40)));
   for (const x of exchanges) {
     const { stored, replies } = answerOf(messages, x.text);
@@ -44,12 +45,12 @@ export async function checkChat(api: WorkerClient, conv: Conversation, tally: Ta
       continue;
     }
     if (stored > 1 || replies.length > 1) tally.add("doubled", `${where}: "${x.text}" stored ${stored}×, ${replies.length} replies in the transcript`);
-    const times = shown.filter((t) => t === reply.content).length;
+    const times = shown.filter((t) => t === reply.content?.trim()).length;
     if (times > 1) tally.add("doubled", `${where}: "${x.text}": its answer posted ${times}×`);
     if (reply.content !== x.expected) tally.add("truncated", `${where}: the transcript's reply to "${x.text}" is ${JSON.stringify(reply.content?.slice(0, 80))}, the model said ${JSON.stringify(x.expected)}`);
     else if (times === 0) tally.add("truncated", `${where}: the answer to "${x.text}" never showed in full; shown ${said}`);
   }
-  const expected = exchanges.map((x) => x.expected);
+  const expected = exchanges.map((x) => x.expected.trim());
   const extra = shown.filter((t) => !expected.includes(t));
   if (extra.length > 0) tally.add("doubled", `${where}: posted besides the answers: ${JSON.stringify(extra.map((t) => t.slice(0, 40)))}`);
   const order = shown.filter((t) => expected.includes(t));

@@ -59,7 +59,7 @@ interface RelayedChat {
   expected?: string[];
 }
 
-const answerTo = (c: RelayedChat, i: number) => c.expected?.[i] ?? `echo: ${c.texts[i]}`;
+const answerTo = (c: RelayedChat, i: number) => (c.expected?.[i] ?? `echo: ${c.texts[i]}`).trim();
 
 /**
  * Checks each chat shows exactly the answers to its messages, in order, once each, and that
@@ -69,7 +69,7 @@ function checkChats(r: RelayRig, tally: Tally, chats: readonly RelayedChat[]): v
   const store = GatewayStore.open(r.db);
   try {
     for (const c of chats) {
-      const shown = r.s.telegram.messages(c.user).map((m) => m.text);
+      const shown = r.s.telegram.messages(c.user).map((m) => m.plain);
       const rows = new SqlTranscript(store.sql, store.sessionRef(dmKey(c.user))).load().map((r) => r.message);
       for (const [i, t] of c.texts.entries()) {
         tally.cases++;

@@ -19,7 +19,7 @@ async function answerTo(view: PlatformView, chat: string, send: () => Promise<vo
   await send();
   await until(ms, `an answer in ${chat}`, () => (view.messages(chat).length > before ? true : undefined), 50);
   await quiet(view, 800);
-  return view.messages(chat).slice(before).map((m) => m.text).join("\n");
+  return view.messages(chat).slice(before).map((m) => m.plain).join("\n");
 }
 
 /** The checks every platform shares, given how to send as the second member and as the owner. */

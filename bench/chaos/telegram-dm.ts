@@ -28,9 +28,10 @@ export async function sendDm(api: WorkerClient, user: number, text: string): Pro
 
 export const isCall = (method: string, chat: number) => (c: SeenCall) => c.path.endsWith(`/${method}`) && String(c.body.chat_id) === String(chat);
 
-/** Resolves once the bot posted in `chat` a message showing `text` (bounded). */
+/** Resolves once the bot posted in `chat` a message reading `text` (bounded). */
 export async function untilPosted(view: PlatformView, chat: number | string, text: string, ms = 30_000): Promise<void> {
-  await until(ms, `a message "${text}" in chat ${chat}`, () => (view.messages(chat).some((m) => m.text === text) ? true : undefined));
+  const want = text.trim();
+  await until(ms, `a message "${want}" in chat ${chat}`, () => (view.messages(chat).some((m) => m.plain === want) ? true : undefined));
 }
 
 /**

@@ -21,7 +21,10 @@ export interface Posted {
   /** The conversation it is in (a chat, a channel, or a Discord interaction's token). */
   chat: string;
   id: string;
+  /** As the platform received it (rendered: Discord escapes, Slack entities). */
   text: string;
+  /** The words a user reads: the rendering's escapes undone (see {@link plainOf}). */
+  plain: string;
   /** How many accepted edits it had. */
   edits: number;
 }
@@ -32,6 +35,17 @@ export interface Held {
   arrived: Promise<SeenCall>;
   /** Lets the fake answer it (with success). */
   release(): void;
+}
+
+/**
+ * The words a user reads in a rendered text: Discord's backslash escapes and Slack's three
+ * entities undone (Telegram formats by entities, so its text is already plain), trimmed.
+ * The bench's messages are plain words, so this equals the Markdown the model wrote.
+ */
+export function plainOf(platform: string, text: string): string {
+  if (platform === "discord") return text.replace(/\\(.)/g, "$1").trim();
+  if (platform === "slack") return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&").trim();
+  return text.trim();
 }
 
 type Effect = { kind: "post"; chat: string; text: string } | { kind: "edit"; chat: string; id: string; text: string } | null;
@@ -107,10 +121,11 @@ export class PlatformView {
     return this.#posted.filter((m) => m.chat === String(chat));
   }
 
-  /** Resolves the moment a message in `chat` shows `text` (an event, not a poll: a scenario acts on it at once). */
+  /** Resolves the moment a message in `chat` reads `text` (an event, not a poll: a scenario acts on it at once). */
   shows(chat: string | number, text: string): Promise<void> {
-    if (this.messages(chat).some((m) => m.text === text)) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ chat: String(chat), text, resolve }));
+    const want = text.trim();
+    if (this.messages(chat).some((m) => m.plain === want)) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ chat: String(chat), text: want, resolve }));
   }
 
   /** When the last call arrived (a scenario waits for the platform to go quiet). */
@@ -178,7 +193,8 @@ export class PlatformView {
 
   #apply(effect: NonNullable<Effect>, answer: unknown): void {
     this.#applyOnly(effect, answer);
-    for (const w of this.#waiters.filter((x) => x.chat === effect.chat && x.text === effect.text)) {
+    const plain = plainOf(this.platform, effect.text);
+    for (const w of this.#waiters.filter((x) => x.chat === effect.chat && x.text === plain)) {
       this.#waiters.splice(this.#waiters.indexOf(w), 1);
       w.resolve();
     }
@@ -187,16 +203,17 @@ export class PlatformView {
   #applyOnly(effect: NonNullable<Effect>, answer: unknown): void {
     if (effect.kind === "post") {
       const id = postedId(this.platform, answer);
-      if (id !== null) this.#posted.push({ chat: effect.chat, id, text: effect.text, edits: 0 });
+      if (id !== null) this.#posted.push({ chat: effect.chat, id, text: effect.text, plain: plainOf(this.platform, effect.text), edits: 0 });
       return;
     }
     const m = this.#posted.find((p) => p.chat === effect.chat && p.id === effect.id);
     if (m) {
       m.text = effect.text;
+      m.plain = plainOf(this.platform, effect.text);
       m.edits++;
     } else if (effect.id === "@original") {
       // A deferred interaction's first answer: the edit of @original is its message.
-      this.#posted.push({ chat: effect.chat, id: "@original", text: effect.text, edits: 1 });
+      this.#posted.push({ chat: effect.chat, id: "@original", text: effect.text, plain: plainOf(this.platform, effect.text), edits: 1 });
     }
   }
 }
