@@ -14,8 +14,8 @@ export type Reply =
   | { kind: "text"; chunks: string[]; finish?: string; usage?: { prompt_tokens: number; completion_tokens: number } }
   | { kind: "tools"; calls: readonly ToolCallScript[]; text?: string }
   | { kind: "http"; status: number; body: string; headers?: Record<string, string> }
-  /** Sends the first chunks, then holds the stream open until released or cancelled. */
-  | { kind: "hold"; first: string[]; rest: string[]; gate: Gate }
+  /** Sends the first chunks, then holds the stream open until released or cancelled (or `limitMs` passed). */
+  | { kind: "hold"; first: string[]; rest: string[]; gate: Gate; limitMs?: number }
   /** A 200 response whose stream is not valid SSE JSON. */
   | { kind: "garbage" };
 
@@ -81,10 +81,13 @@ export class FakeLlm {
     return this.then({ kind: "text", chunks });
   }
 
-  /** Queues a held reply and returns its gate. */
-  hold(first: string[] = ["partial "], rest: string[] = ["rest"]): Gate {
+  /**
+   * Queues a held reply and returns its gate. `limitMs` (default 10 s) bounds the hold: a
+   * benchmark that kills the Worker mid-stream holds longer than a test does.
+   */
+  hold(first: string[] = ["partial "], rest: string[] = ["rest"], limitMs?: number): Gate {
     const gate = new Gate();
-    this.then({ kind: "hold", first, rest, gate });
+    this.then({ kind: "hold", first, rest, gate, ...(limitMs !== undefined ? { limitMs } : {}) });
     return gate;
   }
 
@@ -147,7 +150,7 @@ function respond(reply: Reply): Response {
         async start(controller) {
           for (const c of reply.first) controller.enqueue(encoder.encode(chunk({ content: c })));
           gate.started = true;
-          const until = Date.now() + HOLD_LIMIT_MS;
+          const until = Date.now() + (reply.limitMs ?? HOLD_LIMIT_MS);
           while (!gate.released && !gate.cancelled) {
             if (Date.now() > until) {
               controller.error(new Error("held stream was never released"));

@@ -162,6 +162,30 @@ export function runtimeContract(makeSql: () => Sql): void {
     expect(r.channel.calls.filter((c) => c.op === "show" && c.ids?.length === 0)).toHaveLength(1);
   });
 
+  it("regression: an instance that died after storing the reply, before its delivery was recorded, had the model answer again (two replies); now the stored reply is delivered", async () => {
+    const sql = makeSql();
+    const r = rig(sql);
+    r.model.script({ text: ["Hello", " there"], hold: true });
+    r.runtime.enqueue({ content: "hi", origin: "platform", target, deliveryKey: "k" });
+    await r.settle();
+    // The last live edit is due at once and hangs: the reply is stored, the turn never ends here.
+    await r.clock.advanceSettling(1000);
+    r.channel.hangNext = true;
+    r.model.holds[0]!.release();
+    await r.settle();
+    expect(said(r)).toEqual(["user:hi", "assistant:Hello there"]);
+    expect(r.runtime.running).toBe(true);
+
+    const next = r.again();
+    await next.runtime.pump();
+    await next.runtime.idle();
+    expect(r.model.calls).toHaveLength(1);
+    expect(said(next)).toEqual(["user:hi", "assistant:Hello there"]);
+    expect(r.channel.shows().at(-1)).toMatchObject({ mode: "final", text: "Hello there", ids: ["100"] });
+    expect(next.runtime.queue.all()).toEqual([]);
+    expect(next.runtime.deliveries.all()).toEqual([]);
+  });
+
   it("a turn that died on its second attempt ends with a visible failure instead of a third run", async () => {
     const sql = makeSql();
     const r = rig(sql);

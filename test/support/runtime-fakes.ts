@@ -64,6 +64,8 @@ export class FakeChannel implements ReplyChannel {
   readonly failures: Error[] = [];
   /** Throw this on every show (a platform that refuses for good). */
   failAlways: Error | null = null;
+  /** The next show never answers (the platform hangs; the instance dies waiting). */
+  hangNext = false;
   #next = 100;
 
   constructor(caps: Partial<ChannelCaps> = {}) {
@@ -79,6 +81,10 @@ export class FakeChannel implements ReplyChannel {
 
   async show(markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
     this.calls.push({ op: "show", mode, text: markdown, ids: [...ids] });
+    if (this.hangNext) {
+      this.hangNext = false;
+      return new Promise<Shown>(() => undefined);
+    }
     const f = this.failAlways ?? this.failures.shift();
     if (f) throw f;
     return { ids: ids.length > 0 ? [...ids] : [String(this.#next++)], complete: mode === "final" || markdown.length <= this.partLimit };

@@ -1,20 +1,25 @@
-import { spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { applyLocalMigrations, PROJECT_ROOT, wranglerEnv } from "../../cli/local.ts";
 import { freePort } from "./http.ts";
 
-/** Every Worker setting, blank: a test names the ones it wants, nothing comes from .dev.vars. */
-export const BLANK_VARS: Record<string, string> = Object.fromEntries(
-  [
-    "API_TOKEN", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "BUSY_POLICY", "SYSTEM_PROMPT", "LLM_CONTEXT_TOKENS", "DAILY_TOKEN_BUDGET", "RETENTION_DAYS", "OFFLINE_STREAM_DELAY_MS",
-    "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_HOME_CHANNEL", "TELEGRAM_HOME_CHANNEL_THREAD_ID", "TELEGRAM_ALLOWED_USERS", "TELEGRAM_ADMIN_USERS", "TELEGRAM_API_ROOT",
-    "DISCORD_APPLICATION_ID", "DISCORD_PUBLIC_KEY", "DISCORD_BOT_TOKEN", "DISCORD_HOME_CHANNEL", "DISCORD_ALLOWED_USERS", "DISCORD_ADMIN_USERS", "DISCORD_API_BASE",
-    "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_HOME_CHANNEL", "SLACK_ALLOWED_USERS", "SLACK_ADMIN_USERS", "SLACK_API_URL",
-    "RELAY_PLATFORMS", "RELAY_SECRETS", "RELAY_BUFFER_LIMIT",
-  ].map((k) => [k, ""]),
-);
+/**
+ * Every Worker setting, blank: a test names the ones it wants, nothing comes from
+ * .dev.vars. The names are read from wrangler.toml's [vars] and .dev.vars.example's
+ * secrets, so a new setting is blanked too.
+ */
+export const BLANK_VARS: Record<string, string> = Object.fromEntries(settingNames().map((k) => [k, ""]));
+
+function settingNames(): string[] {
+  const toml = readFileSync(path.join(PROJECT_ROOT, "wrangler.toml"), "utf8");
+  const vars = /^\[vars\]\n([\s\S]*?)(?=^\[)/m.exec(toml)?.[1] ?? "";
+  const fromVars = [...vars.matchAll(/^([A-Z][A-Z0-9_]*)\s*=/gm)].map((m) => m[1]!);
+  const example = readFileSync(path.join(PROJECT_ROOT, ".dev.vars.example"), "utf8");
+  const fromSecrets = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!).filter((k) => !k.includes("<"));
+  return [...new Set([...fromVars, ...fromSecrets])];
+}
 
 /** A real `wrangler dev` on loopback, with its own throwaway local D1. */
 export interface DevWorker {
@@ -30,17 +35,47 @@ export interface DevWorker {
 }
 
 /**
- * Starts `wrangler dev` with `vars` (every other setting blank). `config` is another
- * wrangler config than the project's (the benchmarks' wrapper entry); `onSpawn` gets a
- * way to kill it as soon as it runs (before it is healthy).
+ * A `wrangler dev` that can be crashed and brought back on the same port and storage
+ * (`--persist-to`): D1, Durable Object storage and alarms outlive a kill -9, as they
+ * outlive a machine dying under a deployed Worker.
  */
-export async function startWorker(vars: Record<string, string>, opts: { token?: string; config?: string; onSpawn?: (kill: () => void) => void } = {}): Promise<DevWorker> {
-  const token = opts.token ?? "e2e-token";
-  const persist = mkdtempSync(path.join(tmpdir(), "hermes-edge-e2e-"));
-  const env = { ...process.env };
-  await applyLocalMigrations(PROJECT_ROOT, env, ["--persist-to", persist]);
-  const [port, inspector] = [await freePort(), await freePort()];
-  const all = { ...BLANK_VARS, API_TOKEN: token, ...vars };
+export interface RestartableWorker extends DevWorker {
+  /** kill -9 of wrangler and its workerd (their process group); resolves once they are gone. */
+  crash(): Promise<void>;
+  /** Starts wrangler dev again on the same port and storage; resolves once /health answers. */
+  restart(): Promise<void>;
+  /** wrangler is up (not crashed or stopped). */
+  readonly alive: boolean;
+}
+
+/** How long wrangler dev may take to answer /health. */
+const START_LIMIT_MS = 60_000;
+/** How long wrangler dev may take to stop on SIGTERM before it is killed. */
+const STOP_LIMIT_MS = 10_000;
+
+function sigkillGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // gone already
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((r) => child.once("exit", () => r()));
+}
+
+/** How a Worker is started: another wrangler config than the project's (the benchmarks' wrapper entry), and who learns how to kill it as soon as it runs. */
+export interface StartOptions {
+  token?: string;
+  config?: string;
+  onSpawn?: (kill: () => void) => void;
+}
+
+/** One wrangler dev process (group) on `port`, healthy when this resolves. */
+async function launch(all: Record<string, string>, persist: string, port: number, inspector: number, opts: StartOptions, log: (s: string) => void): Promise<ChildProcess> {
   const args = [
     path.join(PROJECT_ROOT, "node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
@@ -53,58 +88,100 @@ export async function startWorker(vars: Record<string, string>, opts: { token?: 
     "--show-interactive-dev-session=false",
     ...Object.entries(all).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
-  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: wranglerEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: wranglerEnv({ ...process.env }), stdio: ["ignore", "pipe", "pipe"], detached: true });
   // Recorded for the e2e global teardown, which stops it even if this process dies first.
   if (process.env.HERMES_E2E_PIDFILE && child.pid !== undefined) appendFileSync(process.env.HERMES_E2E_PIDFILE, `${child.pid}\n`);
-  let output = "";
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const kill = () => {
-    if (child.pid !== undefined && child.exitCode === null) {
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // gone already
-      }
-    }
-    rmSync(persist, { recursive: true, force: true });
-  };
+  child.stdout!.on("data", (d: Buffer) => log(d.toString()));
+  child.stderr!.on("data", (d: Buffer) => log(d.toString()));
   // Known from now on: a benchmark interrupted while this starts still kills it.
-  opts.onSpawn?.(kill);
+  opts.onSpawn?.(() => sigkillGroup(child));
   const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      const pid = child.pid;
-      const exited = new Promise((r) => child.once("exit", r));
-      const signal = (sig: NodeJS.Signals) => {
-        try {
-          process.kill(-pid, sig);
-        } catch {
-          // gone already
-        }
-      };
-      signal("SIGTERM");
-      // A wrangler that ignores SIGTERM is not waited for forever.
-      const force = setTimeout(() => signal("SIGKILL"), 5000);
-      await exited;
-      clearTimeout(force);
-    }
-    rmSync(persist, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + START_LIMIT_MS;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error("wrangler dev exited early");
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-      if (res.ok) break;
+      if (res.ok) return child;
     } catch {
       // not listening yet
     }
     if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`wrangler dev did not become healthy:\n${output}`);
+      sigkillGroup(child);
+      await exited(child);
+      throw new Error("wrangler dev did not become healthy");
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, token, inspectorPort: inspector, output: () => output, stop, kill };
+}
+
+/** Starts a restartable Worker with `vars` (over blank settings) and fresh local storage. */
+export async function startRestartableWorker(vars: Record<string, string>, opts: StartOptions = {}): Promise<RestartableWorker> {
+  const token = opts.token ?? "e2e-token";
+  const persist = mkdtempSync(path.join(tmpdir(), "hermes-edge-e2e-"));
+  await applyLocalMigrations(PROJECT_ROOT, { ...process.env }, ["--persist-to", persist]);
+  const [port, inspector] = [await freePort(), await freePort()];
+  const all = { ...BLANK_VARS, API_TOKEN: token, ...vars };
+  let output = "";
+  const log = (s: string) => (output += s);
+  let child: ChildProcess | null = null;
+  const start = async () => {
+    try {
+      child = await launch(all, persist, port, inspector, opts, log);
+    } catch (err) {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}:\n${output}`);
+    }
+  };
+  const crash = async () => {
+    const c = child;
+    child = null;
+    if (!c) return;
+    sigkillGroup(c);
+    await exited(c);
+  };
+  await start().catch((err: unknown) => {
+    rmSync(persist, { recursive: true, force: true });
+    throw err;
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token,
+    inspectorPort: inspector,
+    output: () => output,
+    get alive() {
+      return child !== null;
+    },
+    crash,
+    async restart() {
+      if (child) throw new Error("restart() of a running Worker: crash() it first");
+      await start();
+    },
+    async stop() {
+      const c = child;
+      child = null;
+      if (c && c.pid !== undefined && c.exitCode === null && c.signalCode === null) {
+        const gone = exited(c);
+        try {
+          process.kill(-c.pid, "SIGTERM");
+        } catch {
+          // gone already
+        }
+        // A wrangler that ignores SIGTERM is killed after a while: stopping always ends.
+        const timer = setTimeout(() => sigkillGroup(c), STOP_LIMIT_MS);
+        await gone;
+        clearTimeout(timer);
+      }
+      rmSync(persist, { recursive: true, force: true });
+    },
+    kill() {
+      if (child) sigkillGroup(child);
+      child = null;
+      rmSync(persist, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A real `wrangler dev` on loopback, with its own throwaway local D1 (every other setting blank). */
+export async function startWorker(vars: Record<string, string>, opts: StartOptions = {}): Promise<DevWorker> {
+  const w = await startRestartableWorker(vars, opts);
+  return { url: w.url, token: w.token, inspectorPort: w.inspectorPort, output: w.output, stop: w.stop, kill: w.kill };
 }

@@ -11,8 +11,8 @@ import { adapterFor } from "../../workers/platforms/registry.ts";
 import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import { dc, sl, tg } from "../support/fixtures.ts";
 import { SLACK_TEST } from "../support/signing.ts";
-import { call, newSession, postTurn, readEvents } from "./helpers.ts";
-import { routeOf, settle, toTelegram, untilRunning } from "./platform-helpers.ts";
+import { call, messages, newSession, postTurn, readEvents } from "./helpers.ts";
+import { routeOf, sessionFor, settle, toTelegram, untilRunning } from "./platform-helpers.ts";
 import { discord, llm, slack, telegram } from "./setup.ts";
 import { conversation } from "../support/fake-llm.ts";
 
@@ -190,13 +190,18 @@ describe("handoff failures", () => {
     expect(await finished(id)).toMatchObject({ state: "completed" });
   });
 
-  it("an object evicted mid-handoff ends failed by the reclaim, never stuck and never delivered twice", async () => {
+  it("an object evicted mid-handoff ends failed by the reclaim, never stuck, never delivered twice, and undone", async () => {
     telegram.forums.add(FORUM);
     await setHome(db(env), "telegram", { chatId: FORUM, threadId: null, chatName: null, setBy: "1001" });
     const id = await cliSession(["something"]);
     llm.hold(["summary in progress "], ["never"]);
     await handoff(id, { platform: "telegram" });
     expect(await until(id, "pending")).toMatchObject({ state: "running" });
+    // The notice turn runs in the new topic (its first words show there): the topic is bound.
+    const inTopic = () => telegram.calls.find((c) => c.path.endsWith("/sendMessage") && String(c.body.chat_id) === FORUM && c.body.message_thread_id);
+    for (let i = 0; i < 1000 && !inTopic(); i++) await agent(id).status();
+    const topicKey = await parseKey("telegram", tg.topic("anyone there?", Number(inTopic()!.body.message_thread_id), { userId: 1002, chatId: Number(FORUM) }));
+    expect(await routeOf(topicKey)).toBe(id);
     await abortAllDurableObjects();
 
     // The cron reclaims it: the woken object fails its own stale job, or the lease does.
@@ -208,6 +213,10 @@ describe("handoff failures", () => {
     await runDurableObjectAlarm(agent(id));
     await agent(id).idle();
     expect(telegram.texts(FORUM).length).toBe(sentBefore);
+    // Undone: the notice is not left unanswered in the transcript, and the topic is no longer the session's.
+    expect((await messages(id)).map((m) => [m.role, m.content])).toEqual([["user", "something"], ["assistant", "echo: something"]]);
+    expect(await routeOf(topicKey)).toBeNull();
+    expect(await sessionFor(topicKey)).toBeNull();
     // And the session can be handed off again.
     llm.reset();
     expect((await handoff(id, { platform: "telegram" })).status).toBe(202);

@@ -142,3 +142,31 @@ describe("regression: a newer message overtook the turn a dead instance left", (
     expect(contents.slice(-4)).toEqual(["first, interrupted by a restart", "echo: first, interrupted by a restart", "second, sent after", "echo: second, sent after"]);
   });
 });
+
+describe("regression: a final reply waiting on a 429 was lost with its object", () => {
+  it("is kept through abortAllDurableObjects, waits out retry_after, and the next instance delivers it", async () => {
+    const gate = llm.hold(["first words "], ["and the rest"]);
+    telegram.failNext("/editMessageText", 429, { ok: false, error_code: 429, description: "Too Many Requests: retry after 60", parameters: { retry_after: 60 } });
+    await toTelegram(tg.dm("slow platform", 1004));
+    const sessionId = (await sessionFor("agent:main:telegram:dm:1004"))!;
+    for (let i = 0; i < 1000 && !telegram.texts(1004).includes("first words"); i++) await agent(sessionId).status();
+    gate.release();
+    await agent(sessionId).idle();
+    // Refused once; a minute to wait is left to the object's alarm, with the reply stored.
+    const pending = () => runInDurableObject(agent(sessionId), (_i, state) => state.storage.sql.exec("SELECT text, attempts, not_before FROM deliveries").toArray());
+    expect(await pending()).toEqual([{ text: "first words and the rest", attempts: 1, not_before: expect.any(Number) }]);
+    // The chat still shows the first words: the one edit carrying the rest was refused.
+    expect(telegram.called("/sendMessage").at(-1)!.body.text).toBe("first words");
+    expect(telegram.called("/editMessageText")).toHaveLength(1);
+
+    await abortAllDurableObjects();
+    // The new instance honours the wait it inherited: nothing is sent before retry_after.
+    expect(await runDurableObjectAlarm(agent(sessionId))).toBe(true);
+    expect(telegram.called("/editMessageText")).toHaveLength(1);
+    await runInDurableObject(agent(sessionId), (_i, state) => void state.storage.sql.exec("UPDATE deliveries SET not_before = not_before - 60000"));
+    expect(await runDurableObjectAlarm(agent(sessionId))).toBe(true);
+    expect(telegram.called("/editMessageText").map((c) => c.body.text)).toEqual(["first words and the rest", "first words and the rest"]);
+    expect(await pending()).toEqual([]);
+    expect((await messages(sessionId)).map((m) => m.content).slice(-2)).toEqual(["slow platform", "first words and the rest"]);
+  });
+});

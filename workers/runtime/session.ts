@@ -6,7 +6,7 @@ import { MAX_TURN_ATTEMPTS, type NewTurn, type RuntimeHost, type TurnResult } fr
 import { TurnQueue, type TurnRecord } from "./queue.ts";
 import { ReplyStreamer, type TurnSink } from "./reply.ts";
 import type { Sql } from "./sql.ts";
-import { RESTART_FAILURE } from "./texts.ts";
+import { replyText, RESTART_FAILURE } from "./texts.ts";
 import { SqlTranscript } from "./transcript.ts";
 import { UsageStore } from "./usage.ts";
 
@@ -213,6 +213,13 @@ export class SessionRuntime {
   }
 
   async #recover(rec: TurnRecord): Promise<void> {
+    // Died after the answer was stored, before the turn ended (a live edit hung, say): deliver that answer.
+    const answer = this.transcript.storedAnswer(rec.turnId);
+    if (answer) {
+      this.#h.log(`turn ${rec.turnId} left by a stopped instance was already answered; delivering the stored reply`);
+      const outcome: TurnOutcome = { finishReason: answer.finish_reason ?? "stop", text: answer.content ?? "", usage: { input: 0, output: 0 }, toolCalls: 0 };
+      return this.#endStored(rec, outcome, replyText(outcome));
+    }
     if (rec.attempts >= MAX_TURN_ATTEMPTS) return this.#failVisibly(rec);
     const active: Active = { turnId: rec.turnId, controller: new AbortController() };
     this.#active = active;
@@ -334,9 +341,14 @@ export class SessionRuntime {
     this.forgetHistory();
     this.#h.onStored?.();
     const outcome: TurnOutcome = { finishReason: "error", text: RESTART_FAILURE, usage: { input: 0, output: 0 }, toolCalls: 0 };
+    await this.#endStored(rec, outcome, RESTART_FAILURE);
+  }
+
+  /** Ends a turn a dead instance left, whose last words are stored: delivers `text` (editing what it showed) and forgets it. */
+  async #endStored(rec: TurnRecord, outcome: TurnOutcome, text: string): Promise<void> {
     if (rec.target && this.#h.channel(rec.target)) {
       this.#h.sql.transaction(() => {
-        this.deliveries.put({ turnId: rec.turnId, target: rec.target!, text: RESTART_FAILURE, ids: rec.sent, attempts: 0, notBefore: 0, createdAt: this.#h.clock.now() });
+        this.deliveries.put({ turnId: rec.turnId, target: rec.target!, text, ids: rec.sent, attempts: 0, notBefore: 0, createdAt: this.#h.clock.now() });
         this.queue.forget(rec, this.#h.clock.now());
       });
       this.#h.onTurnEnd?.(rec, outcome);

@@ -164,6 +164,18 @@ export class SqlTranscript {
     return this.#sql.exec("SELECT 1 AS x FROM messages WHERE session = ? AND turn_id = ? AND role = 'user' LIMIT 1", this.#session, turnId).length > 0;
   }
 
+  /**
+   * The answer `turnId` ended with, if it is stored: its last message is an assistant reply
+   * that is neither a tool call nor a failure. A turn re-run after a restart that finds one
+   * only has to deliver it (asking the model again would answer twice).
+   */
+  storedAnswer(turnId: string): ChatMessage | null {
+    const row = this.#sql.exec("SELECT * FROM messages WHERE session = ? AND turn_id = ? AND active = 1 ORDER BY id DESC LIMIT 1", this.#session, turnId)[0];
+    if (!row) return null;
+    const m = rowMessage(row);
+    return m.role === "assistant" && !m.tool_calls && m.finish_reason !== "error" && m.finish_reason !== "tool_calls" ? m : null;
+  }
+
   /** Hides a turn's messages from replay without deleting them (an abandoned handoff notice). */
   deactivateTurn(turnId: string): number {
     const rows = this.#sql.exec("UPDATE messages SET active = 0, synced = 0 WHERE session = ? AND turn_id = ? AND active = 1 RETURNING id", this.#session, turnId);
