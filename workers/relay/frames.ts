@@ -194,8 +194,12 @@ export class FrameDecoder {
   }
 }
 
-/** The `inbound` event of a platform event, as the gateway receives it. */
-export function inboundFrameEvent(event: PlatformEvent, sessionKey: string, where: { chatId: string; threadId: string | null }): InboundEventIn {
+/**
+ * The `inbound` event of a platform event, as the gateway receives it. `chatType` is the
+ * contract's word for the chat where the adapter has its own (`forum`), and the user's
+ * display name and handle go as `user_name` and `user_handle`.
+ */
+export function inboundFrameEvent(event: PlatformEvent, sessionKey: string, where: { chatId: string; threadId: string | null; chatType?: string | undefined }): InboundEventIn {
   const { source } = event;
   const text = event.kind === "message" ? event.text : event.kind === "command" ? `/${event.name}${event.args ? ` ${event.args}` : ""}` : `/${event.name}`;
   return {
@@ -206,9 +210,10 @@ export function inboundFrameEvent(event: PlatformEvent, sessionKey: string, wher
     source: {
       platform: source.platform,
       chat_id: where.chatId || source.chatId,
-      chat_type: source.chatType,
+      chat_type: where.chatType ?? source.chatType,
       user_id: source.userId,
       user_name: source.userName ?? null,
+      ...(source.userHandle ? { user_handle: source.userHandle } : {}),
       thread_id: source.threadId ?? null,
       ...(source.scopeId ? { scope_id: source.scopeId } : {}),
     },

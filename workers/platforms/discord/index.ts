@@ -16,6 +16,7 @@ import {
   type Verification,
 } from "../types.ts";
 import { deferredResponse, discordTarget, ephemeral, parseDiscordInteraction } from "./parse.ts";
+import { applicationIdFromToken } from "./setup.ts";
 import { verifyDiscord } from "./verify.ts";
 
 export { ASK_MESSAGE_COMMAND, DISCORD_COMMANDS, discordSource, discordTarget, parseDiscordInteraction } from "./parse.ts";
@@ -74,7 +75,8 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   ingest(body: string): Ingest {
-    return parseDiscordInteraction(body);
+    // Interactions carry their application id, but not every example of one does.
+    return parseDiscordInteraction(body, { applicationId: this.#s.applicationId || applicationIdFromToken(this.#s.botToken ?? "") || "" });
   }
 
   /** Interactions are answered within 3 s with "thinking…" (ephemeral for commands); the reply then edits it. */

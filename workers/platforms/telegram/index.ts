@@ -13,10 +13,11 @@ import {
   type PlatformAdapter,
   type PlatformEvent,
   type ReplyTarget,
+  type SessionSource,
   type Shown,
   type Verification,
 } from "../types.ts";
-import { GENERAL_TOPIC, parseTelegramUpdate, telegramTarget } from "./parse.ts";
+import { GENERAL_TOPIC, parseTelegramUpdate, telegramTarget, telegramWireChatType } from "./parse.ts";
 import { verifyTelegram } from "./verify.ts";
 
 export { GENERAL_TOPIC, parseTelegramUpdate, telegramSource, telegramTarget, type TelegramBotIdentity } from "./parse.ts";
@@ -207,6 +208,10 @@ export class TelegramAdapter implements PlatformAdapter {
       source: { platform: "telegram" as const, chatType: isPrivate ? ("dm" as const) : ("group" as const), chatId, threadId },
       target: telegramTarget(chatId, threadId, null),
     };
+  }
+
+  wireChatType(source: SessionSource): string {
+    return telegramWireChatType(source);
   }
 
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
