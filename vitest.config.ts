@@ -42,6 +42,8 @@ const WORKER_TEST_VARS: Record<string, string> = {
   RELAY_SECRETS: "",
   MCP_SERVERS: "",
   TOOL_TIMEOUT_MS: "",
+  ATTACHMENT_MAX_BYTES: "",
+  LLM_TRANSCRIBE_MODEL: "",
 };
 
 /** A workerd project running the Worker from wrangler.toml with test bindings. */

@@ -1,10 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { createModel, toolsFor } from "../../workers/agent/index.ts";
 import { edgeMcpSource, type McpToolSource } from "../../workers/agent/mcp/index.ts";
+import { readTurnAttachments } from "../../workers/attachments/index.ts";
 import { adapterChannel } from "../../workers/conversations/channels.ts";
+import { edgeReadDeps, sessionFilesPrefix } from "../../workers/conversations/files.ts";
 import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
-import { handoffJson, messageJson, sessionJson, type HandoffJson, type MessageJson, type SessionJson } from "../../workers/db/json.ts";
+import { handoffJson, sessionJson, withAttachmentsJson, type HandoffJson, type MessageJson, type SessionJson } from "../../workers/db/json.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import type { ReplyTarget } from "../../workers/platforms/types.ts";
 import { durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
@@ -110,6 +112,7 @@ export class SessionAgent extends DurableObject<Env> {
         this.#notify();
       },
       defer: (at) => void this.#wakeAt(at),
+      attachments: (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, edgeReadDeps(this.env, { platform: turn.target?.platform ?? null, prefix: sessionFilesPrefix(sessionId), turnId: turn.turnId }, host.log), signal),
     };
     this.#runtime = new SessionRuntime(host);
     this.#handoff = new HandoffRunner({
@@ -205,7 +208,7 @@ export class SessionAgent extends DurableObject<Env> {
 
   async messages(sessionId: string): Promise<MessageJson[] | null> {
     const rec = await this.#session(sessionId);
-    return rec ? this.#runtime!.transcript.rows().map(messageJson) : null;
+    return rec ? this.#runtime!.transcript.rows().map((r) => withAttachmentsJson(r, this.#runtime!.attachments)) : null;
   }
 
   /** The Inbox bound a session key to this session (/resume, /new, a handoff). */

@@ -1,6 +1,7 @@
 import { FakeLlm } from "../support/fake-llm.ts";
 import { FakeNet } from "../support/fake-net.ts";
-import { FakeDiscord, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
+import { FakeDiscord, FakeFiles, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
+import { SLACK_TEST } from "../support/signing.ts";
 
 /**
  * The fakes every workerd test talks to, one instance per runtime: test files share the
@@ -12,3 +13,7 @@ export const llm = new FakeLlm();
 export const telegram = new FakeTelegram();
 export const discord = new FakeDiscord();
 export const slack = new FakeSlack();
+/** Slack's file host (`url_private`), which wants the bot token. */
+export const slackFiles = new FakeFiles(SLACK_TEST.token);
+/** Discord's CDN (attachment URLs are signed, no token). */
+export const discordCdn = new FakeFiles();

@@ -1,9 +1,9 @@
 import { applyD1Migrations, type D1Migration } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, expect } from "vitest";
-import { discord, llm, net, slack, telegram } from "./fakes.ts";
+import { discord, discordCdn, llm, net, slack, slackFiles, telegram } from "./fakes.ts";
 
-export { discord, llm, net, slack, telegram } from "./fakes.ts";
+export { discord, discordCdn, llm, net, slack, slackFiles, telegram } from "./fakes.ts";
 
 /** The network of every workerd test: fakes only. */
 globalThis.fetch = net.fetch;
@@ -18,11 +18,15 @@ beforeEach(() => {
   telegram.reset();
   discord.reset();
   slack.reset();
+  slackFiles.reset();
+  discordCdn.reset();
   net.route("https://llm.test", (req) => llm.handle(req));
   net.route("https://telegram.test", (req) => telegram.handle(req));
   net.route("https://discord.test", (req) => discord.handle(req));
   net.route("https://slack.test", (req) => slack.handle(req));
   net.route("https://hooks.slack.test", (req) => slack.handle(req));
+  net.route("https://files.slack.test", (req) => slackFiles.handle(req));
+  net.route("https://cdn.discord.test", (req) => discordCdn.handle(req));
 });
 
 afterEach(() => {

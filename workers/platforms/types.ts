@@ -1,3 +1,4 @@
+import type { Download } from "../attachments/index.ts";
 import type { PlatformName } from "./names.ts";
 
 /**
@@ -196,6 +197,11 @@ export interface PlatformAdapter {
    * ours (a Telegram forum topic is `forum`); absent: the source's own chat type.
    */
   wireChatType?(source: SessionSource): string;
+  /**
+   * Downloads an attachment of a message this adapter parsed, with the platform's
+   * credentials, reading at most `maxBytes`. Never throws: a failure says why.
+   */
+  download?(attachment: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download>;
   /** Whether any of these `@names` is this bot (for events whose addressing was deferred). */
   addressedBy?(mentions: readonly string[]): Promise<boolean>;
   /** Learns what parsing will want next time (after a webhook was answered, never before). */

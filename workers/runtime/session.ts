@@ -1,5 +1,7 @@
 import { ProviderError, runTurn, type ChatMessage, type ChatModel, type ToolRegistry, type TurnOutcome } from "../agent/index.ts";
+import { withAttachments, type AttachmentRecord, type TurnAttachments } from "../attachments/index.ts";
 import type { ReplyTarget } from "../platforms/types.ts";
+import { AttachmentStore } from "./attachments.ts";
 import type { ReplyChannel } from "./channel.ts";
 import type { Clock } from "./clock.ts";
 import { DeliveryStore } from "./deliveries.ts";
@@ -40,6 +42,12 @@ export interface RuntimeHost {
   defer?(at: number): void;
   /** fetch for tools. */
   fetch?: typeof fetch;
+  /**
+   * Reads the files that came with a turn (platform attachments) before its user message
+   * is stored: notes for the message's text, images for the model. `earlier`: what an
+   * earlier attempt of this turn read (a re-run must not fetch or transcribe again).
+   */
+  attachments?(turn: TurnRecord, earlier: readonly AttachmentRecord[], signal: AbortSignal): Promise<TurnAttachments | null>;
 }
 
 /** A turn's input. */
@@ -80,6 +88,7 @@ export class SessionRuntime {
   readonly queue: TurnQueue;
   readonly transcript: SqlTranscript;
   readonly deliveries: DeliveryStore;
+  readonly attachments: AttachmentStore;
   readonly #h: RuntimeHost;
   #active: Active | null = null;
   #pumping = false;
@@ -93,6 +102,7 @@ export class SessionRuntime {
     this.queue = new TurnQueue(host.sql, host.session);
     this.transcript = new SqlTranscript(host.sql, host.session);
     this.deliveries = new DeliveryStore(host.sql, host.session);
+    this.attachments = new AttachmentStore(host.sql, host.session);
   }
 
   /** Creates or upgrades the runtime's tables (once per storage). */
@@ -100,6 +110,7 @@ export class SessionRuntime {
     TurnQueue.migrate(sql);
     SqlTranscript.migrate(sql);
     DeliveryStore.migrate(sql);
+    AttachmentStore.migrate(sql);
   }
 
   /** A turn runs, waits, or a reply is still being delivered. */
@@ -254,11 +265,15 @@ export class SessionRuntime {
     return new ReplyStreamer(channel, { clock: this.#h.clock, ids: rec.sent, onShown: (ids) => this.queue.recordSent(rec.turnId, ids), log: (l) => this.#h.log(l) });
   }
 
-  /** Stores the turn's user message unless an earlier attempt did. */
-  #storeUser(rec: TurnRecord): void {
+  /** Stores the turn's user message (its words, then a note per attachment) unless an earlier attempt did. */
+  #storeUser(rec: TurnRecord, got: TurnAttachments | null = null): void {
     if (this.transcript.hasTurnUser(rec.turnId)) return;
-    const user: ChatMessage = { role: "user", content: rec.content };
-    this.transcript.append([{ message: user, turnId: rec.turnId, at: this.#h.clock.now() }]);
+    const content = got ? [rec.content.trim(), got.text].filter(Boolean).join("\n\n") : rec.content;
+    const user: ChatMessage = { role: "user", content };
+    this.#h.sql.transaction(() => {
+      this.transcript.append([{ message: user, turnId: rec.turnId, at: this.#h.clock.now() }]);
+      if (got) this.attachments.put(rec.turnId, got.records, this.#h.clock.now());
+    });
     this.#history?.push(user);
     this.#h.onStored?.();
   }
@@ -267,9 +282,10 @@ export class SessionRuntime {
     let outcome: TurnOutcome;
     sink.start?.();
     try {
-      this.#storeUser(rec);
+      const got = this.#h.attachments ? await this.#h.attachments(rec, this.attachments.forTurn(rec.turnId), active.controller.signal) : null;
+      this.#storeUser(rec, got);
       this.#h.onTurnStart?.(rec);
-      const model = this.#h.model();
+      const model = got ? withAttachments(this.#h.model(), got) : this.#h.model();
       const tools = await this.#h.tools(model, active.controller.signal);
       const history = this.history();
       outcome = await runTurn({

@@ -5,6 +5,7 @@ import {
   decodeRef,
   PLATFORM_TIMEOUT_MS,
   PlatformApiError,
+  type Attachment,
   type Capabilities,
   type CommandStyle,
   type HandoffThread,
@@ -17,6 +18,8 @@ import {
 } from "../types.ts";
 import { deferredResponse, discordTarget, ephemeral, parseDiscordInteraction } from "./parse.ts";
 import { applicationIdFromToken } from "./setup.ts";
+import type { Download } from "../../attachments/index.ts";
+import { downloadDiscordFile } from "./files.ts";
 import { verifyDiscord } from "./verify.ts";
 
 export { ASK_MESSAGE_COMMAND, DISCORD_COMMANDS, discordSource, discordTarget, parseDiscordInteraction } from "./parse.ts";
@@ -180,6 +183,10 @@ export class DiscordAdapter implements PlatformAdapter {
         : { platform: "discord" as const, chatType: "group" as const, chatId, threadId: null },
       target: discordTarget(threadId ?? chatId, threadId, false),
     };
+  }
+
+  download(a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
+    return downloadDiscordFile(this.#fetch, a, opts);
   }
 
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {

@@ -6,6 +6,7 @@ import {
   mapErrors,
   PLATFORM_TIMEOUT_MS,
   PlatformApiError,
+  type Attachment,
   type Capabilities,
   type CommandStyle,
   type HandoffThread,
@@ -18,6 +19,8 @@ import {
   type Verification,
 } from "../types.ts";
 import { GENERAL_TOPIC, parseTelegramUpdate, telegramTarget, telegramWireChatType } from "./parse.ts";
+import type { Download } from "../../attachments/index.ts";
+import { downloadTelegramFile } from "./files.ts";
 import { verifyTelegram } from "./verify.ts";
 
 export { GENERAL_TOPIC, parseTelegramUpdate, telegramSource, telegramTarget, type TelegramBotIdentity } from "./parse.ts";
@@ -71,11 +74,13 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly commands: CommandStyle = { prefix: "/", howToTalk: "Send a message to talk to the agent (in groups: mention me or reply to me)." };
   readonly #s: TelegramSettings;
   readonly #api: Api;
+  readonly #fetch: typeof fetch;
 
   /** Does no I/O. */
   constructor(settings: TelegramSettings) {
     this.#s = settings;
     const f = settings.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    this.#fetch = f;
     this.#api = new Api(settings.token, { apiRoot: settings.apiRoot, fetch: f as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 });
   }
 
@@ -208,6 +213,10 @@ export class TelegramAdapter implements PlatformAdapter {
       source: { platform: "telegram" as const, chatType: isPrivate ? ("dm" as const) : ("group" as const), chatId, threadId },
       target: telegramTarget(chatId, threadId, null),
     };
+  }
+
+  download(a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
+    return downloadTelegramFile(this.#api, { apiRoot: this.#s.apiRoot, token: this.#s.token, fetch: this.#fetch }, a, opts);
   }
 
   wireChatType(source: SessionSource): string {

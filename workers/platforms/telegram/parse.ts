@@ -114,8 +114,10 @@ export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Ing
   const msg = update.message;
   if (!msg) return { kind: "ignore", reason: "unsupported update type" };
   if (!msg.from || msg.from.is_bot) return { kind: "ignore", reason: "not from a person" };
-  const text = msg.text ?? msg.caption ?? "";
-  const entities = msg.entities ?? msg.caption_entities ?? [];
+  // A message has a text or, with a file, a caption (never both).
+  const captioned = !msg.text && msg.caption !== undefined;
+  const text = (captioned ? msg.caption : msg.text) ?? "";
+  const entities = (captioned ? msg.caption_entities : msg.entities) ?? [];
   const attachments = attachmentsOf(msg);
   if (text.trim() === "" && attachments.length === 0) return { kind: "ignore", reason: "nothing in it" };
   const threadId = msg.is_topic_message ? msg.message_thread_id : undefined;
