@@ -1,14 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { imagesOf, lastUserText } from "../support/fake-llm.ts";
+import { dataUrl, PNG } from "../support/files.ts";
 import { dc, sl, tg } from "../support/fixtures.ts";
 import { SLACK_TEST } from "../support/signing.ts";
 import { messages } from "./helpers.ts";
 import { routeOf, settle, toDiscord, toSlack, toTelegram } from "./platform-helpers.ts";
 import { discordCdn, llm, slack, slackFiles, telegram } from "./setup.ts";
 
-/** A 1×1 PNG: what the model is shown must really be an image (its bytes are checked). */
-export const PNG = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (c) => c.charCodeAt(0));
 
 const photo = (fileId: string, size = PNG.byteLength) => [
   { file_id: `${fileId}-thumb`, file_unique_id: "t", width: 90, height: 90, file_size: 100 },
@@ -28,7 +27,7 @@ describe("attachments reach the agent", () => {
     await settle();
     expect(telegram.called("/getFile").map((c) => c.body.file_id)).toEqual(["ph-1"]);
     const sent = llm.calls.at(-1)!.body.messages.at(-1)!;
-    expect(imagesOf(sent.content)).toEqual([`data:image/png;base64,${btoa(String.fromCharCode(...PNG))}`]);
+    expect(imagesOf(sent.content)).toEqual([dataUrl("image/png", PNG)]);
     expect(lastUserText(llm.calls.at(-1)!.body)).toMatch(/^\[image \(image\/png, 70 B\): the image is attached\]$/);
     expect(telegram.texts(1001).at(-1)).toMatch(/^echo: \[image/);
     const user = (await transcriptOf("agent:main:telegram:dm:1001")).filter((m) => m.role === "user").at(-1)!;
