@@ -105,6 +105,13 @@ export class Inbox extends DurableObject<Env> {
     return true;
   }
 
+  /** True the first time this object sees a delivery (an answer that needs no session, given once). */
+  async firstSight(deliveryKey: string): Promise<boolean> {
+    const now = Date.now();
+    this.#store.pruneSeen(now - SEEN_RETENTION_MS);
+    return this.#store.firstTime(deliveryKey, now);
+  }
+
   /** True at most once per {@link REFUSAL_INTERVAL_MS} (this object is a chat's refusal limiter). */
   async claimRefusal(): Promise<boolean> {
     const now = Date.now();

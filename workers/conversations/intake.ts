@@ -63,7 +63,9 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
   const known = event.addressed === true ? staticAnswer(env, adapter, event) : null;
   const inlineAnswer = known !== null ? adapter.answerInline(event, known) : null;
   if (inlineAnswer) return inlineAnswer;
-  if (!isAllowed(ps.allowed, event.source.userId)) return refuse(c, adapter, event);
+  const allowed = isAllowed(ps.allowed, event.source.userId);
+  if (known !== null && !allowed) return answerOnce(c, adapter, event, known);
+  if (!allowed) return refuse(c, adapter, event);
   const key = buildSessionKey(event.source);
   if (ps.gateway && !(event.kind === "command" && LOCAL_ON_RELAY.has(event.name))) return relayIn(c, adapter, event, key, ps.gateway);
   const taken = await inbox(env, key).take({ key, event });
@@ -83,6 +85,15 @@ async function suggest(env: Env, request: SuggestRequest): Promise<Response> {
     return [];
   });
   return request.respond(found.map((s) => ({ name: describeSession(s), value: s.id })));
+}
+
+/**
+ * /whoami or /help from someone not allowed, where it cannot be answered inline: posted
+ * once per delivery (the chat's refusal object remembers it), with no session or Inbox.
+ */
+async function answerOnce(c: Context<{ Bindings: Env }>, adapter: PlatformAdapter, event: PlatformEvent, text: string): Promise<Response> {
+  if (await inbox(c.env, refusalKey(adapter.name, event.source.chatId)).firstSight(`${adapter.name}:${event.deliveryId}`)) after(c, adapter.name, adapter.post(event.target, text));
+  return ok();
 }
 
 /** The refusal: inline where the platform allows (seen only by the sender), else at most once per chat per 10 minutes. */
