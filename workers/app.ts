@@ -3,7 +3,7 @@ import { limitBody, requireApiToken } from "./http/auth.ts";
 import { errorBody, handleError } from "./http/errors.ts";
 import { handoffRoutes } from "./http/handoff.ts";
 import { platformRoutes } from "./http/platforms.ts";
-import { relayStatusRoutes, relayUpgrade } from "./http/relay.ts";
+import { relayMedia, relayStatusRoutes, relayUpgrade } from "./http/relay.ts";
 import { sessionRoutes } from "./http/sessions.ts";
 import { webhookRoutes } from "./http/webhooks.ts";
 
@@ -20,6 +20,7 @@ app.route("/v1/sessions", handoffRoutes);
 app.route("/v1/platforms", platformRoutes);
 app.route("/v1/relay", relayStatusRoutes);
 app.get("/relay", (c) => relayUpgrade(c.req.raw, c.env));
+app.get("/relay/media/*", (c) => relayMedia(c.req.raw, c.env));
 app.use("/webhooks/*", limitBody);
 app.route("/webhooks", webhookRoutes);
 

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { resolveProvider } from "../../workers/agent/index.ts";
+import { attachmentSettings } from "../../workers/attachments/index.ts";
 import type { McpServerEntry } from "../../workers/agent/mcp/index.ts";
 import { PLATFORMS, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
 import type { GatewayConfig } from "./index.ts";
@@ -71,6 +72,7 @@ export function readGatewayConfig(env: Record<string, string | undefined>, flags
       model,
       busyPolicy: get("BUSY_POLICY") === "interrupt" ? "interrupt" : "queue",
       mcpServers,
+      attachments: attachmentSettings({ maxBytes: get("ATTACHMENT_MAX_BYTES"), transcribeModel: get("LLM_TRANSCRIBE_MODEL"), model }),
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { ChatModel, ToolRegistry } from "../../workers/agent/index.ts";
 import type { ReplyTarget } from "../../workers/platforms/types.ts";
 import type { Descriptor } from "../../workers/relay/frames.ts";
-import { SessionRuntime, type BusyPolicy, type Clock } from "../../workers/runtime/index.ts";
+import { SessionRuntime, type BusyPolicy, type Clock, type RuntimeHost } from "../../workers/runtime/index.ts";
 import { relayChannel, type RelayedChat } from "./channel.ts";
 import type { Outbox } from "./outbox.ts";
 import type { GatewayStore } from "./store.ts";
@@ -16,6 +16,8 @@ export interface SessionsDeps {
   busyPolicy: BusyPolicy;
   log: (line: string) => void;
   fetch?: typeof fetch;
+  /** Reads a turn's attachments (from the connector's links). */
+  attachments?: RuntimeHost["attachments"];
 }
 
 /** A relayed chat as the runtime's (opaque) reply target. */
@@ -63,6 +65,7 @@ export class GatewaySessions {
         },
         log: (line) => d.log(`session ${sessionRef.replace(/#\d+$/, "")}: ${line}`),
         ...(d.fetch ? { fetch: d.fetch } : {}),
+        ...(d.attachments ? { attachments: d.attachments } : {}),
       });
       this.#runtimes.set(sessionRef, rt);
     }

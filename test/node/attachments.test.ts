@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { OfflineModel, OpenAiModel, offlineReply, type ChatMessage } from "../../workers/agent/index.ts";
 import { INLINE_TEXT_CHARS, readAttachments, transcribe, withAttachments, type AttachmentIn, type Download, type ReadDeps } from "../../workers/attachments/index.ts";
 import { fetchCapped } from "../../workers/platforms/files.ts";
+import { checkMediaLink, gatewayOfMediaKey, mediaLink } from "../../workers/relay/media.ts";
 import { FakeLlm, imagesOf } from "../support/fake-llm.ts";
 import { dataUrl, PNG, pdfWithText } from "../support/files.ts";
 
@@ -136,5 +137,21 @@ describe("capped downloads", () => {
       { ok: false, reason: "failed", detail: "Telegram's file server answered HTTP 403" },
       { ok: false, reason: "failed", detail: "Telegram's file server could not be reached" },
     ]);
+  });
+});
+
+describe("relay media links", () => {
+  it("work with any of the gateway's secrets until they expire, and not with another key or a forged signature", async () => {
+    const key = "relay/gw1/b1/0-cat.png";
+    const url = new URL(await mediaLink("https://edge.example", key, "old-secret", 1_000));
+    expect(url.pathname).toBe("/relay/media/relay/gw1/b1/0-cat.png");
+    const [exp, sig] = [url.searchParams.get("exp"), url.searchParams.get("sig")];
+    expect(await checkMediaLink(key, exp, sig, ["new-secret", "old-secret"], 999)).toEqual({ ok: true });
+    expect(await checkMediaLink(key, exp, sig, ["old-secret"], 1_001)).toEqual({ ok: false, reason: "expired" });
+    expect(await checkMediaLink("relay/gw1/b1/1-other.png", exp, sig, ["old-secret"], 999)).toEqual({ ok: false, reason: "bad_signature" });
+    expect(await checkMediaLink(key, "2000", sig, ["old-secret"], 999)).toEqual({ ok: false, reason: "bad_signature" });
+    expect(await checkMediaLink(key, null, sig, ["old-secret"], 999)).toEqual({ ok: false, reason: "malformed" });
+    expect(gatewayOfMediaKey(key)).toBe("gw1");
+    expect(gatewayOfMediaKey("sessions/s1/t/0-x")).toBeNull();
   });
 });

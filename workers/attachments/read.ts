@@ -64,7 +64,7 @@ export async function readAttachments(items: readonly AttachmentIn[], deps: Read
       record({ status: "too_large", note: `[${describe(a)}: larger than the ${formatBytes(deps.maxBytes)} this agent fetches, so it was not read]` }, a.size);
       continue;
     }
-    const got = signal.aborted ? ({ ok: false, reason: "failed", detail: "the turn was stopped" } as const) : await deps.download(a, signal).catch((err: unknown): Download => ({ ok: false, reason: "failed", detail: why(err) }));
+    const got = a.unavailable ? ({ ok: false, reason: "failed", detail: a.unavailable } as const) : signal.aborted ? ({ ok: false, reason: "failed", detail: "the turn was stopped" } as const) : await deps.download(a, signal).catch((err: unknown): Download => ({ ok: false, reason: "failed", detail: why(err) }));
     if (!got.ok) {
       const note = got.reason === "too_large" ? `[${describe(a)}: larger than the ${formatBytes(deps.maxBytes)} this agent fetches, so it was not read]` : `[${describe(a)}: it could not be fetched (${got.detail}), so its content is not known]`;
       record({ status: got.reason === "too_large" ? "too_large" : "failed", note, detail: got.detail }, a.size);

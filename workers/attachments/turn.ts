@@ -12,6 +12,7 @@ const Items = z.array(
     size: z.number().nullable(),
     seconds: z.number().nullish(),
     ref: z.string(),
+    unavailable: z.string().nullish(),
   }),
 ).max(20);
 

@@ -13,6 +13,8 @@ export interface AttachmentIn {
   seconds?: number | null | undefined;
   /** How its platform (or the relay) fetches it: opaque here. */
   ref: string;
+  /** Why it cannot be had, known before any download (the relay connector could not fetch it). */
+  unavailable?: string | null | undefined;
 }
 
 /** A download: the bytes, or why there are none. */

@@ -123,6 +123,7 @@ async function relayIn(c: Context<{ Bindings: Env }>, adapter: PlatformAdapter, 
     if (reached !== "duplicate") after(c, adapter.name, adapter.post(event.target, text));
     return ok();
   }
-  await relay.deliver({ deliveryKey, event: inboundFrameEvent(event, key, { ...adapter.describeTarget(event.target), chatType: adapter.wireChatType?.(event.source) }) });
+  const media = event.kind === "message" && event.attachments.length > 0 ? { platform: adapter.name, attachments: event.attachments } : undefined;
+  await relay.deliver({ deliveryKey, gatewayId, event: inboundFrameEvent(event, key, { ...adapter.describeTarget(event.target), chatType: adapter.wireChatType?.(event.source) }), ...(media ? { media } : {}) });
   return adapter.ack(event);
 }

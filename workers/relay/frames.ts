@@ -38,6 +38,19 @@ export const WireSource = z.object({
 });
 export type WireSource = z.infer<typeof WireSource>;
 
+/** What one attachment of an inbound message is (the contract's `media`, in the order of `media_urls`). */
+export const WireMedia = z.object({
+  kind: z.enum(["image", "audio", "voice", "video", "document"]),
+  mime: optText,
+  size: z.number().nullish().transform((v) => v ?? null),
+  filename: optText,
+  /** Seconds, for voice notes, audio and video. */
+  seconds: z.number().nullish().transform((v) => v ?? null),
+  /** Why the connector could not fetch it (its `media_urls` entry is then ""). */
+  error: optText.optional(),
+});
+export type WireMedia = z.infer<typeof WireMedia>;
+
 export const InboundEvent = z.object({
   text: z.string(),
   message_id: id,
@@ -45,6 +58,11 @@ export const InboundEvent = z.object({
   session_key: z.string().min(1),
   /** Where replies go (opaque: hand it back in `outbound.action.target`). */
   target: z.string().optional(),
+  /** Links to the message's attachments, fetched by the connector and signed for this gateway (short-lived). */
+  media_urls: z.array(z.string()).max(20).optional(),
+  media: z.array(WireMedia).max(20).optional(),
+  /** The first attachment's kind, or `text`. */
+  message_type: z.string().optional(),
 });
 export type InboundEvent = z.infer<typeof InboundEvent>;
 export type InboundEventIn = z.input<typeof InboundEvent>;
