@@ -73,12 +73,14 @@ export default defineConfig({
     projects: [
       workerProject("worker", "test/worker/**/*.test.ts"),
       // The same Worker configured otherwise: Telegram relayed to gateways with a small relay
-      // buffer, and BUSY_POLICY=interrupt for the platforms served at the edge.
+      // buffer, BUSY_POLICY=interrupt and speech-to-text for the platforms served at the edge.
       workerProject("relay", "test/worker-relay/**/*.test.ts", {
         RELAY_PLATFORMS: "telegram",
         RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret",
         RELAY_BUFFER_LIMIT: "5",
         BUSY_POLICY: "interrupt",
+        // Voice notes are transcribed here (the worker project has no speech-to-text).
+        LLM_TRANSCRIBE_MODEL: "whisper-test",
       }),
       {
         test: {

@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import { PNG } from "../support/files.ts";
 import { tg } from "../support/fixtures.ts";
 import { TELEGRAM_TEST } from "../support/signing.ts";
-import { toTelegram } from "../worker/platform-helpers.ts";
-import { telegram } from "../worker/setup.ts";
+import { lastUserText } from "../support/fake-llm.ts";
+import { sl } from "../support/fixtures.ts";
+import { settle, toSlack, toTelegram } from "../worker/platform-helpers.ts";
+import { llm, slackFiles, telegram } from "../worker/setup.ts";
 import { gateway } from "./helpers.ts";
 
 describe("relay fidelity with Hermes gateways", () => {
@@ -75,5 +77,28 @@ describe("attachments over the relay", () => {
     } finally {
       s.ws.close(1000);
     }
+  });
+});
+
+describe("voice notes with LLM_TRANSCRIBE_MODEL (at the edge)", () => {
+  const voice = (channel: string) => {
+    slackFiles.serve(`/files-pri/T-${channel}/voice.ogg`, new Uint8Array([0x4f, 0x67, 0x67, 0x53, 9, 9]), "audio/ogg");
+    const dm = sl.dm("", "U1001", channel);
+    Object.assign(dm.event, { subtype: "file_share", files: [{ id: "FV", name: "voice.ogg", mimetype: "audio/ogg", size: 6, url_private: `https://files.slack.test/files-pri/T-${channel}/voice.ogg` }] });
+    return dm;
+  };
+
+  it("are transcribed on POST {LLM_BASE_URL}/audio/transcriptions and the agent reads the words", async () => {
+    await toSlack(voice("D7001"));
+    await settle();
+    expect(llm.transcriptions).toEqual([{ model: "whisper-test", fileName: "voice.ogg", type: "audio/ogg", bytes: 6, authorization: "Bearer test-llm-key" }]);
+    expect(lastUserText(llm.calls.at(-1)!.body)).toBe('[audio file voice.ogg (audio/ogg, 6 B), transcribed: "hello from a voice note"]');
+  });
+
+  it("a transcription that fails is said, and the turn still runs", async () => {
+    llm.transcript = { status: 500 };
+    await toSlack(voice("D7002"));
+    await settle();
+    expect(lastUserText(llm.calls.at(-1)!.body)).toBe("[audio file voice.ogg (audio/ogg, 6 B): it could not be transcribed (the speech-to-text endpoint answered HTTP 500), so what was said is not known]");
   });
 });
