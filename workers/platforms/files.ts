@@ -13,7 +13,7 @@ export async function fetchCapped(fetchImpl: typeof fetch, url: string, init: Re
   const timeout = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
   let res: Response;
   try {
-    res = await fetchImpl(url, { ...init, method: "GET", redirect: "follow", signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    res = await fetchImpl(url, { redirect: "follow", ...init, method: "GET", signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
   } catch (err) {
     return { ok: false, reason: "failed", detail: signal?.aborted ? "the turn was stopped" : timeout.aborted ? `${what} took too long` : `${what} could not be reached` };
   }
