@@ -83,6 +83,12 @@ describe("Telegram commands and mentions", () => {
     expect(llm.calls.map((c) => lastUserText(c.body))).toEqual(["hey what's new?"]);
   });
 
+  it("a group message that starts with a slash but has no command entity is words, not another bot's command", async () => {
+    await toTelegram(group(`/tmp is full, @${TELEGRAM_TEST.username} can you help?`, [], -100822));
+    await settle();
+    expect(llm.calls.map((c) => lastUserText(c.body))).toEqual(["/tmp is full, can you help?"]);
+  });
+
   it("/whoami tells anyone their platform, id and whether they may use the bot; the refusal names the id and the setting", async () => {
     await tgCommand("whoami", "", 1077);
     await inboxIdle("agent:main:telegram:dm:1077");

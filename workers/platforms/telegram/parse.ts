@@ -89,12 +89,13 @@ function attachmentsOf(msg: TelegramMessage): Attachment[] {
 }
 
 /**
- * A leading `/command` (`/name@bot args`): from its `bot_command` entity, or, for clients
- * that send none (the Bot API's own webhook examples), from the text itself.
+ * A leading `/command` (`/name@bot args`): from its `bot_command` entity, or, in a private
+ * chat whose update has no entities at all (the Bot API's own webhook examples), from the
+ * text itself. In groups Telegram always marks commands, so "/tmp is full" there is words.
  */
-function leadingCommand(text: string, entities: readonly TelegramEntity[]): { name: string; at: string | null; args: string } | null {
+function leadingCommand(text: string, entities: readonly TelegramEntity[], isPrivate: boolean): { name: string; at: string | null; args: string } | null {
   const entity = entities.find((e) => e.type === "bot_command" && e.offset === 0);
-  const word = entity ? slice(text, entity) : entities.length === 0 ? /^\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?(?=\s|$)/.exec(text)?.[0] : undefined;
+  const word = entity ? slice(text, entity) : isPrivate && entities.length === 0 ? /^\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?(?=\s|$)/.exec(text)?.[0] : undefined;
   if (!word) return null;
   const [name = "", at] = word.slice(1).split("@");
   return { name: name.toLowerCase(), at: at ? at.toLowerCase() : null, args: text.slice(word.length).trim() };
@@ -132,7 +133,7 @@ export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Ing
     target: telegramTarget(String(msg.chat.id), source.threadId ?? null, isPrivate ? null : String(msg.message_id)),
   };
 
-  const cmd = leadingCommand(text, entities);
+  const cmd = leadingCommand(text, entities, isPrivate);
   if (cmd) {
     const { name, at, args } = cmd;
     if (at && me && at !== me) return { kind: "ignore", reason: "command for another bot" };
