@@ -193,7 +193,6 @@ export class Inbox extends DurableObject<Env> {
     if (typeof event.addressed === "object" && !(await adapter.addressedBy?.(event.addressed.mentions))) return;
     if (event.kind === "message") return this.#message(deliveryKey, event);
     const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ key: this.#key, sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
-    if (answer === null) return;
     await adapter.show(event.target, answer, [], "final").catch((err: unknown) => console.warn(`${adapter.name}: could not answer a command`, err instanceof Error ? err.message : String(err)));
   }
 

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { db } from "../db/client.ts";
 import { errorBody } from "../http/errors.ts";
 import { isPlatformName } from "../platforms/names.ts";
 import { adapterFor } from "../platforms/registry.ts";
@@ -6,7 +7,6 @@ import { buildSessionKey } from "../platforms/session-key.ts";
 import type { PlatformAdapter, PlatformEvent, SuggestRequest } from "../platforms/types.ts";
 import { inboundFrameEvent } from "../relay/frames.ts";
 import { isAllowed, settings } from "../settings.ts";
-import { db } from "../db/client.ts";
 import { describeSession, suggestForSource } from "./sessions.ts";
 import { inbox, refusalKey, relayObject } from "./stubs.ts";
 import { helpText, refusalText, whoamiText } from "./texts.ts";
