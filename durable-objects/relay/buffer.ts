@@ -1,4 +1,4 @@
-import { migrate, num, type Sql } from "../../workers/runtime/index.ts";
+import { migrate, num, type Row, type Sql } from "../../workers/runtime/index.ts";
 
 const SCHEMA = [
   `CREATE TABLE buffer (seq INTEGER PRIMARY KEY AUTOINCREMENT, buffer_id TEXT NOT NULL UNIQUE, delivery_key TEXT UNIQUE, frame TEXT NOT NULL, created_at INTEGER NOT NULL);
@@ -25,6 +25,10 @@ export interface BufferedFrame {
   media: string | null;
   ready: boolean;
   sentConn: string | null;
+}
+
+function buffered(r: Row): BufferedFrame {
+  return { bufferId: String(r.buffer_id), frame: String(r.frame), media: r.media === null ? null : String(r.media), ready: num(r.ready) === 1, sentConn: r.sent_conn === null ? null : String(r.sent_conn) };
 }
 
 /** Relayed deliveries are remembered this long, so a redelivery after the ack is not relayed again. */
@@ -70,14 +74,14 @@ export class RelayStore {
     this.#sql.exec("DELETE FROM buffer WHERE buffer_id = ?", bufferId);
   }
 
-  /** Every unacknowledged frame, oldest first. */
-  frames(): BufferedFrame[] {
-    return this.#sql.exec("SELECT buffer_id, frame, media, ready, sent_conn FROM buffer ORDER BY seq").map((r) => ({ bufferId: String(r.buffer_id), frame: String(r.frame), media: r.media === null ? null : String(r.media), ready: num(r.ready) === 1, sentConn: r.sent_conn === null ? null : String(r.sent_conn) }));
+  /** Unacknowledged frames not yet sent on socket `connId`, oldest first. */
+  unsent(connId: string, limit = 200): BufferedFrame[] {
+    return this.#sql.exec("SELECT buffer_id, frame, media, ready, sent_conn FROM buffer WHERE sent_conn IS NULL OR sent_conn <> ? ORDER BY seq LIMIT ?", connId, limit).map(buffered);
   }
 
   /** Frames whose attachments are still to be fetched, oldest first. */
   pendingMedia(): BufferedFrame[] {
-    return this.frames().filter((f) => !f.ready);
+    return this.#sql.exec("SELECT buffer_id, frame, media, ready, sent_conn FROM buffer WHERE ready = 0 ORDER BY seq").map(buffered);
   }
 
   /** A frame's attachments were fetched: it may go now. */

@@ -200,16 +200,17 @@ export class Relay extends DurableObject<Env> {
       if (!live) return;
       const s = this.#state(live);
       const secret = settings(this.env).relaySecrets.get(s.gatewayId)?.[0] ?? "";
-      for (const f of this.#store.frames()) {
-        if (!f.ready) return;
-        if (f.sentConn === s.connId) continue;
-        const text = await withMediaLinks(f.frame, f.media, { origin: s.origin ?? "", secret, nowS: Math.floor(Date.now() / 1000) });
-        try {
-          live.send(text);
-        } catch {
-          return; // it closed just now: the rest waits for the next handshake
+      for (let batch = this.#store.unsent(s.connId); batch.length > 0; batch = this.#store.unsent(s.connId)) {
+        for (const f of batch) {
+          if (!f.ready) return;
+          const text = await withMediaLinks(f.frame, f.media, { origin: s.origin ?? "", secret, nowS: Math.floor(Date.now() / 1000) });
+          try {
+            live.send(text);
+          } catch {
+            return; // it closed just now: the rest waits for the next handshake
+          }
+          this.#store.markSent(f.bufferId, s.connId);
         }
-        this.#store.markSent(f.bufferId, s.connId);
       }
     });
     this.#flushing = run.catch(() => undefined);
