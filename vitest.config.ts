@@ -46,6 +46,8 @@ const WORKER_TEST_VARS: Record<string, string> = {
   RELAY_SECRETS: "",
   MCP_SERVERS: "",
   TOOL_TIMEOUT_MS: "",
+  ATTACHMENT_MAX_BYTES: "",
+  LLM_TRANSCRIBE_MODEL: "",
 };
 
 /** A workerd project running the Worker from wrangler.toml with test bindings. */
@@ -75,8 +77,8 @@ export default defineConfig({
     projects: [
       workerProject("worker", "test/worker/**/*.test.ts"),
       // The same Worker configured otherwise: Telegram relayed to gateways with a small relay
-      // buffer, BUSY_POLICY=interrupt for the platforms served at the edge, a daily token
-      // budget per platform user, and an MCP server's tools.
+      // buffer, BUSY_POLICY=interrupt and speech-to-text for the platforms served at the
+      // edge, a daily token budget per platform user, and an MCP server's tools.
       workerProject("relay", "test/worker-relay/**/*.test.ts", {
         RELAY_PLATFORMS: "telegram",
         RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret",
@@ -85,6 +87,8 @@ export default defineConfig({
         DAILY_TOKEN_BUDGET: "50000",
         // The fake MCP server every workerd test routes (test/worker/setup.ts).
         MCP_SERVERS: JSON.stringify([{ name: "docs", url: "https://mcp.test/mcp" }]),
+        // Voice notes are transcribed here (the worker project has no speech-to-text).
+        LLM_TRANSCRIBE_MODEL: "whisper-test",
       }),
       {
         test: {

@@ -1,4 +1,5 @@
 import { parseContextTokens, type ModelConfig } from "./agent/index.ts";
+import { attachmentSettings, type AttachmentSettings } from "./attachments/index.ts";
 import { PLATFORMS, isPlatformName, type PlatformName } from "./platforms/names.ts";
 import { parseRelaySecrets } from "./relay/token.ts";
 import type { BusyPolicy } from "./runtime/index.ts";
@@ -63,6 +64,8 @@ export interface Settings {
   platforms: Record<PlatformName, PlatformSettings>;
   relaySecrets: Map<string, string[]>;
   relayBufferLimit: number;
+  /** Attachments: the largest fetched (`ATTACHMENT_MAX_BYTES`) and speech-to-text (`LLM_TRANSCRIBE_MODEL`). */
+  attachments: AttachmentSettings;
 }
 
 /** Frames kept for a gateway that is away (default); past this the oldest are dropped. */
@@ -116,16 +119,17 @@ function parse(env: Env): Settings {
       return [name, settings];
     }),
   ) as Record<PlatformName, PlatformSettings>;
+  const model: ModelConfig = {
+    provider: setting(env.LLM_PROVIDER),
+    ai: env.AI,
+    baseUrl: setting(env.LLM_BASE_URL),
+    apiKey: setting(env.LLM_API_KEY),
+    model: setting(env.LLM_MODEL),
+    offlineDelayMs: delay !== undefined && Number.isFinite(Number(delay)) ? Math.max(0, Number(delay)) : undefined,
+  };
   return {
     apiToken: setting(env.API_TOKEN),
-    model: {
-      provider: setting(env.LLM_PROVIDER),
-      ai: env.AI,
-      baseUrl: setting(env.LLM_BASE_URL),
-      apiKey: setting(env.LLM_API_KEY),
-      model: setting(env.LLM_MODEL),
-      offlineDelayMs: delay !== undefined && Number.isFinite(Number(delay)) ? Math.max(0, Number(delay)) : undefined,
-    },
+    model,
     systemPrompt: setting(env.SYSTEM_PROMPT),
     contextTokens: parseContextTokens(setting(env.LLM_CONTEXT_TOKENS)),
     dailyTokenBudget: positiveInt(setting(env.DAILY_TOKEN_BUDGET)),
@@ -134,6 +138,7 @@ function parse(env: Env): Settings {
     platforms,
     relaySecrets,
     relayBufferLimit: Number.isInteger(limit) && limit > 0 ? limit : RELAY_BUFFER_LIMIT,
+    attachments: attachmentSettings({ maxBytes: setting(env.ATTACHMENT_MAX_BYTES), transcribeModel: setting(env.LLM_TRANSCRIBE_MODEL), model }),
   };
 }
 

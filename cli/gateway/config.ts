@@ -1,5 +1,6 @@
 import path from "node:path";
 import { parseContextTokens, resolveProvider } from "../../workers/agent/index.ts";
+import { attachmentSettings } from "../../workers/attachments/index.ts";
 import type { McpServerEntry } from "../../workers/agent/mcp/index.ts";
 import { PLATFORMS, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
 import type { GatewayConfig } from "./index.ts";
@@ -72,6 +73,7 @@ export function readGatewayConfig(env: Record<string, string | undefined>, flags
       busyPolicy: get("BUSY_POLICY") === "interrupt" ? "interrupt" : "queue",
       mcpServers,
       context: { systemPrompt: get("SYSTEM_PROMPT"), budget: parseContextTokens(get("LLM_CONTEXT_TOKENS")) },
+      attachments: attachmentSettings({ maxBytes: get("ATTACHMENT_MAX_BYTES"), transcribeModel: get("LLM_TRANSCRIBE_MODEL"), model }),
     },
   };
 }

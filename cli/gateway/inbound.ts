@@ -1,5 +1,6 @@
 import type { GatewayFrameIn, InboundEvent } from "../../workers/relay/frames.ts";
 import { relayChannel } from "./channel.ts";
+import { frameAttachments } from "./media.ts";
 import { relayedTarget, type GatewaySessions } from "./sessions.ts";
 import type { GatewayStore } from "./store.ts";
 import type { Outbox } from "./outbox.ts";
@@ -45,7 +46,10 @@ export class InboundHandler {
     const chat = { platform: ev.source.platform, chatId: ev.source.chat_id, threadId: ev.source.thread_id, target: ev.target ?? null, private: ev.source.chat_type === "dm" };
     try {
       if (ev.text.trim() === "/new") this.#newSession(ev, key, chat);
-      else this.#d.sessions.forKey(ev.session_key).enqueue({ content: ev.text, origin: "platform", target: relayedTarget(chat), deliveryKey: key, meta: { userKey: `${ev.source.platform}:${ev.source.user_id}` } });
+      else {
+        const attachments = frameAttachments(ev.media_urls, ev.media);
+        this.#d.sessions.forKey(ev.session_key).enqueue({ content: ev.text, origin: "platform", target: relayedTarget(chat), deliveryKey: key, meta: { userKey: `${ev.source.platform}:${ev.source.user_id}`, ...(attachments.length > 0 ? { attachments } : {}) } });
+      }
     } catch (err) {
       // Not stored, so not acked: the connector keeps it and replays it.
       this.#d.log(`inbound ${bufferId}: could not be stored (${err instanceof Error ? err.message : String(err)})`);

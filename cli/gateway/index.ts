@@ -8,6 +8,8 @@ import type { CliIo } from "../io.ts";
 import { styleFor } from "../io.ts";
 import { RelayClient, nodeWebSocket, type RelayEnd, type SocketFactory } from "./client.ts";
 import { InboundHandler } from "./inbound.ts";
+import { gatewayReadDeps } from "./media.ts";
+import { attachmentSettings, readTurnAttachments, type AttachmentSettings } from "../../workers/attachments/index.ts";
 import { gatewayMcpSource } from "./mcp.ts";
 import type { McpServerEntry } from "../../workers/agent/mcp/index.ts";
 import { Outbox } from "./outbox.ts";
@@ -44,6 +46,8 @@ export interface GatewayConfig {
   mcpServers: McpServerEntry[];
   /** `SYSTEM_PROMPT` and `LLM_CONTEXT_TOKENS`, as at the edge. */
   context: { systemPrompt: string | undefined; budget: number };
+  /** ATTACHMENT_MAX_BYTES and LLM_TRANSCRIBE_MODEL (default: 10 MiB, no speech-to-text). */
+  attachments?: AttachmentSettings;
 }
 
 /** Everything outside the gateway, injectable for tests. */
@@ -91,6 +95,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     whenConnected: () => client.whenConnected(),
   };
   const outbox = new Outbox(link, clock, log);
+  const attachmentsSettings = config.attachments ?? attachmentSettings({ maxBytes: undefined, transcribeModel: undefined, model: config.model });
   // Local (stdio) and remote MCP servers from --mcp: the user's own programs become tools.
   const mcp = config.mcpServers.length > 0 ? gatewayMcpSource(config.mcpServers, { env: io.env, log }) : null;
   // The gateway runs inside a private network: names are resolved and checked first.
@@ -106,6 +111,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     context: config.context,
     log,
     fetch: io.fetch,
+    attachments: (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, gatewayReadDeps(attachmentsSettings, io.fetch, log), signal),
   });
   const handler = new InboundHandler({ store, sessions, outbox, descriptor: (p) => client.descriptor(p), send: (f) => client.send(f), log });
   const client: RelayClient = new RelayClient({

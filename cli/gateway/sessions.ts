@@ -1,7 +1,7 @@
 import type { ChatModel, ToolRegistry } from "../../workers/agent/index.ts";
 import type { ReplyTarget } from "../../workers/platforms/types.ts";
 import type { Descriptor } from "../../workers/relay/frames.ts";
-import { ContextKeeper, SessionRuntime, type BusyPolicy, type Clock } from "../../workers/runtime/index.ts";
+import { ContextKeeper, SessionRuntime, type BusyPolicy, type Clock, type RuntimeHost } from "../../workers/runtime/index.ts";
 import { relayChannel, type RelayedChat } from "./channel.ts";
 import type { Outbox } from "./outbox.ts";
 import type { GatewayStore } from "./store.ts";
@@ -18,6 +18,8 @@ export interface SessionsDeps {
   context: { systemPrompt: string | undefined; budget: number };
   log: (line: string) => void;
   fetch?: typeof fetch;
+  /** Reads a turn's attachments (from the connector's links). */
+  attachments?: RuntimeHost["attachments"];
 }
 
 /** A relayed chat as the runtime's (opaque) reply target. */
@@ -88,6 +90,7 @@ export class GatewaySessions {
         estimate: (outcome) => context.estimate(outcome),
         onTurnEnd: () => context.afterTurn(),
         ...(d.fetch ? { fetch: d.fetch } : {}),
+        ...(d.attachments ? { attachments: d.attachments } : {}),
       });
       rt = runtime;
       this.#runtimes.set(sessionRef, rt);

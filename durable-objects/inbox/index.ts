@@ -108,6 +108,13 @@ export class Inbox extends DurableObject<Env> {
     return true;
   }
 
+  /** True the first time this object sees a delivery (an answer that needs no session, given once). */
+  async firstSight(deliveryKey: string): Promise<boolean> {
+    const now = Date.now();
+    this.#store.pruneSeen(now - SEEN_RETENTION_MS);
+    return this.#store.firstTime(deliveryKey, now);
+  }
+
   /** True at most once per {@link REFUSAL_INTERVAL_MS} (this object is a chat's refusal limiter). */
   async claimRefusal(): Promise<boolean> {
     const now = Date.now();
@@ -178,14 +185,17 @@ export class Inbox extends DurableObject<Env> {
     this.#store.markSynced(b.updatedAt);
   }
 
-  /** Hands one delivery on: a message to its session's object, a command run here. */
+  /**
+   * Hands one delivery on: a message to its session's object, a command run here. An
+   * unknown command reaches this only where it was for this bot (a DM, or `/x@thisbot`):
+   * it is told so; other bots' commands were dropped by the adapter.
+   */
   async #handOn(deliveryKey: string, event: PlatformEvent): Promise<void> {
     const adapter = adapterFor(this.env, event.source.platform);
     if (!adapter) return; // the platform was switched off since: nothing can answer
     if (typeof event.addressed === "object" && !(await adapter.addressedBy?.(event.addressed.mentions))) return;
     if (event.kind === "message") return this.#message(deliveryKey, event);
-    const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ key: this.#key, sessionId, origin: event.source, bound: true }) }) : event.source.chatType === "dm" ? unknownCommandText(adapter.commands, event.name) : null;
-    if (answer === null) return;
+    const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ key: this.#key, sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
     await adapter.show(event.target, answer, [], "final").catch((err: unknown) => console.warn(`${adapter.name}: could not answer a command`, err instanceof Error ? err.message : String(err)));
   }
 

@@ -1,4 +1,4 @@
-import { migrate, num, type Sql } from "../../workers/runtime/index.ts";
+import { migrate, num, type Row, type Sql } from "../../workers/runtime/index.ts";
 
 const SCHEMA = [
   `CREATE TABLE buffer (seq INTEGER PRIMARY KEY AUTOINCREMENT, buffer_id TEXT NOT NULL UNIQUE, delivery_key TEXT UNIQUE, frame TEXT NOT NULL, created_at INTEGER NOT NULL);
@@ -7,7 +7,29 @@ const SCHEMA = [
   CREATE TABLE used_tokens (sig TEXT PRIMARY KEY, exp INTEGER NOT NULL);
   CREATE TABLE relayed (delivery_key TEXT PRIMARY KEY, at INTEGER NOT NULL);
   CREATE INDEX relayed_at ON relayed (at)`,
+  // Attachments: a frame waits (ready 0) until the connector fetched its files; media is
+  // then what was fetched. sent_conn: the socket it last went out on.
+  `ALTER TABLE buffer ADD COLUMN media TEXT;
+  ALTER TABLE buffer ADD COLUMN ready INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE buffer ADD COLUMN sent_conn TEXT;
+  CREATE TABLE media_keys (key TEXT PRIMARY KEY, at INTEGER NOT NULL);
+  CREATE INDEX media_keys_at ON media_keys (at);
+  CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
 ];
+
+/** A buffered frame: its text, what its attachments are (fetched, or still to fetch), and where it went. */
+export interface BufferedFrame {
+  bufferId: string;
+  frame: string;
+  /** JSON: the attachments still to fetch (not ready), or what was fetched (ready). */
+  media: string | null;
+  ready: boolean;
+  sentConn: string | null;
+}
+
+function buffered(r: Row): BufferedFrame {
+  return { bufferId: String(r.buffer_id), frame: String(r.frame), media: r.media === null ? null : String(r.media), ready: num(r.ready) === 1, sentConn: r.sent_conn === null ? null : String(r.sent_conn) };
+}
 
 /** Relayed deliveries are remembered this long, so a redelivery after the ack is not relayed again. */
 export const RELAYED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -38,9 +60,9 @@ export class RelayStore {
     return first;
   }
 
-  /** Stores a frame, then drops the oldest beyond `limit` (returning how many). */
-  buffer(bufferId: string, deliveryKey: string, frame: string, now: number, limit: number): number {
-    this.#sql.exec("INSERT INTO buffer (buffer_id, delivery_key, frame, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(delivery_key) DO NOTHING", bufferId, deliveryKey, frame, now);
+  /** Stores a frame (`pending`: attachments to fetch before it may go), then drops the oldest beyond `limit` (returning how many). */
+  buffer(bufferId: string, deliveryKey: string, frame: string, now: number, limit: number, pending: string | null = null): number {
+    this.#sql.exec("INSERT INTO buffer (buffer_id, delivery_key, frame, created_at, media, ready) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(delivery_key) DO NOTHING", bufferId, deliveryKey, frame, now, pending, pending === null ? 1 : 0);
     const excess = this.buffered() - limit;
     if (excess <= 0) return 0;
     this.#sql.exec("DELETE FROM buffer WHERE seq IN (SELECT seq FROM buffer ORDER BY seq LIMIT ?)", excess);
@@ -52,9 +74,40 @@ export class RelayStore {
     this.#sql.exec("DELETE FROM buffer WHERE buffer_id = ?", bufferId);
   }
 
-  /** Every unacknowledged frame, oldest first. */
-  frames(): string[] {
-    return this.#sql.exec("SELECT frame FROM buffer ORDER BY seq").map((r) => String(r.frame));
+  /** Unacknowledged frames not yet sent on socket `connId`, oldest first. */
+  unsent(connId: string, limit = 200): BufferedFrame[] {
+    return this.#sql.exec("SELECT buffer_id, frame, media, ready, sent_conn FROM buffer WHERE sent_conn IS NULL OR sent_conn <> ? ORDER BY seq LIMIT ?", connId, limit).map(buffered);
+  }
+
+  /** Frames whose attachments are still to be fetched, oldest first. */
+  pendingMedia(): BufferedFrame[] {
+    return this.#sql.exec("SELECT buffer_id, frame, media, ready, sent_conn FROM buffer WHERE ready = 0 ORDER BY seq").map(buffered);
+  }
+
+  /** A frame's attachments were fetched: it may go now. */
+  setMedia(bufferId: string, media: string, keys: readonly string[], now: number): void {
+    this.#sql.exec("UPDATE buffer SET media = ?, ready = 1 WHERE buffer_id = ?", media, bufferId);
+    for (const k of keys) this.#sql.exec("INSERT OR REPLACE INTO media_keys (key, at) VALUES (?, ?)", k, now);
+  }
+
+  meta(k: string): string | null {
+    const row = this.#sql.exec("SELECT v FROM meta WHERE k = ?", k)[0];
+    return row ? String(row.v) : null;
+  }
+
+  setMeta(k: string, v: string): void {
+    this.#sql.exec("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", k, v);
+  }
+
+  markSent(bufferId: string, connId: string): void {
+    this.#sql.exec("UPDATE buffer SET sent_conn = ? WHERE buffer_id = ?", connId, bufferId);
+  }
+
+  /** Kept attachments older than `before` (a gateway had its hour to fetch them), forgotten as they are returned. */
+  expiredMedia(before: number, limit = 100): string[] {
+    const keys = this.#sql.exec("SELECT key FROM media_keys WHERE at < ? ORDER BY at LIMIT ?", before, limit).map((r) => String(r.key));
+    for (const k of keys) this.#sql.exec("DELETE FROM media_keys WHERE key = ?", k);
+    return keys;
   }
 
   buffered(): number {

@@ -9,7 +9,11 @@ import { GATEWAY_HEADER, REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../
 import { durableSql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import { RelayStore } from "./buffer.ts";
+import { fetchRelayMedia, RELAY_MEDIA_RETENTION_MS, withMediaLinks, type PendingMedia } from "./media.ts";
 import { runOutbound } from "./outbound.ts";
+
+/** A fetch of attachments that did not finish (the object died) is tried again after this. */
+const MEDIA_RETRY_MS = 30_000;
 
 /**
  * A live socket that has shown a sign of life (a frame, or a `{"type":"ping"}` answered by
@@ -30,6 +34,8 @@ interface SocketState {
   platforms: string[];
   /** When its last frame arrived (pings answered by the runtime are tracked by it). */
   lastFrameAt: number;
+  /** The connector's origin as the gateway dialed it (media links point there). */
+  origin?: string;
 }
 
 /** What the status route shows for a gateway. */
@@ -47,6 +53,8 @@ export interface RelayStatus {
  */
 export class Relay extends DurableObject<Env> {
   readonly #store: RelayStore;
+  #flushing: Promise<void> = Promise.resolve();
+  #fetching: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -77,7 +85,7 @@ export class Relay extends DurableObject<Env> {
     }
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server);
-    server.serializeAttachment({ connId: crypto.randomUUID(), gatewayId, connectedAt: now, handshakeAt: 0, idle: false, platforms: [], lastFrameAt: now } satisfies SocketState);
+    server.serializeAttachment({ connId: crypto.randomUUID(), gatewayId, connectedAt: now, handshakeAt: 0, idle: false, platforms: [], lastFrameAt: now, origin: new URL(request.url).origin } satisfies SocketState);
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -177,14 +185,73 @@ export class Relay extends DurableObject<Env> {
     for (const other of this.ctx.getWebSockets()) {
       if (other !== ws && this.#state(other).handshakeAt > 0) other.close(CLOSE.replaced, "replaced");
     }
-    // Every unacknowledged frame, in order; synchronous, so nothing new slips in between.
-    for (const frame of this.#store.frames()) {
-      try {
-        ws.send(frame);
-      } catch {
-        return;
+    // Every unacknowledged frame, in order (all sending goes through one chain, so nothing new slips in between).
+    await this.#flush();
+  }
+
+  /**
+   * Sends the buffered frames the live socket has not had, in order, stopping at the first
+   * one still waiting for its attachments (what comes after it waits too). Serialised: a
+   * handshake's replay and live deliveries never interleave.
+   */
+  #flush(): Promise<void> {
+    const run = this.#flushing.then(async () => {
+      const live = this.#live();
+      if (!live) return;
+      const s = this.#state(live);
+      const secret = settings(this.env).relaySecrets.get(s.gatewayId)?.[0] ?? "";
+      for (let batch = this.#store.unsent(s.connId); batch.length > 0; batch = this.#store.unsent(s.connId)) {
+        for (const f of batch) {
+          if (!f.ready) return;
+          const text = await withMediaLinks(f.frame, f.media, { origin: s.origin ?? "", secret, nowS: Math.floor(Date.now() / 1000) });
+          try {
+            live.send(text);
+          } catch {
+            return; // it closed just now: the rest waits for the next handshake
+          }
+          this.#store.markSent(f.bufferId, s.connId);
+        }
       }
-    }
+    });
+    this.#flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Fetches the attachments of frames waiting for them, oldest first, then lets them go. */
+  #fetchPending(): Promise<void> {
+    this.#fetching ??= (async () => {
+      try {
+        await this.ctx.storage.setAlarm(Date.now() + MEDIA_RETRY_MS);
+        for (let f = this.#store.pendingMedia()[0]; f; f = this.#store.pendingMedia()[0]) {
+          const pending = JSON.parse(f.media ?? "{}") as PendingMedia;
+          const gatewayId = this.#gatewayId();
+          const media = await fetchRelayMedia(this.env, gatewayId, f.bufferId, pending);
+          this.#store.setMedia(f.bufferId, JSON.stringify(media), media.flatMap((m) => (m.key ? [m.key] : [])), Date.now());
+          await this.#flush();
+        }
+        await this.#pruneMedia();
+      } finally {
+        this.#fetching = null;
+      }
+    })();
+    return this.#fetching;
+  }
+
+  /** Deletes relayed attachments past their retention. */
+  async #pruneMedia(): Promise<void> {
+    const keys = this.#store.expiredMedia(Date.now() - RELAY_MEDIA_RETENTION_MS);
+    if (keys.length > 0) await this.env.FILES.delete(keys);
+  }
+
+  /** This object's gateway id (its name, learnt from the first delivery or socket). */
+  #gatewayId(): string {
+    return this.#store.meta("gateway_id") ?? "";
+  }
+
+  /** Retries what a dead instance left (attachments still to fetch). */
+  override async alarm(): Promise<void> {
+    if (this.#store.pendingMedia().length > 0) await this.#fetchPending();
+    else await this.#pruneMedia();
   }
 
   /**
@@ -215,22 +282,20 @@ export class Relay extends DurableObject<Env> {
    * Takes in a platform message for the gateway: relayed once per delivery key (acknowledged
    * or not), stored, then sent at once if the gateway is live. A full buffer drops its oldest.
    */
-  async deliver(input: { event: InboundEventIn; deliveryKey: string }): Promise<{ accepted: boolean; live: boolean }> {
+  async deliver(input: { event: InboundEventIn; deliveryKey: string; gatewayId: string; media?: PendingMedia }): Promise<{ accepted: boolean; live: boolean }> {
     const now = Date.now();
     if (!this.#store.firstRelay(input.deliveryKey, now)) return { accepted: false, live: false };
+    if (this.#store.meta("gateway_id") !== input.gatewayId) this.#store.setMeta("gateway_id", input.gatewayId);
     const bufferId = crypto.randomUUID();
     const frame = encodeFrame({ type: "inbound", event: input.event, bufferId });
     const limit = settings(this.env).relayBufferLimit;
-    const dropped = this.#store.buffer(bufferId, input.deliveryKey, frame, now, limit);
+    const pending = input.media && input.media.attachments.length > 0 ? JSON.stringify(input.media) : null;
+    const dropped = this.#store.buffer(bufferId, input.deliveryKey, frame, now, limit, pending);
     if (dropped > 0) console.warn(`relay: buffer full (${limit}), dropped the ${dropped} oldest frame(s)`);
-    const live = this.#live();
-    if (!live) return { accepted: true, live: false };
-    try {
-      live.send(frame);
-      return { accepted: true, live: true };
-    } catch {
-      return { accepted: true, live: false }; // it closed just now: the frame waits for the next handshake
-    }
+    // Attachments are fetched after the webhook was answered; the frame (and what follows it) goes once they are kept.
+    if (pending) void this.#fetchPending().catch((err: unknown) => console.error("relay: fetching attachments failed; retrying", err instanceof Error ? err.message : String(err)));
+    else await this.#flush();
+    return { accepted: true, live: this.#live() !== null };
   }
 
   /** A platform /stop for a session the gateway runs (once per delivery); "offline" when it is away. */

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { createModel, toolsFor } from "../../workers/agent/index.ts";
 import { edgeMcpSource, type McpToolSource } from "../../workers/agent/mcp/index.ts";
 import { adapterChannel } from "../../workers/conversations/channels.ts";
+import { edgeAttachments } from "../../workers/conversations/files.ts";
 import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
 import { handoffJson, sessionJson, type HandoffJson, type SessionJson } from "../../workers/db/json.ts";
@@ -15,18 +16,9 @@ import { importFromD1 } from "./import.ts";
 import { D1Mirror } from "./mirror.ts";
 import { newRecord, RecordStore, withCounters, type SessionRecord } from "./record.ts";
 import { SseSink } from "./sse.ts";
-import type { EnqueueInput, EnqueueResult, HandoffAnswer, StartTurnResult } from "./types.ts";
+import { FIRST_COPY_DELAY_MS, MIRROR_RETRY_MS, SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
 
-export type { EnqueueInput, EnqueueResult, HandoffAnswer, StartTurnResult } from "./types.ts";
-
-/** How long a turn may go without the object proving it is alive before recovery kicks in. */
-export const WATCHDOG_MS = 30_000;
-/** Delivery keys of finished platform turns are remembered this long, against late redeliveries. */
-export const SEEN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-/** The user message of a short turn reaches D1 with its reply; a longer turn copies it after this. */
-const FIRST_COPY_DELAY_MS = 250;
-/** A failed copy to D1 is tried again after this long. */
-const MIRROR_RETRY_MS = 5_000;
+export { SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
 
 /**
  * One per session id: the session's home. It wires capabilities, each in its own file: the
@@ -117,6 +109,7 @@ export class SessionAgent extends DurableObject<Env> {
         context.afterTurn();
       },
       defer: (at) => void this.#wakeAt(at),
+      attachments: edgeAttachments(this.env, sessionId, (line) => console.log(`session ${sessionId}: ${line}`)),
     };
     this.#runtime = new SessionRuntime(host);
     this.#handoff = new HandoffRunner({

@@ -1,6 +1,6 @@
 import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../../workers/db/client.ts";
-import { messageJson, type MessageJson } from "../../workers/db/json.ts";
+import { withAttachmentsJson, type MessageJson } from "../../workers/db/json.ts";
 import { messages, sessionRoutes, sessions, summaries, usage } from "../../workers/db/schema.ts";
 import type { SessionRuntime } from "../../workers/runtime/index.ts";
 import { inbox } from "../../workers/conversations/stubs.ts";
@@ -24,7 +24,7 @@ export interface TranscriptView {
  */
 export function transcriptView(rec: SessionRecord, rt: SessionRuntime): TranscriptView {
   const folded = rec.foldedThrough ?? 0;
-  return { messages: rt.transcript.rows().map(messageJson), summary: folded > 0 || rec.summary ? { text: rec.summary ?? null, folded_through: folded } : null };
+  return { messages: rt.transcript.rows().map((r) => withAttachmentsJson(r, rt.attachments)), summary: folded > 0 || rec.summary ? { text: rec.summary ?? null, folded_through: folded } : null };
 }
 
 /** The session's own storage as an export. */

@@ -6,6 +6,7 @@ import { describe } from "vitest";
  * projects run beside them. Each suite's hooks stay inside its own describe.
  */
 describe("platforms through wrangler dev", async () => void (await import("./platforms.e2e.ts")));
+describe("attachments through wrangler dev", async () => void (await import("./attachments.e2e.ts")));
 describe("the CLI chat", async () => void (await import("./cli-chat.e2e.ts")));
 describe("the CLI data and status commands", async () => void (await import("./cli-data.e2e.ts")));
 describe("handoff", async () => void (await import("./handoff.e2e.ts")));

@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../cli/local.ts";
 import { RELAY_E2E, relayHarness, type Harness } from "../support/e2e.ts";
 import type { ApiCall } from "../support/fake-platforms.ts";
+import { conversation, imagesOf, lastUserText } from "../support/fake-llm.ts";
+import { dataUrl, PNG } from "../support/files.ts";
 import { tg } from "../support/fixtures.ts";
 import { telegramHeaders } from "../support/signing.ts";
-import { conversation } from "../support/fake-llm.ts";
 
 /**
  * A real `wrangler dev` relaying Telegram, the real `hermes-edge gateway` process dialing
@@ -114,6 +115,20 @@ describe("relay end to end", () => {
     expect(held.cancelled).toBe(true);
     expect(conversation(h.llm.calls.at(-1)!.body).map((m) => m.content)).toEqual(["stream to me", "first words, then the rest", "a question", "cut short ", "no, this one"]);
 
+    gw.child.kill("SIGTERM");
+    expect(await gw.exit).toBe(0);
+  });
+
+  it("a photo sent to a relayed chat reaches the gateway's model through the connector's signed link", async () => {
+    h.telegram.serveFile("relay-e2e-photo", PNG, "application/octet-stream", "photos/relay-e2e.jpg");
+    const gw = gateway();
+    await gw.waitFor("relay: connected");
+    const photo = tg.dm("", 1002, { caption: "what is this?", photo: [{ file_id: "relay-e2e-photo", file_unique_id: "p", width: 1, height: 1, file_size: PNG.byteLength }] });
+    delete (photo.message as Record<string, unknown>).text;
+    await webhook(photo);
+    await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1002 && String(c.body.text).startsWith("echo: what is this?"));
+    const call = h.llm.calls.find((c) => lastUserText(c.body).startsWith("what is this?"))!;
+    expect(imagesOf(call.body.messages.at(-1)!.content)).toEqual([dataUrl("image/png", PNG)]);
     gw.child.kill("SIGTERM");
     expect(await gw.exit).toBe(0);
   });

@@ -24,23 +24,24 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   format: [], // Markdown → each dialect: pure
   errors: [], // the API's error vocabulary
   names: [], // the platform names
+  attachments: ["agent"], // reading what people send: downloads, PDFs, speech to text, image parts
   security: [], // constant-time compares, HMAC
   version: [],
-  settings: ["agent", "names", "relay", "runtime"], // every setting, parsed once
-  platforms: ["agent", "format", "names", "security"], // neutral types, parts, session keys
-  adapter: ["agent", "format", "names", "platforms", "security"], // workers/platforms/<name>/
+  settings: ["agent", "attachments", "names", "relay", "runtime"], // every setting, parsed once
+  platforms: ["agent", "attachments", "format", "names", "security"], // neutral types, parts, session keys
+  adapter: ["agent", "attachments", "format", "names", "platforms", "security"], // workers/platforms/<name>/
   registry: ["adapter", "names", "platforms", "settings"], // the one place adapters are picked
   links: ["adapter", "names"], // links to a chat, per platform
   console: ["security"], // the web console's cookie, throttle and headers (its routes are http)
   web: ["agent"], // the console's front end, bundled for the browser (workers/console/web/): the SSE parser
-  runtime: ["agent", "names", "platforms"], // the one turn runtime (edge and gateway)
+  runtime: ["agent", "attachments", "names", "platforms"], // the one turn runtime (edge and gateway)
   relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
-  db: ["links", "runtime"],
-  conversations: ["agent", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
-  objects: ["agent", "console", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
-  http: ["agent", "console", "conversations", "db", "errors", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
+  db: ["attachments", "links", "runtime"],
+  conversations: ["agent", "attachments", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
+  objects: ["agent", "attachments", "console", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
+  http: ["agent", "attachments", "console", "conversations", "db", "errors", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
-  cli: ["adapter", "agent", "format", "names", "platforms", "relay", "runtime"],
+  cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "runtime"],
 };
 
 /** Layers one may import types from (erased at build time), beyond `MAY_IMPORT`: the CLI reads the API's JSON as the Worker types it. */

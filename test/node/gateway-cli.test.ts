@@ -43,7 +43,7 @@ describe("hermes-edge gateway command", () => {
 
   it("reads the relay and model settings, with a per-gateway database under the working directory", () => {
     const cwd = mkdtempSync(path.join(tmpdir(), "he-gw-cli-"));
-    const r = readGatewayConfig({ ...RELAY, LLM_BASE_URL: "http://127.0.0.1:9/v1", OFFLINE_STREAM_DELAY_MS: "0" }, { platforms: "Slack, telegram,slack" }, cwd);
+    const r = readGatewayConfig({ ...RELAY, LLM_BASE_URL: "http://127.0.0.1:9/v1", OFFLINE_STREAM_DELAY_MS: "0", LLM_TRANSCRIBE_MODEL: "whisper-1", ATTACHMENT_MAX_BYTES: "2048" }, { platforms: "Slack, telegram,slack" }, cwd);
     expect(r).toEqual({
       ok: true,
       config: {
@@ -56,6 +56,7 @@ describe("hermes-edge gateway command", () => {
         busyPolicy: "queue",
         mcpServers: [],
         context: { systemPrompt: undefined, budget: 32000 },
+        attachments: { maxBytes: 2048, transcribe: { baseUrl: "http://127.0.0.1:9/v1", model: "whisper-1" } },
       },
     });
     expect(readGatewayConfig(RELAY, { db: "x/y.db" }, cwd)).toMatchObject({ ok: true, config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack"] } });

@@ -3,7 +3,10 @@ import { NEW_SESSION_TEXT } from "../../cli/gateway/index.ts";
 import { FakeConnector, inboundEvent, type FakeSocket, type SentFrame } from "../support/fake-connector.ts";
 import { loopbackLlm, startGateway, tempDb, type GatewayRun } from "../support/gateway-harness.ts";
 import { ManualClock } from "../support/manual-clock.ts";
-import { conversation } from "../support/fake-llm.ts";
+import { conversation, imagesOf, lastUserText } from "../support/fake-llm.ts";
+import { dataUrl, PNG } from "../support/files.ts";
+import { FakeFiles } from "../support/fake-platforms.ts";
+import { serve } from "../support/http.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -200,5 +203,31 @@ describe("gateway turns (the shared turn runtime, over the relay)", () => {
     expect(await gw.exit).toBe(0);
     expect(s.closedByGateway).toEqual({ code: 1000, reason: "gateway stopping" });
     expect(model.calls).toHaveLength(1);
+  });
+
+  it("fetches a relayed message's attachments through the connector's links: the image shown, a file the connector could not fetch said so", async () => {
+    const { llm: model, url, served } = await llm();
+    const files = new FakeFiles();
+    files.serve("/relay/media/relay/gw-test/b9/0-cat.png?exp=1&sig=x", PNG, "image/png");
+    const server = await serve((req) => files.handle(req));
+    cleanups.push(() => server.close());
+    const { gw, s } = await connected({ llmUrl: url });
+    const ev = {
+      ...inboundEvent("43", "8", "what is this?"),
+      media_urls: [`${server.url}/relay/media/relay/gw-test/b9/0-cat.png?exp=1&sig=x`, ""],
+      media: [
+        { kind: "image" as const, mime: "image/png", size: PNG.byteLength, filename: "cat.png", seconds: null },
+        { kind: "document" as const, mime: "text/plain", size: 5, filename: "x.txt", seconds: null, error: "Telegram getFile failed" },
+      ],
+      message_type: "image",
+    };
+    s.frame({ type: "inbound", event: ev, bufferId: "b9" });
+    await s.waitFor(isFinal("43"));
+    await served(1);
+    const body = model.calls[0]!.body;
+    expect(imagesOf(body.messages.at(-1)!.content)).toEqual([dataUrl("image/png", PNG)]);
+    expect(lastUserText(body)).toBe("what is this?\n\n[image cat.png (image/png, 70 B): the image is attached]\n[document x.txt (text/plain, 5 B): it could not be fetched (Telegram getFile failed), so its content is not known]");
+    expect(files.requests).toHaveLength(1);
+    expect(await stop(gw, s)).toBe(0);
   });
 });

@@ -92,7 +92,7 @@ describe("hermes-edge setup", () => {
     const { manifest, token } = JSON.parse(r.out) as { manifest: { settings: { event_subscriptions: { request_url: string; bot_events: string[] } }; oauth_config: { scopes: { bot: string[] } } }; token: { teamId: string } };
     expect(manifest.settings.event_subscriptions.request_url).toBe(`${URL}/webhooks/slack`);
     expect(manifest.settings.event_subscriptions.bot_events).toContain("app_mention");
-    expect(manifest.oauth_config.scopes.bot).toContain("chat:write");
+    expect(manifest.oauth_config.scopes.bot).toEqual(expect.arrayContaining(["chat:write", "files:read"]));
     expect(token.teamId).toBe(SLACK_TEST.team);
     const bad = await run(["setup", "slack", "--url", URL], { SLACK_BOT_TOKEN: "xoxb-wrong" });
     expect(bad.code).toBe(1);

@@ -24,6 +24,13 @@ describe("Workers AI provider", () => {
     expect(ai.calls[0]).toEqual({ model: MODEL, inputs: { messages: [{ role: "user", content: "hi" }], stream: true } });
   });
 
+  it("a text model is told the images that came with a message are not shown to it", async () => {
+    const ai = new FakeAi().text("ok");
+    const attached = { images: [{ type: "image_url" as const, image_url: { url: "data:image/png;base64,AA" } }], files: [] };
+    await model(ai).complete({ messages: [{ role: "user", content: "what is this?", attached }] });
+    expect(ai.calls[0]!.inputs.messages).toEqual([{ role: "user", content: "what is this?\n\n(The images attached above are not shown to this model.)" }]);
+  });
+
   it("runs a tool round: tools go out in OpenAI form, the call from the final chunk comes back, the result goes in", async () => {
     const ai = new FakeAi().then({ kind: "stream", chunks: [{ response: "" }, { response: "", tool_calls: [{ name: "lookup", arguments: { q: "edge" } }] }] }).text("Edge means border.");
     const stored: ChatMessage[] = [];

@@ -1,5 +1,5 @@
 import { FakeLlm } from "./fake-llm.ts";
-import { FakeDiscord, FakeSlack, FakeTelegram } from "./fake-platforms.ts";
+import { FakeDiscord, FakeFiles, FakeSlack, FakeTelegram } from "./fake-platforms.ts";
 import { serve, type LoopbackServer } from "./http.ts";
 import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST } from "./signing.ts";
 import { startWorker, type DevWorker } from "./wrangler-dev.ts";
@@ -15,6 +15,12 @@ export interface Harness {
   telegram: FakeTelegram;
   discord: FakeDiscord;
   slack: FakeSlack;
+  /** Slack's file host (wants the bot token), on loopback at `slackFilesUrl`. */
+  slackFiles: FakeFiles;
+  slackFilesUrl: string;
+  /** Discord's CDN (signed URLs, no token), on loopback at `cdnUrl`. */
+  cdn: FakeFiles;
+  cdnUrl: string;
   /** Clears every fake's calls and scripts. */
   reset(): void;
 }
@@ -47,8 +53,10 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
   const telegram = new FakeTelegram();
   const discord = new FakeDiscord();
   const slack = new FakeSlack();
-  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack].map((f) => serve((r) => f.handle(r))));
-  const [l, t, d, s] = servers.map((x) => x.url) as [string, string, string, string];
+  const slackFiles = new FakeFiles(SLACK_TEST.token);
+  const cdn = new FakeFiles();
+  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, slackFiles, cdn].map((f) => serve((r) => f.handle(r))));
+  const [l, t, d, s, sf, c] = servers.map((x) => x.url) as [string, string, string, string, string, string];
   const worker = await startWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s }), ...extra });
   return {
     worker,
@@ -57,11 +65,17 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
     telegram,
     discord,
     slack,
+    slackFiles,
+    slackFilesUrl: sf,
+    cdn,
+    cdnUrl: c,
     reset() {
       llm.reset();
       telegram.reset();
       discord.reset();
       slack.reset();
+      slackFiles.reset();
+      cdn.reset();
     },
     async stop() {
       await worker.stop();

@@ -37,10 +37,13 @@ export class Gate {
 /** How long a held stream waits for a release before it gives up (a test forgot to). */
 const HOLD_LIMIT_MS = 10_000;
 
+/** A content part of a user message (its text, or an image sent with it). */
+export type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+
 export interface RecordedCall {
   body: {
     model: string;
-    messages: Array<{ role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }>;
+    messages: Array<{ role: string; content: string | null | ContentPart[]; tool_calls?: unknown[]; tool_call_id?: string }>;
     tools?: unknown[];
     stream?: boolean;
   };
@@ -58,9 +61,29 @@ export function conversation(body: RecordedCall["body"]): RecordedCall["body"]["
   return body.messages[0]?.role === "system" ? body.messages.slice(1) : body.messages;
 }
 
+/** A message's text, whether its content is a string or parts. */
+export function textOf(content: RecordedCall["body"]["messages"][number]["content"]): string {
+  if (Array.isArray(content)) return content.map((p) => (p.type === "text" ? p.text : "")).join("");
+  return String(content ?? "");
+}
+
+/** The images a message carried as content parts (their data URLs). */
+export function imagesOf(content: RecordedCall["body"]["messages"][number]["content"]): string[] {
+  return Array.isArray(content) ? content.flatMap((p) => (p.type === "image_url" ? [p.image_url.url] : [])) : [];
+}
+
 export function lastUserText(body: RecordedCall["body"]): string {
   const users = body.messages.filter((m) => m.role === "user");
-  return String(users[users.length - 1]?.content ?? "");
+  return textOf(users[users.length - 1]?.content ?? null);
+}
+
+/** One call of `POST …/audio/transcriptions`. */
+export interface RecordedTranscription {
+  model: string;
+  fileName: string;
+  type: string;
+  bytes: number;
+  authorization: string | null;
 }
 
 export class FakeLlm {
@@ -69,6 +92,9 @@ export class FakeLlm {
   models: string[] | null = null;
   /** The key `GET /models` accepts. */
   key = "test-llm-key";
+  readonly transcriptions: RecordedTranscription[] = [];
+  /** What `/audio/transcriptions` answers (a status makes it fail). */
+  transcript: string | { status: number } = "hello from a voice note";
   readonly #script: Reply[] = [];
 
   /** Queues replies for the next calls, in order. */
@@ -93,12 +119,25 @@ export class FakeLlm {
 
   reset(): void {
     this.calls.length = 0;
+    this.transcriptions.length = 0;
+    this.transcript = "hello from a voice note";
     this.#script.length = 0;
     this.models = null;
   }
 
-  /** Handles `POST …/chat/completions`, and `GET …/models` (the models in `models`; 404 when null). */
+  /** Handles `POST …/audio/transcriptions` (multipart `file`, `model`), OpenAI-style. */
+  async #transcribe(req: Request): Promise<Response> {
+    const form = await req.formData();
+    const file = form.get("file");
+    if (!(file instanceof Blob)) return Response.json({ error: { message: "file is required" } }, { status: 400 });
+    this.transcriptions.push({ model: String(form.get("model")), fileName: file instanceof File ? file.name : "", type: file.type, bytes: file.size, authorization: req.headers.get("authorization") });
+    if (typeof this.transcript !== "string") return Response.json({ error: { message: "no" } }, { status: this.transcript.status });
+    return Response.json({ text: this.transcript });
+  }
+
+  /** Handles `POST …/chat/completions`, `POST …/audio/transcriptions`, and `GET …/models` (the models in `models`; 404 when null). */
   async handle(req: Request): Promise<Response> {
+    if (req.method === "POST" && new URL(req.url).pathname.endsWith("/audio/transcriptions")) return this.#transcribe(req);
     if (req.method === "GET" && new URL(req.url).pathname.endsWith("/models")) {
       if (req.headers.get("authorization") !== `Bearer ${this.key}`) return Response.json({ error: { message: "Incorrect API key provided" } }, { status: 401 });
       return this.models ? Response.json({ object: "list", data: this.models.map((id) => ({ id, object: "model" })) }) : new Response("not found", { status: 404 });

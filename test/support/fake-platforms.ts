@@ -91,8 +91,54 @@ abstract class FakeApi {
   protected abstract answer(call: ApiCall, req: Request): Response;
 }
 
-/** The Bot API at `<root>/bot<token>/<method>`. */
+/** A file a fake serves: its bytes and type. */
+export interface FakeFile {
+  bytes: Uint8Array;
+  mime: string;
+}
+
+/** A file's bytes as a response (Content-Length set, as real file servers do). */
+function fileResponse(f: FakeFile): Response {
+  return new Response(f.bytes, { headers: { "content-type": f.mime, "content-length": String(f.bytes.byteLength) } });
+}
+
+/**
+ * Files at paths on one origin (Slack's `url_private` host, Discord's CDN), served to GETs;
+ * with `token`, only to `Authorization: Bearer <token>`. Records every request.
+ */
+export class FakeFiles {
+  readonly #files = new Map<string, FakeFile>();
+  readonly requests: Array<{ path: string; authorization: string | null }> = [];
+  readonly #token: string | null;
+
+  constructor(token: string | null = null) {
+    this.#token = token;
+  }
+
+  /** Serves `bytes` at `path` (a path with its query, as the URL will carry it). */
+  serve(path: string, bytes: Uint8Array | string, mime: string): void {
+    this.#files.set(path, { bytes: typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes, mime });
+  }
+
+  reset(): void {
+    this.#files.clear();
+    this.requests.length = 0;
+  }
+
+  handle(req: Request): Response {
+    const url = new URL(req.url);
+    const path = url.pathname + url.search;
+    this.requests.push({ path, authorization: req.headers.get("authorization") });
+    if (this.#token && req.headers.get("authorization") !== `Bearer ${this.#token}`) return new Response("forbidden", { status: 403 });
+    const f = req.method === "GET" ? this.#files.get(path) : undefined;
+    return f ? fileResponse(f) : new Response("not found", { status: 404 });
+  }
+}
+
+/** The Bot API at `<root>/bot<token>/<method>`, and its file server at `<root>/file/bot<token>/<path>`. */
 export class FakeTelegram extends FakeApi {
+  /** Files by file_id: `getFile` gives their path, the file server their bytes. */
+  readonly #files = new Map<string, FakeFile & { path: string }>();
   /** Chats where createForumTopic works (forum supergroups, private chats with topics). */
   readonly forums = new Set<string>();
   /** The webhook URL setWebhook set last. */
@@ -104,6 +150,12 @@ export class FakeTelegram extends FakeApi {
     super.reset();
     this.webhookUrl = "";
     this.webhookInfo = {};
+    this.#files.clear();
+  }
+
+  /** Makes a file_id downloadable (getFile, then the file server). */
+  serveFile(fileId: string, bytes: Uint8Array | string, mime = "application/octet-stream", path = `documents/file_${this.#files.size}`): void {
+    this.#files.set(fileId, { bytes: typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes, mime, path });
   }
 
   /** Sent and edited texts, in order, per chat. */
@@ -112,6 +164,11 @@ export class FakeTelegram extends FakeApi {
   }
 
   protected answer(call: ApiCall): Response {
+    const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(call.path);
+    if (file) {
+      const f = file[1] === TELEGRAM_TEST.token ? [...this.#files.values()].find((x) => x.path === decodeURIComponent(file[2]!)) : undefined;
+      return f ? fileResponse(f) : Response.json({ ok: false, error_code: 404, description: "Not Found" }, { status: 404 });
+    }
     const m = /\/bot([^/]+)\/(\w+)$/.exec(call.path);
     if (!m) return Response.json({ ok: false, error_code: 404, description: "Not Found" }, { status: 404 });
     if (m[1] !== TELEGRAM_TEST.token) return Response.json({ ok: false, error_code: 401, description: "Unauthorized" }, { status: 401 });
@@ -125,6 +182,11 @@ export class FakeTelegram extends FakeApi {
         return ok(true);
       case "sendChatAction":
         return ok(true);
+      case "getFile": {
+        const f = this.#files.get(String(call.body.file_id));
+        if (!f) return Response.json({ ok: false, error_code: 400, description: "Bad Request: invalid file_id" }, { status: 400 });
+        return ok({ file_id: call.body.file_id, file_unique_id: `u-${call.body.file_id}`, file_size: f.bytes.byteLength, file_path: f.path });
+      }
       case "setWebhook":
         this.webhookUrl = String(call.body.url ?? "");
         return ok(true);

@@ -7,7 +7,7 @@ import { FakeChannel, forbidden, rateLimited, ScriptModel, unavailable } from ".
 const target: ReplyTarget = { platform: "telegram", private: true, ref: "chat-1" };
 
 /** One runtime over `sql`, with a scripted model, a fake channel and a manual clock. */
-export function rig(sql: Sql, opts: { policy?: BusyPolicy; model?: ScriptModel; channel?: FakeChannel; clock?: ManualClock; session?: string } = {}) {
+export function rig(sql: Sql, opts: { policy?: BusyPolicy; model?: ScriptModel; channel?: FakeChannel; clock?: ManualClock; session?: string; attachments?: RuntimeHost["attachments"] } = {}) {
   const model = opts.model ?? new ScriptModel();
   const channel = opts.channel ?? new FakeChannel();
   const clock = opts.clock ?? new ManualClock();
@@ -22,6 +22,7 @@ export function rig(sql: Sql, opts: { policy?: BusyPolicy; model?: ScriptModel; 
     tools: async () => undefined,
     channel: () => channel,
     log: (l) => logs.push(l),
+    ...(opts.attachments ? { attachments: opts.attachments } : {}),
   };
   const runtime = new SessionRuntime(host);
   const settle = async () => {
@@ -184,6 +185,30 @@ export function runtimeContract(makeSql: () => Sql): void {
     expect(r.channel.shows().at(-1)).toMatchObject({ mode: "final", text: "Hello there", ids: ["100"] });
     expect(next.runtime.queue.all()).toEqual([]);
     expect(next.runtime.deliveries.all()).toEqual([]);
+  });
+
+  it("a turn's attachments are read before its message is stored (a note each, the model shown them); a re-run after a restart reads nothing again", async () => {
+    const note = "[image a.png (image/png, 3 B): the image is attached]";
+    const images = [{ type: "image_url" as const, image_url: { url: "data:image/png;base64,AAAA" } }];
+    const reads: number[] = [];
+    const attachments: RuntimeHost["attachments"] = async (_turn, earlier) => {
+      reads.push(earlier.length);
+      const records = earlier.length > 0 ? [...earlier] : [{ index: 0, kind: "image" as const, name: "a.png", mime: "image/png", size: 3, seconds: null, status: "image" as const, key: "k1", detail: null, note }];
+      return { text: records.map((x) => x.note).join("\n"), images, records };
+    };
+    const sql = makeSql();
+    const r = rig(sql, { attachments });
+    r.model.script({ text: ["dying "], hold: true });
+    const turn = r.runtime.enqueue({ content: "look", origin: "platform", target, deliveryKey: "k", meta: { attachments: [{ kind: "image", name: "a.png", mime: "image/png", size: 3, ref: "f1" }] } })!;
+    await r.settle();
+    expect(r.model.calls[0]!.messages.at(-1)).toMatchObject({ role: "user", content: `look\n\n${note}`, attached: { images, files: [{ kind: "image", status: "image", note, label: "image a.png (image/png, 3 B)" }] } });
+    const next = r.again();
+    await next.runtime.pump();
+    await next.runtime.idle();
+    expect(reads).toEqual([0, 1]);
+    expect(said(next).filter((t) => t.startsWith("user:"))).toEqual([`user:look\n\n${note}`]);
+    expect(next.runtime.attachments.forTurn(turn.turnId)).toMatchObject([{ name: "a.png", key: "k1", status: "image" }]);
+    expect(r.model.calls.at(-1)!.messages.at(-1)!.attached?.images).toEqual(images);
   });
 
   it("a turn that died on its second attempt ends with a visible failure instead of a third run", async () => {

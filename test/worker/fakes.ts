@@ -1,7 +1,8 @@
 import { FakeLlm } from "../support/fake-llm.ts";
 import { FakeNet } from "../support/fake-net.ts";
-import { FakeDiscord, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
 import { ServerLog } from "../support/mcp-server.ts";
+import { FakeDiscord, FakeFiles, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
+import { SLACK_TEST } from "../support/signing.ts";
 
 /**
  * The fakes every workerd test talks to, one instance per runtime: test files share the
@@ -20,3 +21,7 @@ export function resetMcpLog(): ServerLog {
   mcpLog = new ServerLog();
   return mcpLog;
 }
+/** Slack's file host (`url_private`), which wants the bot token. */
+export const slackFiles = new FakeFiles(SLACK_TEST.token);
+/** Discord's CDN (attachment URLs are signed, no token). */
+export const discordCdn = new FakeFiles();

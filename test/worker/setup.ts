@@ -2,9 +2,9 @@ import { applyD1Migrations, type D1Migration } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { webMcpHandler } from "../support/mcp-server.ts";
-import { discord, llm, net, resetMcpLog, slack, telegram } from "./fakes.ts";
+import { discord, discordCdn, llm, net, resetMcpLog, slack, slackFiles, telegram } from "./fakes.ts";
 
-export { discord, llm, mcpLog, net, slack, telegram } from "./fakes.ts";
+export { discord, discordCdn, llm, mcpLog, net, slack, slackFiles, telegram } from "./fakes.ts";
 
 /** The network of every workerd test: fakes only. */
 globalThis.fetch = net.fetch;
@@ -19,12 +19,16 @@ beforeEach(() => {
   telegram.reset();
   discord.reset();
   slack.reset();
+  slackFiles.reset();
+  discordCdn.reset();
   net.route("https://llm.test", (req) => llm.handle(req));
   net.route("https://telegram.test", (req) => telegram.handle(req));
   net.route("https://discord.test", (req) => discord.handle(req));
   net.route("https://slack.test", (req) => slack.handle(req));
   net.route("https://hooks.slack.test", (req) => slack.handle(req));
   net.route("https://mcp.test", webMcpHandler({ log: resetMcpLog() }));
+  net.route("https://files.slack.test", (req) => slackFiles.handle(req));
+  net.route("https://cdn.discord.test", (req) => discordCdn.handle(req));
 });
 
 afterEach(() => {

@@ -1,5 +1,5 @@
 import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
-import type { ChatMessage } from "./types.ts";
+import type { AttachedFile, ChatMessage } from "./types.ts";
 
 /** Model id stored on sessions that run on the built-in model. */
 export const OFFLINE_MODEL_ID = "offline";
@@ -24,6 +24,22 @@ function clip(text: string, max: number): string {
   return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
 }
 
+const HOW: Record<string, string> = {
+  image: "I cannot see images",
+  inlined: "I cannot read it, though a real model would get its text",
+  transcribed: "a real model would get its transcript",
+  unheard: "I cannot hear it, and no speech-to-text is configured (LLM_TRANSCRIBE_MODEL)",
+  described: "only its name, type and size are known",
+  too_large: "it was too large to fetch (ATTACHMENT_MAX_BYTES)",
+  failed: "it could not be fetched or read",
+};
+
+/** "You sent 2 files: image photo.jpg (image/jpeg, 88 KB), which I cannot see; …" */
+function sentFiles(files: readonly AttachedFile[]): string {
+  const each = files.map((f) => `${f.label}, ${HOW[f.status] ?? "it is described only"}`);
+  return `You sent ${files.length === 1 ? "a file" : `${files.length} files`}: ${each.join("; ")}.`;
+}
+
 /**
  * The reply the offline model gives to a transcript. Deterministic: it depends on the
  * conversation only, so tests and handoff summaries work without keys.
@@ -38,7 +54,14 @@ export function offlineReply(messages: readonly ChatMessage[]): string {
     lines.push("There is nothing in this conversation yet.");
     return lines.join("\n\n");
   }
-  const said = textOf(last);
+  const files = last.attached?.files ?? [];
+  // The notes about attachments are in the text; the offline model lists the files instead.
+  const said = files.reduce((t, f) => t.replace(f.note, ""), textOf(last)).trim();
+  if (files.length > 0) {
+    lines.push(sentFiles(files));
+    if (said !== "") lines.push(`You said: "${clip(said, 200)}".`);
+    return lines.join("\n\n");
+  }
   if (/summar/i.test(said)) {
     if (earlier.length === 0) {
       lines.push("Summary: this conversation has no earlier messages; it starts here.");

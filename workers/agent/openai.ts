@@ -1,7 +1,7 @@
 import { ProviderError, errorForStatus } from "./errors.ts";
 import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
 import { SseParser } from "./sse.ts";
-import type { ChatMessage, FinishReason, ToolCall, Usage } from "./types.ts";
+import type { ChatMessage, FinishReason, ImagePart, ToolCall, Usage } from "./types.ts";
 
 /** Settings of an OpenAI-compatible provider (`POST {baseUrl}/chat/completions`). */
 export interface OpenAiOptions {
@@ -22,13 +22,16 @@ const MAX_RETRY_WAIT_MS = 10_000;
 
 interface WireMessage {
   role: string;
-  content: string | null;
+  content: string | null | Array<{ type: "text"; text: string } | ImagePart>;
   tool_calls?: ToolCall[];
   tool_call_id?: string;
 }
 
 function toWire(m: ChatMessage): WireMessage {
-  const out: WireMessage = { role: m.role, content: m.content ?? (m.tool_calls ? null : "") };
+  // Images that came with a user message go as content parts after its text.
+  const images = m.role === "user" ? (m.attached?.images ?? []) : [];
+  const text = m.content ?? (m.tool_calls ? null : "");
+  const out: WireMessage = { role: m.role, content: images.length > 0 ? [{ type: "text", text: text ?? "" }, ...images] : text };
   if (m.tool_calls) out.tool_calls = m.tool_calls;
   if (m.role === "tool") out.tool_call_id = m.tool_call_id ?? "";
   return out;

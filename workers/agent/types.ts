@@ -16,6 +16,26 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/** An image as providers take it: an OpenAI-style `image_url` content part (a data URL). */
+export interface ImagePart {
+  type: "image_url";
+  image_url: { url: string };
+}
+
+/** A file that came with a user message, as the model is told of it (see `attached`). */
+export interface AttachedFile {
+  kind: "image" | "audio" | "voice" | "video" | "document";
+  name: string | null;
+  mime: string | null;
+  size: number | null;
+  /** How it reached the agent: shown, inlined, transcribed, unheard, described, too large, failed. */
+  status: string;
+  /** How it is named for people: "image photo.jpg (image/jpeg, 88 KB)". */
+  label: string;
+  /** Its line in the message's text. */
+  note: string;
+}
+
 /** One transcript message. `finish_reason` is ours and is never sent to a provider. */
 export interface ChatMessage {
   role: Role;
@@ -31,6 +51,12 @@ export interface ChatMessage {
    * model's history (`forProvider`).
    */
   model?: string;
+  /**
+   * What came with this user message, for this request only (never stored: the stored
+   * text holds a note per file): images go to providers that take them as content parts;
+   * the files let the offline model say what it was sent.
+   */
+  attached?: { images: ImagePart[]; files: AttachedFile[] };
 }
 
 /** A message as it may come back from storage: any role, any optional fields. */

@@ -136,7 +136,9 @@ function refusedTools(err: ProviderError, sentTools: boolean): boolean {
 }
 
 function toWire(m: ChatMessage): Record<string, unknown> {
-  const out: Record<string, unknown> = { role: m.role, content: m.content ?? "" };
+  // Text models here take no image parts: the model is told, so it does not claim to see them.
+  const unseen = m.role === "user" && (m.attached?.images.length ?? 0) > 0 ? "\n\n(The images attached above are not shown to this model.)" : "";
+  const out: Record<string, unknown> = { role: m.role, content: `${m.content ?? ""}${unseen}` };
   if (m.tool_calls) out.tool_calls = m.tool_calls;
   if (m.role === "tool") {
     out.tool_call_id = m.tool_call_id ?? "";

@@ -1,11 +1,13 @@
 import type { Context } from "hono";
+import { db } from "../db/client.ts";
 import { errorBody } from "../errors.ts";
 import { isPlatformName } from "../platforms/names.ts";
 import { adapterFor } from "../platforms/registry.ts";
 import { buildSessionKey } from "../platforms/session-key.ts";
-import type { PlatformAdapter, PlatformEvent } from "../platforms/types.ts";
+import type { PlatformAdapter, PlatformEvent, SuggestRequest } from "../platforms/types.ts";
 import { inboundFrameEvent } from "../relay/frames.ts";
 import { isAllowed, settings } from "../settings.ts";
+import { describeSession, suggestForSource } from "./sessions.ts";
 import { inbox, refusalKey, relayObject } from "./stubs.ts";
 import { helpText, refusalText, whoamiText } from "./texts.ts";
 
@@ -49,6 +51,7 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
   }
   const ingest = adapter.ingest(new TextDecoder().decode(raw), c.req.raw.headers);
   after(c, platform, adapter.warm?.());
+  if (ingest.kind === "suggest") return suggest(env, ingest.request);
   if (ingest.kind !== "event") {
     if (ingest.malformed) console.warn(`${platform}: ignored a signed delivery that does not match the platform's schema (${ingest.malformed})`);
     return ingest.kind === "respond" ? ingest.response : ok();
@@ -60,11 +63,37 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
   const known = event.addressed === true ? staticAnswer(env, adapter, event) : null;
   const inlineAnswer = known !== null ? adapter.answerInline(event, known) : null;
   if (inlineAnswer) return inlineAnswer;
-  if (!isAllowed(ps.allowed, event.source.userId)) return refuse(c, adapter, event);
+  const allowed = isAllowed(ps.allowed, event.source.userId);
+  if (known !== null && !allowed) return answerOnce(c, adapter, event, known);
+  if (!allowed) return refuse(c, adapter, event);
   const key = buildSessionKey(event.source);
   if (ps.gateway && !(event.kind === "command" && LOCAL_ON_RELAY.has(event.name))) return relayIn(c, adapter, event, key, ps.gateway);
   const taken = await inbox(env, key).take({ key, event });
   return taken === "ignored" ? ok() : adapter.ack(event);
+}
+
+/**
+ * An autocomplete answer, the one webhook that reads D1 before answering (the choices are
+ * the answer): `/resume` offers the sessions the user may resume; anyone not allowed, or
+ * not named, is offered nothing.
+ */
+async function suggest(env: Env, request: SuggestRequest): Promise<Response> {
+  const { source } = request;
+  if (request.command !== "resume" || !source || !isAllowed(settings(env).platforms[source.platform].allowed, source.userId)) return request.respond([]);
+  const found = await suggestForSource(db(env), env, source, request.query).catch((err: unknown) => {
+    console.warn(`${source.platform}: autocomplete could not read the sessions`, err instanceof Error ? err.message : String(err));
+    return [];
+  });
+  return request.respond(found.map((s) => ({ name: describeSession(s), value: s.id })));
+}
+
+/**
+ * /whoami or /help from someone not allowed, where it cannot be answered inline: posted
+ * once per delivery (the chat's refusal object remembers it), with no session or Inbox.
+ */
+async function answerOnce(c: Context<{ Bindings: Env }>, adapter: PlatformAdapter, event: PlatformEvent, text: string): Promise<Response> {
+  if (await inbox(c.env, refusalKey(adapter.name, event.source.chatId)).firstSight(`${adapter.name}:${event.deliveryId}`)) after(c, adapter.name, adapter.post(event.target, text));
+  return ok();
 }
 
 /** The refusal: inline where the platform allows (seen only by the sender), else at most once per chat per 10 minutes. */
@@ -87,13 +116,14 @@ async function relayIn(c: Context<{ Bindings: Env }>, adapter: PlatformAdapter, 
   const deliveryKey = `${adapter.name}:${event.deliveryId}`;
   if (event.kind === "command" && event.name === "stop") {
     const reached = await relay.interruptInbound({ deliveryKey, sessionKey: key, chatId: event.source.chatId });
-    if (reached === "duplicate") return adapter.ack(event);
-    const text = reached === "sent" ? "Stopping…" : "Nothing is running here: the gateway is offline.";
+    // A redelivery gets the same kind of answer as the first delivery, and does nothing.
+    const text = reached === "duplicate" ? "This /stop was already received." : reached === "sent" ? "Stopping…" : "Nothing is running here: the gateway is offline.";
     const inline = adapter.answerInline(event, text);
     if (inline) return inline;
-    after(c, adapter.name, adapter.post(event.target, text));
+    if (reached !== "duplicate") after(c, adapter.name, adapter.post(event.target, text));
     return ok();
   }
-  await relay.deliver({ deliveryKey, event: inboundFrameEvent(event, key, adapter.describeTarget(event.target)) });
+  const media = event.kind === "message" && event.attachments.length > 0 ? { platform: adapter.name, attachments: event.attachments } : undefined;
+  await relay.deliver({ deliveryKey, gatewayId, event: inboundFrameEvent(event, key, { ...adapter.describeTarget(event.target), chatType: adapter.wireChatType?.(event.source) }), ...(media ? { media } : {}) });
   return adapter.ack(event);
 }

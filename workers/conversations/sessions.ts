@@ -49,6 +49,19 @@ export async function recentForSource(d: Db, env: Env, source: SessionSource, li
   return d.select().from(sessions).where(scope(env, source)).orderBy(desc(sessions.lastActiveAt)).limit(limit);
 }
 
+/** Autocomplete offers at most this many sessions (Discord's limit). */
+const MAX_SUGGESTIONS = 25;
+
+/**
+ * Sessions to offer while `/resume` is being typed: the same scope as the command, most
+ * recently active first, narrowed to those whose id or title contains what is typed.
+ */
+export async function suggestForSource(d: Db, env: Env, source: SessionSource, query: string): Promise<SessionRow[]> {
+  const q = query.trim().toLowerCase();
+  const recent = await recentForSource(d, env, source, q ? 100 : MAX_SUGGESTIONS);
+  return recent.filter((s) => !q || s.id.toLowerCase().includes(q) || (s.title ?? "").toLowerCase().includes(q)).slice(0, MAX_SUGGESTIONS);
+}
+
 /** One line naming a session for chat answers. */
 export function describeSession(s: { id: string; title: string | null; source: string; messageCount: number }): string {
   return `${s.id}${s.title ? ` "${s.title}"` : ""} (${s.source}, ${s.messageCount} messages)`;

@@ -1,5 +1,6 @@
+import type { AttachmentRecord } from "../attachments/index.ts";
 import { chatLink } from "../platforms/links.ts";
-import type { StoredMessage } from "../runtime/index.ts";
+import type { AttachmentStore, StoredMessage } from "../runtime/index.ts";
 import type { SessionRow } from "./schema.ts";
 
 /** The handoff part of a session, as the API shows it; null when none was ever requested. */
@@ -67,4 +68,15 @@ export function messageJson(r: StoredMessage) {
   };
 }
 
-export type MessageJson = ReturnType<typeof messageJson>;
+/** An attachment of a user message, as the API lists it (where its bytes are kept is not shown). */
+export function attachmentJson(a: AttachmentRecord) {
+  return { kind: a.kind, name: a.name, mime: a.mime, size: a.size, seconds: a.seconds, status: a.status, kept: a.key !== null, detail: a.detail };
+}
+
+/** A transcript message with what came with it: a turn's user message lists its attachments. */
+export function withAttachmentsJson(r: StoredMessage, store: Pick<AttachmentStore, "forTurn">) {
+  const attachments = r.message.role === "user" && r.turnId ? store.forTurn(r.turnId).map(attachmentJson) : [];
+  return { ...messageJson(r), attachments };
+}
+
+export type MessageJson = ReturnType<typeof withAttachmentsJson>;

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { relayObject } from "../conversations/stubs.ts";
 import { CLOSE } from "../relay/frames.ts";
+import { checkMediaLink, gatewayOfMediaKey, MEDIA_PATH } from "../relay/media.ts";
 import { GATEWAY_HEADER, REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../relay/socket.ts";
 import { verifyRelayToken, type TokenCheck } from "../relay/token.ts";
 import { settings } from "../settings.ts";
@@ -40,3 +41,26 @@ export const relayStatusRoutes = new Hono<{ Bindings: Env }>().get("/", async (c
   const gateways = await Promise.all(ids.map(async (id) => ({ id, ...(await relayObject(c.env, id).status()) })));
   return c.json({ gateways });
 });
+
+/**
+ * `GET /relay/media/<key>?exp=&sig=`: an attachment of a relayed message, for the gateway
+ * whose secret signed the link (any of its secrets, for rotation), until it expires. The
+ * key names the gateway; nothing else in the bucket can be reached this way.
+ */
+export async function relayMedia(request: Request, env: Env): Promise<Response> {
+  const url = new URL(request.url);
+  let key: string;
+  try {
+    key = url.pathname.slice(MEDIA_PATH.length).split("/").map(decodeURIComponent).join("/");
+  } catch {
+    return Response.json(errorBody("not_found", "no such attachment"), { status: 404 });
+  }
+  const gatewayId = gatewayOfMediaKey(key);
+  const secrets = gatewayId ? settings(env).relaySecrets.get(gatewayId) : undefined;
+  if (!gatewayId || !secrets || key.split("/").includes("..")) return Response.json(errorBody("not_found", "no such attachment"), { status: 404 });
+  const check = await checkMediaLink(key, url.searchParams.get("exp"), url.searchParams.get("sig"), secrets, Math.floor(Date.now() / 1000));
+  if (!check.ok) return Response.json(errorBody("unauthorized", check.reason === "expired" ? "this media link has expired" : "bad or missing media link signature"), { status: 401 });
+  const obj = await env.FILES.get(key);
+  if (!obj) return Response.json(errorBody("not_found", "this attachment is gone"), { status: 404 });
+  return new Response(obj.body, { headers: { "content-type": obj.httpMetadata?.contentType ?? "application/octet-stream", "content-length": String(obj.size), "cache-control": "private, no-store" } });
+}

@@ -1,3 +1,4 @@
+import type { Download } from "../attachments/index.ts";
 import type { PlatformName } from "./names.ts";
 
 /**
@@ -18,7 +19,10 @@ export interface SessionSource {
   /** The thread or topic inside the chat, when there is one. */
   threadId?: string | null;
   userId: string;
+  /** How the user is shown (a display name). */
   userName?: string | null;
+  /** The user's handle (`@name`), where the platform has one apart from the display name. */
+  userHandle?: string | null;
   /** The tenant the chat belongs to (a Slack workspace), part of the session key when set. */
   scopeId?: string | null;
 }
@@ -56,6 +60,8 @@ export interface Attachment {
   name: string | null;
   mime: string | null;
   size: number | null;
+  /** Length of a voice note, audio or video in seconds, when the platform says. */
+  seconds?: number | null;
   /** How the adapter fetches it (a Telegram file id, a URL): opaque like targets. */
   ref: string;
 }
@@ -96,7 +102,25 @@ export type Ingest =
   | { kind: "respond"; response: Response; malformed?: string }
   /** Nothing to do (unknown update type, bot message, no text): 2xx so it is not retried. */
   | { kind: "ignore"; reason: string; malformed?: string }
-  | { kind: "event"; event: PlatformEvent };
+  | { kind: "event"; event: PlatformEvent }
+  /** An autocomplete request (Discord): answer `respond(choices)` at once, after a quick look-up. */
+  | { kind: "suggest"; request: SuggestRequest };
+
+/** One choice an autocomplete offers: what shows, and the value the command then gets. */
+export interface Choice {
+  name: string;
+  value: string;
+}
+
+/** What the user is typing into a command's argument, and how to answer it. */
+export interface SuggestRequest {
+  command: CommandName;
+  /** What is typed so far. */
+  query: string;
+  /** Who is asking, where (null: the platform did not say, so nothing is offered). */
+  source: SessionSource | null;
+  respond(choices: readonly Choice[]): Response;
+}
 
 /** How a platform counts a message's length. */
 export type LengthUnit = "utf16" | "codepoints";
@@ -181,6 +205,16 @@ export interface PlatformAdapter {
   destination(chatId: string, threadId: string | null): Promise<{ source: Omit<SessionSource, "userId">; target: ReplyTarget }>;
   /** The chat and thread a target points at (for relay frames and logs). */
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null };
+  /**
+   * The relay contract's `chat_type` for a source, where the platform's word differs from
+   * ours (a Telegram forum topic is `forum`); absent: the source's own chat type.
+   */
+  wireChatType?(source: SessionSource): string;
+  /**
+   * Downloads an attachment of a message this adapter parsed, with the platform's
+   * credentials, reading at most `maxBytes`. Never throws: a failure says why.
+   */
+  download?(attachment: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download>;
   /** Whether any of these `@names` is this bot (for events whose addressing was deferred). */
   addressedBy?(mentions: readonly string[]): Promise<boolean>;
   /** Learns what parsing will want next time (after a webhook was answered, never before). */

@@ -38,6 +38,19 @@ export const WireSource = z.object({
 });
 export type WireSource = z.infer<typeof WireSource>;
 
+/** What one attachment of an inbound message is (the contract's `media`, in the order of `media_urls`). */
+export const WireMedia = z.object({
+  kind: z.enum(["image", "audio", "voice", "video", "document"]),
+  mime: optText,
+  size: z.number().nullish().transform((v) => v ?? null),
+  filename: optText,
+  /** Seconds, for voice notes, audio and video. */
+  seconds: z.number().nullish().transform((v) => v ?? null),
+  /** Why the connector could not fetch it (its `media_urls` entry is then ""). */
+  error: optText.optional(),
+});
+export type WireMedia = z.infer<typeof WireMedia>;
+
 export const InboundEvent = z.object({
   text: z.string(),
   message_id: id,
@@ -45,6 +58,11 @@ export const InboundEvent = z.object({
   session_key: z.string().min(1),
   /** Where replies go (opaque: hand it back in `outbound.action.target`). */
   target: z.string().optional(),
+  /** Links to the message's attachments, fetched by the connector and signed for this gateway (short-lived). */
+  media_urls: z.array(z.string()).max(20).optional(),
+  media: z.array(WireMedia).max(20).optional(),
+  /** The first attachment's kind, or `text`. */
+  message_type: z.string().optional(),
 });
 export type InboundEvent = z.infer<typeof InboundEvent>;
 export type InboundEventIn = z.input<typeof InboundEvent>;
@@ -194,8 +212,12 @@ export class FrameDecoder {
   }
 }
 
-/** The `inbound` event of a platform event, as the gateway receives it. */
-export function inboundFrameEvent(event: PlatformEvent, sessionKey: string, where: { chatId: string; threadId: string | null }): InboundEventIn {
+/**
+ * The `inbound` event of a platform event, as the gateway receives it. `chatType` is the
+ * contract's word for the chat where the adapter has its own (`forum`), and the user's
+ * display name and handle go as `user_name` and `user_handle`.
+ */
+export function inboundFrameEvent(event: PlatformEvent, sessionKey: string, where: { chatId: string; threadId: string | null; chatType?: string | undefined }): InboundEventIn {
   const { source } = event;
   const text = event.kind === "message" ? event.text : event.kind === "command" ? `/${event.name}${event.args ? ` ${event.args}` : ""}` : `/${event.name}`;
   return {
@@ -206,9 +228,10 @@ export function inboundFrameEvent(event: PlatformEvent, sessionKey: string, wher
     source: {
       platform: source.platform,
       chat_id: where.chatId || source.chatId,
-      chat_type: source.chatType,
+      chat_type: where.chatType ?? source.chatType,
       user_id: source.userId,
       user_name: source.userName ?? null,
+      ...(source.userHandle ? { user_handle: source.userHandle } : {}),
       thread_id: source.threadId ?? null,
       ...(source.scopeId ? { scope_id: source.scopeId } : {}),
     },

@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatModel, ToolRegistry, TurnOutcome, Usage } from "../agent/index.ts";
+import type { AttachmentRecord, TurnAttachments } from "../attachments/index.ts";
 import type { ReplyTarget } from "../platforms/types.ts";
 import type { ReplyChannel } from "./channel.ts";
 import type { Clock } from "./clock.ts";
@@ -46,6 +47,12 @@ export interface RuntimeHost {
   defer?(at: number): void;
   /** fetch for tools. */
   fetch?: typeof fetch;
+  /**
+   * Reads the files that came with a turn (platform attachments) before its user message
+   * is stored: notes for the message's text, images for the model. `earlier`: what an
+   * earlier attempt of this turn read (a re-run must not fetch or transcribe again).
+   */
+  attachments?(turn: TurnRecord, earlier: readonly AttachmentRecord[], signal: AbortSignal): Promise<TurnAttachments | null>;
 }
 
 /** A turn's input. */

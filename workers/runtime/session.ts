@@ -1,5 +1,7 @@
 import { ProviderError, runTurn, type ChatMessage, type TurnOutcome } from "../agent/index.ts";
+import { withAttachments, type TurnAttachments } from "../attachments/index.ts";
 import type { ReplyTarget } from "../platforms/types.ts";
+import { AttachmentStore } from "./attachments.ts";
 import { DeliveryStore } from "./deliveries.ts";
 import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
 import { MAX_TURN_ATTEMPTS, type NewTurn, type RuntimeHost, type TurnResult } from "./host.ts";
@@ -41,6 +43,7 @@ export class SessionRuntime {
   readonly transcript: SqlTranscript;
   readonly deliveries: DeliveryStore;
   readonly usage: UsageStore;
+  readonly attachments: AttachmentStore;
   readonly #h: RuntimeHost;
   #active: Active | null = null;
   #pumping = false;
@@ -56,6 +59,7 @@ export class SessionRuntime {
     this.transcript = new SqlTranscript(host.sql, host.session);
     this.deliveries = new DeliveryStore(host.sql, host.session);
     this.usage = new UsageStore(host.sql, host.session);
+    this.attachments = new AttachmentStore(host.sql, host.session);
   }
 
   /** Creates or upgrades the runtime's tables (once per storage). */
@@ -64,6 +68,7 @@ export class SessionRuntime {
     SqlTranscript.migrate(sql);
     DeliveryStore.migrate(sql);
     UsageStore.migrate(sql);
+    AttachmentStore.migrate(sql);
   }
 
   /** A turn runs, waits, or a reply is still being delivered. */
@@ -234,12 +239,17 @@ export class SessionRuntime {
     return new ReplyStreamer(channel, { clock: this.#h.clock, ids: rec.sent, onShown: (ids) => this.queue.recordSent(rec.turnId, ids), log: (l) => this.#h.log(l) });
   }
 
-  /** Stores the turn's user message unless an earlier attempt did. */
-  #storeUser(rec: TurnRecord): void {
+  /** Stores the turn's user message (its words, then a note per attachment) unless an earlier attempt did. */
+  #storeUser(rec: TurnRecord, got: TurnAttachments | null = null): void {
     if (this.transcript.hasTurnUser(rec.turnId)) return;
-    const user: ChatMessage = { role: "user", content: rec.content };
-    const [id] = this.transcript.append([{ message: user, turnId: rec.turnId, userKey: userKeyOf(rec), at: this.#h.clock.now() }]);
-    this.#history?.push({ id: id!, message: user });
+    const content = got ? [rec.content.trim(), got.text].filter(Boolean).join("\n\n") : rec.content;
+    const user: ChatMessage = { role: "user", content };
+    const id = this.#h.sql.transaction(() => {
+      const [stored] = this.transcript.append([{ message: user, turnId: rec.turnId, userKey: userKeyOf(rec), at: this.#h.clock.now() }]);
+      if (got) this.attachments.put(rec.turnId, got.records, this.#h.clock.now());
+      return stored!;
+    });
+    this.#history?.push({ id, message: user });
     this.#h.onStored?.();
   }
 
@@ -247,10 +257,11 @@ export class SessionRuntime {
     let outcome: TurnOutcome;
     sink.start?.();
     try {
-      this.#storeUser(rec);
+      const got = this.#h.attachments ? await this.#h.attachments(rec, this.attachments.forTurn(rec.turnId), active.controller.signal) : null;
+      this.#storeUser(rec, got);
       this.#h.onTurnStart?.(rec);
       await this.#h.ready?.();
-      const model = this.#h.model();
+      const model = got ? withAttachments(this.#h.model(), got) : this.#h.model();
       const tools = await this.#h.tools(model, active.controller.signal);
       const prepare = this.#h.prepare;
       outcome = await runTurn({

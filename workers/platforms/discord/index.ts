@@ -5,6 +5,7 @@ import {
   decodeRef,
   PLATFORM_TIMEOUT_MS,
   PlatformApiError,
+  type Attachment,
   type Capabilities,
   type CommandStyle,
   type HandoffThread,
@@ -17,6 +18,9 @@ import {
   type Verification,
 } from "../types.ts";
 import { deferredResponse, discordTarget, ephemeral, parseDiscordInteraction } from "./parse.ts";
+import { applicationIdFromToken } from "./setup.ts";
+import type { Download } from "../../attachments/index.ts";
+import { downloadDiscordFile } from "./files.ts";
 import { verifyDiscord } from "./verify.ts";
 import { discordHealth } from "./health.ts";
 
@@ -79,7 +83,8 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   ingest(body: string): Ingest {
-    return parseDiscordInteraction(body);
+    // Interactions carry their application id, but not every example of one does.
+    return parseDiscordInteraction(body, { applicationId: this.#s.applicationId || applicationIdFromToken(this.#s.botToken ?? "") || "" });
   }
 
   /** Interactions are answered within 3 s with "thinking…" (ephemeral for commands); the reply then edits it. */
@@ -184,6 +189,10 @@ export class DiscordAdapter implements PlatformAdapter {
         : { platform: "discord" as const, chatType: "group" as const, chatId, threadId: null },
       target: discordTarget(threadId ?? chatId, threadId, false),
     };
+  }
+
+  download(a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
+    return downloadDiscordFile(this.#fetch, a, opts);
   }
 
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {

@@ -5,6 +5,7 @@ import {
   mapErrors,
   PLATFORM_TIMEOUT_MS,
   PlatformApiError,
+  type Attachment,
   type Capabilities,
   type CommandStyle,
   type HandoffThread,
@@ -17,6 +18,8 @@ import {
   type Verification,
 } from "../types.ts";
 import { parseSlackBody, slackTarget } from "./parse.ts";
+import type { Download } from "../../attachments/index.ts";
+import { downloadSlackFile } from "./files.ts";
 import { verifySlack } from "./verify.ts";
 import { slackHealth } from "./health.ts";
 
@@ -173,6 +176,10 @@ export class SlackAdapter implements PlatformAdapter {
       source: { platform: "slack" as const, scopeId, chatType: dm ? ("dm" as const) : ("group" as const), chatId, threadId },
       target: slackTarget(chatId, threadId, dm),
     };
+  }
+
+  download(a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
+    return downloadSlackFile({ apiUrl: this.#s.apiUrl, botToken: this.#s.botToken, fetch: this.#fetch }, a, opts);
   }
 
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {

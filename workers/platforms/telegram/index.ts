@@ -6,6 +6,7 @@ import {
   mapErrors,
   PLATFORM_TIMEOUT_MS,
   PlatformApiError,
+  type Attachment,
   type Capabilities,
   type CommandStyle,
   type HandoffThread,
@@ -14,10 +15,13 @@ import {
   type PlatformHealth,
   type PlatformEvent,
   type ReplyTarget,
+  type SessionSource,
   type Shown,
   type Verification,
 } from "../types.ts";
-import { GENERAL_TOPIC, parseTelegramUpdate, telegramTarget } from "./parse.ts";
+import { GENERAL_TOPIC, parseTelegramUpdate, telegramTarget, telegramWireChatType } from "./parse.ts";
+import type { Download } from "../../attachments/index.ts";
+import { downloadTelegramFile } from "./files.ts";
 import { verifyTelegram } from "./verify.ts";
 import { telegramHealth } from "./health.ts";
 
@@ -75,11 +79,13 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly commands: CommandStyle = { prefix: "/", howToTalk: "Send a message to talk to the agent (in groups: mention me or reply to me)." };
   readonly #s: TelegramSettings;
   readonly #api: Api;
+  readonly #fetch: typeof fetch;
 
   /** Does no I/O. */
   constructor(settings: TelegramSettings) {
     this.#s = settings;
     const f: typeof fetch = settings.fetch ?? ((input, init) => fetch(input, init));
+    this.#fetch = f;
     this.#api = new Api(settings.token, { apiRoot: settings.apiRoot, fetch: f as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 });
   }
 
@@ -214,13 +220,21 @@ export class TelegramAdapter implements PlatformAdapter {
     };
   }
 
+  download(a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
+    return downloadTelegramFile(this.#api, { apiRoot: this.#s.apiRoot, token: this.#s.token, fetch: this.#fetch }, a, opts);
+  }
+
+  wireChatType(source: SessionSource): string {
+    return telegramWireChatType(source);
+  }
+
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
     const r = decodeRef(target.ref);
     return { chatId: r.c ?? "", threadId: r.t ?? null };
   }
 
   health(origin: string): Promise<PlatformHealth> {
-    return telegramHealth({ token: this.#s.token, apiRoot: this.#s.apiRoot, fetch: this.#s.fetch ?? ((i, init) => fetch(i, init)) }, origin, Date.now());
+    return telegramHealth({ token: this.#s.token, apiRoot: this.#s.apiRoot, fetch: this.#fetch }, origin, Date.now());
   }
 }
 

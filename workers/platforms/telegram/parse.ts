@@ -18,14 +18,20 @@ const slice = (text: string, e: TelegramEntity) => text.slice(e.offset, e.offset
  * adds its thread), groups are groups, and a forum topic is its group plus the topic as
  * thread (shared by everyone in it; the General topic is thread "1").
  */
-export function telegramSource(chat: { id: number; type: string; is_forum?: boolean | undefined }, threadId: number | undefined, from: { id: number; username?: string | undefined; first_name?: string | undefined } | undefined): SessionSource | null {
+export function telegramSource(chat: { id: number; type: string; is_forum?: boolean | undefined }, threadId: number | undefined, from: { id: number; username?: string | undefined; first_name?: string | undefined; last_name?: string | undefined } | undefined): SessionSource | null {
   if (chat.type === "channel") return null;
   const userId = from ? String(from.id) : String(chat.id);
-  const userName = from?.first_name ?? from?.username ?? null;
-  const base = { platform: "telegram" as const, chatId: String(chat.id), userId, userName };
+  const display = [from?.first_name, from?.last_name].filter((n) => n?.trim()).join(" ");
+  const userName = display || from?.username || null;
+  const base = { platform: "telegram" as const, chatId: String(chat.id), userId, userName, userHandle: from?.username || null };
   if (chat.type === "private") return { ...base, chatType: "dm", threadId: threadId !== undefined ? String(threadId) : null };
   const topic = threadId !== undefined ? String(threadId) : chat.is_forum ? GENERAL_TOPIC : null;
   return { ...base, chatType: "group", threadId: topic };
+}
+
+/** The relay contract's chat type: a topic of a forum group is `forum` there (a private chat's topic stays `dm`). */
+export function telegramWireChatType(source: SessionSource): string {
+  return source.chatType === "group" && source.threadId ? "forum" : source.chatType;
 }
 
 /** The reply target of a chat or topic (`replyTo`: the message answered, in groups). */
@@ -40,24 +46,59 @@ function repliesToBot(msg: TelegramMessage, bot: TelegramBotIdentity): boolean {
   return !(msg.is_topic_message && r.message_id === msg.message_thread_id && r.forum_topic_created);
 }
 
-/** `@names` in the text (typed mentions, with or without a `mention` entity), lower-cased. */
+/** Entities whose text is not prose: an `@name` inside them addresses nobody. */
+const LITERAL = new Set(["code", "pre", "url", "text_link", "email"]);
+
+/** The text with code, links and e-mail addresses blanked out (UTF-16 offsets kept). */
+function prose(text: string, entities: readonly TelegramEntity[]): string {
+  let out = text;
+  for (const e of entities) if (LITERAL.has(e.type)) out = out.slice(0, e.offset) + " ".repeat(Math.max(0, Math.min(e.length, text.length - e.offset))) + out.slice(e.offset + e.length);
+  return out;
+}
+
+/** `@names` in the prose of a message (typed mentions, with or without a `mention` entity), lower-cased. */
 function mentionsIn(text: string): string[] {
   return [...text.matchAll(/(?:^|[^\w@])@([A-Za-z0-9_]{3,32})\b/g)].map((m) => m[1]!.toLowerCase());
 }
 
+/** Removes `@name` (any case) where it stands as a word, and the spaces it leaves. */
+function stripName(text: string, name: string): string {
+  return text.replace(new RegExp(`(^|[^\\w@])@${name}\\b`, "gi"), "$1").replace(/[ \t]{2,}/g, " ").trim();
+}
+
+type TelegramFile = NonNullable<TelegramMessage["voice"]>;
+
+/** Photo sizes are not ordered by size in every client's updates: the picture is the largest. */
+function largest(sizes: readonly TelegramFile[] | undefined): TelegramFile | undefined {
+  const area = (f: TelegramFile) => (f.width ?? 0) * (f.height ?? 0) || (f.file_size ?? 0);
+  return sizes?.reduce<TelegramFile | undefined>((best, f) => (!best || area(f) > area(best) ? f : best), undefined);
+}
+
 function attachmentsOf(msg: TelegramMessage): Attachment[] {
   const out: Attachment[] = [];
-  const add = (kind: Attachment["kind"], f: { file_id: string; file_size?: number | undefined; mime_type?: string | undefined; file_name?: string | undefined } | undefined, fallbackMime: string | null) => {
-    if (f) out.push({ kind, name: f.file_name ?? null, mime: f.mime_type ?? fallbackMime, size: f.file_size ?? null, ref: f.file_id });
+  const add = (kind: Attachment["kind"], f: TelegramFile | undefined | null, fallbackMime: string | null) => {
+    if (f) out.push({ kind, name: f.file_name ?? null, mime: f.mime_type ?? fallbackMime, size: f.file_size ?? null, seconds: f.duration ?? null, ref: f.file_id });
   };
-  // Photo sizes come smallest first: the largest is the picture.
-  add("image", msg.photo?.at(-1), "image/jpeg");
+  add("image", largest(msg.photo), "image/jpeg");
   add("voice", msg.voice, "audio/ogg");
   add("audio", msg.audio, null);
   add("document", msg.document, null);
   add("video", msg.video, "video/mp4");
   add("video", msg.video_note, "video/mp4");
   return out;
+}
+
+/**
+ * A leading `/command` (`/name@bot args`): from its `bot_command` entity, or, in a private
+ * chat whose update has no entities at all (the Bot API's own webhook examples), from the
+ * text itself. In groups Telegram always marks commands, so "/tmp is full" there is words.
+ */
+function leadingCommand(text: string, entities: readonly TelegramEntity[], isPrivate: boolean): { name: string; at: string | null; args: string } | null {
+  const entity = entities.find((e) => e.type === "bot_command" && e.offset === 0);
+  const word = entity ? slice(text, entity) : isPrivate && entities.length === 0 ? /^\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?(?=\s|$)/.exec(text)?.[0] : undefined;
+  if (!word) return null;
+  const [name = "", at] = word.slice(1).split("@");
+  return { name: name.toLowerCase(), at: at ? at.toLowerCase() : null, args: text.slice(word.length).trim() };
 }
 
 /**
@@ -74,8 +115,10 @@ export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Ing
   const msg = update.message;
   if (!msg) return { kind: "ignore", reason: "unsupported update type" };
   if (!msg.from || msg.from.is_bot) return { kind: "ignore", reason: "not from a person" };
-  const text = msg.text ?? msg.caption ?? "";
-  const entities = msg.entities ?? msg.caption_entities ?? [];
+  // A message has a text or, with a file, a caption (never both).
+  const captioned = !msg.text && msg.caption !== undefined;
+  const text = (captioned ? msg.caption : msg.text) ?? "";
+  const entities = (captioned ? msg.caption_entities : msg.entities) ?? [];
   const attachments = attachmentsOf(msg);
   if (text.trim() === "" && attachments.length === 0) return { kind: "ignore", reason: "nothing in it" };
   const threadId = msg.is_topic_message ? msg.message_thread_id : undefined;
@@ -90,25 +133,28 @@ export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Ing
     target: telegramTarget(String(msg.chat.id), source.threadId ?? null, isPrivate ? null : String(msg.message_id)),
   };
 
-  const cmd = entities.find((e) => e.type === "bot_command" && e.offset === 0);
+  const cmd = leadingCommand(text, entities, isPrivate);
   if (cmd) {
-    const [rawName = "", at] = slice(text, cmd).slice(1).split("@");
-    const name = rawName.toLowerCase();
-    const args = text.slice(cmd.length).trim();
-    if (at && me && at.toLowerCase() !== me) return { kind: "ignore", reason: "command for another bot" };
+    const { name, at, args } = cmd;
+    if (at && me && at !== me) return { kind: "ignore", reason: "command for another bot" };
     const ours = name === "start" ? "help" : name;
     // `/cmd@x` while our own username is not known yet: checked after the acknowledgement.
-    const addressed: Addressed = at && !me ? { mentions: [at.toLowerCase()] } : true;
+    const addressed: Addressed = at && !me ? { mentions: [at] } : true;
     const event: PlatformEvent = isCommandName(ours) ? { ...base, kind: "command", name: ours, args, addressed } : { ...base, kind: "unknown_command", name, addressed };
     // In a group a bare command is ours only if we know it (others are other bots').
     if (isPrivate || at || event.kind === "command") return { kind: "event", event };
     return { kind: "ignore", reason: "a command this bot does not have" };
   }
 
-  const typed = mentionsIn(text);
+  const typed = mentionsIn(prose(text, entities));
   const entityMention = entities.some((e) => e.type === "text_mention" && e.user?.id === bot.id);
   let addressed: Addressed = isPrivate || entityMention || repliesToBot(msg, bot);
   if (!addressed && typed.length > 0) addressed = me ? typed.includes(me) : { mentions: typed };
-  const stripped = me ? text.replace(new RegExp(`(^|[^\\w@])@${me}\\b`, "gi"), "$1").replace(/[ \t]{2,}/g, " ").trim() : text.trim();
-  return { kind: "event", event: { ...base, kind: "message", text: isPrivate ? text.trim() : stripped, attachments, addressed, bindsThread: false } };
+  // In a DM the only bot is this one: a leading `@…bot` mention is its handle, not content.
+  const dmHandle = isPrivate && !me ? /^@([A-Za-z0-9_]{1,29}bot)\b/i.exec(text)?.[1] : undefined;
+  const name = me ?? dmHandle?.toLowerCase() ?? null;
+  const said = name ? stripName(text, name) : text.trim();
+  // A quoted fragment of the message answered is part of what is asked.
+  const quoted = msg.quote?.text.trim() ? `> ${msg.quote.text.trim().replace(/\n/g, "\n> ")}\n\n${said}` : said;
+  return { kind: "event", event: { ...base, kind: "message", text: quoted, attachments, addressed, bindsThread: false } };
 }

@@ -12,6 +12,7 @@ export const TelegramUser = z.object({
   id,
   is_bot: z.boolean().optional(),
   first_name: z.string().optional(),
+  last_name: z.string().optional(),
   username: z.string().optional(),
 });
 
@@ -33,9 +34,13 @@ const ReplyTo = z.object({
 /** A file a message carries (photo sizes, voice, audio, document, video, video note). */
 const File = z.object({
   file_id: z.string().min(1).max(300),
-  file_size: z.number().int().nonnegative().optional(),
-  mime_type: z.string().optional(),
-  file_name: z.string().optional(),
+  file_size: z.number().int().nonnegative().nullish(),
+  mime_type: z.string().nullish(),
+  file_name: z.string().nullish(),
+  width: z.number().int().nonnegative().nullish(),
+  height: z.number().int().nonnegative().nullish(),
+  /** Voice, audio and video length in seconds. */
+  duration: z.number().nonnegative().nullish(),
 });
 
 export const TelegramMessage = z.object({
@@ -49,6 +54,8 @@ export const TelegramMessage = z.object({
   is_topic_message: z.boolean().optional(),
   message_thread_id: id.optional(),
   reply_to_message: ReplyTo.optional(),
+  /** The part of the replied message this one quotes (Bot API 7.0). */
+  quote: z.object({ text: z.string() }).nullish(),
   photo: z.array(File).optional(),
   voice: File.optional(),
   audio: File.optional(),
