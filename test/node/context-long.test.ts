@@ -40,7 +40,7 @@ async function simulate(turns: number, fold: Fold, seed = 1): Promise<{ session:
   const plans: ContextPlan[] = [];
   for (let t = 0; t < turns; t++) {
     // Now and then a tool returns something huge, bigger than the whole budget.
-    const turn = generateTurn(rand, t, { bigResultChars: t % 97 === 96 ? 400_000 : 4_000 });
+    const turn = generateTurn(rand, t, { bigResultChars: t % 97 === 96 ? 400_000 : 1_500 });
     for (let i = 0; i < turn.length; i++) {
       const m = turn[i]!;
       session.transcript.push(m);

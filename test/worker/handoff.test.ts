@@ -56,6 +56,8 @@ describe("handoff requests", () => {
     expect(await code(await handoff("nope", { platform: "telegram" }))).toEqual([404, "not_found"]);
     const disabled = await app.fetch(new Request(`http://edge.test/v1/sessions/${id}/handoff`, { method: "POST", headers: { authorization: "Bearer test-token" }, body: JSON.stringify({ platform: "telegram" }) }), { ...env, TELEGRAM_BOT_TOKEN: "" });
     expect(await code(disabled)).toEqual([422, "platform_not_configured"]);
+    // Other files share this D1 and may have set one (round-trips.test.ts does).
+    await env.DB.prepare("DELETE FROM home_channels WHERE platform = 'slack'").run();
     expect(await code(await handoff(id, { platform: "slack" }))).toEqual([422, "no_home_channel"]);
 
     await setHome(db(env), "slack", { chatId: "C5005", threadId: null, chatName: null, setBy: "U1001" });
@@ -161,9 +163,9 @@ describe("handoff to Discord and Slack", () => {
 });
 
 describe("handoff pickup under load", () => {
-  it("50 concurrent requests across sessions are each claimed and delivered exactly once, even with concurrent pickups", async () => {
+  it("20 concurrent requests across sessions are each claimed and delivered exactly once, even with concurrent pickups", async () => {
     await setHome(db(env), "telegram", { chatId: "1005", threadId: null, chatName: null, setBy: "1005" });
-    const ids = await Promise.all(Array.from({ length: 50 }, (_, i) => newSession(`load test ${i}`)));
+    const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => newSession(`load test ${i}`)));
     const requests = ids.map((id) => handoff(id, { platform: "telegram", thread: false }));
     // The safety nets racing the objects' own pickups: the cron, and alarms rung early.
     const extra = [runMaintenance(env, Date.now() + 60_000), ...ids.slice(0, 10).map((id) => agent(id).recover(id)), runMaintenance(env, Date.now() + 60_000)];
@@ -173,7 +175,7 @@ describe("handoff pickup under load", () => {
     expect(results.map((r) => r.state)).toEqual(ids.map(() => "completed"));
     // Each summary posted once (later edits of the same message are not new deliveries).
     const posted = telegram.called("/sendMessage").filter((c) => String(c.body.chat_id) === "1005").map((c) => String(c.body.text));
-    for (let i = 0; i < 50; i++) expect(posted.filter((t) => t.includes(`("load test ${i}")`)), `session ${i}`).toHaveLength(1);
+    for (let i = 0; i < 20; i++) expect(posted.filter((t) => t.includes(`("load test ${i}")`)), `session ${i}`).toHaveLength(1);
   });
 });
 
