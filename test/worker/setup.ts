@@ -1,5 +1,5 @@
 import { applyD1Migrations, type D1Migration } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { webMcpHandler } from "../support/mcp-server.ts";
 import { discord, discordCdn, llm, net, resetMcpLog, slack, slackFiles, telegram } from "./fakes.ts";
@@ -11,6 +11,8 @@ globalThis.fetch = net.fetch;
 
 beforeAll(async () => {
   await applyD1Migrations(env.DB, (env as unknown as { TEST_MIGRATIONS: D1Migration[] }).TEST_MIGRATIONS);
+  // The Worker's modules load on its first request: paid here, not inside a file's first test.
+  await exports.default.fetch("http://edge.test/health");
 });
 
 beforeEach(() => {
