@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-const root = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
+const root = path.resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const out = path.join(root, "workers", "console", "assets", "app.js");
 
 const result = await build({
