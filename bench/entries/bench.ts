@@ -38,6 +38,9 @@ export class Relay extends PushRelay {
   }
 }
 
+/** The console's sign-in throttle, as production has it (nothing to measure there). */
+export { SignInGuard } from "../../workers/index.ts";
+
 export default {
   fetch: (request, env, ctx) => {
     if (statsOn(env)) {

@@ -2,6 +2,7 @@ import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../../workers/db/client.ts";
 import { withAttachmentsJson, type MessageJson } from "../../workers/db/json.ts";
 import { messages, sessionRoutes, sessions, summaries, usage } from "../../workers/db/schema.ts";
+import type { AttachmentRecord } from "../../workers/attachments/index.ts";
 import type { SessionRuntime } from "../../workers/runtime/index.ts";
 import { inbox } from "../../workers/conversations/stubs.ts";
 import { sessionFilesPrefix } from "../../workers/conversations/files.ts";
@@ -50,6 +51,7 @@ export function exportSession(rec: SessionRecord, rt: SessionRuntime): SessionEx
     })),
     summary: summary ? { summary, folded_through: foldedThrough ?? 0 } : null,
     usage: rt.usage.all(),
+    attachments: rt.attachments.all(),
   };
 }
 
@@ -90,6 +92,10 @@ export function importSession(data: SessionExport, rt: SessionRuntime): void {
     { synced: false },
   );
   for (const u of data.usage) rt.usage.record(u.turnId, u.userKey, { input: u.input, output: u.output }, u.createdAt);
+  for (const a of data.attachments) {
+    const { turnId, createdAt, ...record } = a;
+    rt.attachments.put(turnId, [record as AttachmentRecord], createdAt);
+  }
 }
 
 /** Deletes a session's messages (in D1) created before `cutoff`, and the files of `turnIds` (the turns whose messages went). */

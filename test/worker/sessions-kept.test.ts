@@ -291,11 +291,17 @@ describe("export and import", () => {
     await turns(id, 6, "line");
     await json(await call(`/v1/sessions/${id}/compact`, { method: "POST" }));
     await json(await call(`/v1/sessions/${id}`, { method: "PATCH", json: { instructions: "Keep it short." } }));
+    // A file that came with the first message: the export carries its reference.
+    await runInDurableObject(agent(id), (_i, state) => {
+      const turn = state.storage.sql.exec<{ turn_id: string }>("SELECT turn_id FROM messages ORDER BY id LIMIT 1").one().turn_id;
+      state.storage.sql.exec("INSERT INTO attachments (session, turn_id, idx, kind, name, mime, size, seconds, status, key, detail, note, created_at) VALUES (?, ?, 0, 'document', 'notes.txt', 'text/plain', 12, NULL, 'inlined', ?, NULL, '[document notes.txt]', 1)", id, turn, `sessions/${id}/${turn}/0-notes.txt`);
+    });
     const first = await call(`/v1/sessions/${id}/export`);
     expect(first.headers.get("content-type")).toContain("application/x-ndjson");
     const a = await first.text();
     const lines = a.trim().split("\n").map((l) => JSON.parse(l) as { type: string });
-    expect(lines.map((l) => l.type)).toEqual(["session", ...Array(12).fill("message"), "summary", ...Array(6).fill("usage")]);
+    expect(lines.map((l) => l.type)).toEqual(["session", ...Array(12).fill("message"), "summary", ...Array(6).fill("usage"), "attachment"]);
+    expect(lines.at(-1)).toMatchObject({ attachment: { name: "notes.txt", status: "inlined", key: expect.stringMatching(/0-notes\.txt$/) } });
 
     await json(await call(`/v1/sessions/${id}`, { method: "DELETE" }));
     expect(await json(await call("/v1/sessions/import", { method: "POST", body: a }), 201)).toEqual({ imported: [id], skipped: [] });

@@ -24,6 +24,22 @@ const ExportedMessage = z.object({
   active: z.boolean(),
 });
 
+/** What came with a turn's user message, and where its bytes were kept (a reference: the bytes are not exported). */
+const ExportedAttachment = z.object({
+  turnId: z.string(),
+  index: z.number().int().nonnegative(),
+  kind: z.string(),
+  name: z.string().nullable(),
+  mime: z.string().nullable(),
+  size: z.number().nullable(),
+  seconds: z.number().nullable(),
+  status: z.string(),
+  key: z.string().nullable(),
+  detail: z.string().nullable(),
+  note: z.string(),
+  createdAt: z.number().int(),
+});
+
 const ExportedUsage = z.object({ turnId: z.string(), session: z.string(), userKey: z.string(), day: z.string(), input: z.number().int(), output: z.number().int(), createdAt: z.number().int() });
 
 /** The session row as exported (every column of `sessions`; validated loosely: ids and times must be right). */
@@ -34,6 +50,7 @@ const Line = z.discriminatedUnion("type", [
   z.object({ type: z.literal("message"), session_id: z.string(), message: ExportedMessage }),
   z.object({ type: z.literal("summary"), session_id: z.string(), summary: z.string(), folded_through: z.number().int() }),
   z.object({ type: z.literal("usage"), session_id: z.string(), usage: ExportedUsage }),
+  z.object({ type: z.literal("attachment"), session_id: z.string(), attachment: ExportedAttachment }),
 ]);
 
 export type ExportedMessage = z.infer<typeof ExportedMessage>;
@@ -44,6 +61,7 @@ export interface SessionExport {
   messages: ExportedMessage[];
   summary: { summary: string; folded_through: number } | null;
   usage: Array<z.infer<typeof ExportedUsage>>;
+  attachments: Array<z.infer<typeof ExportedAttachment>>;
 }
 
 /** JSONL lines of one session. */
@@ -53,6 +71,7 @@ export function toJsonl(e: SessionExport): string {
   for (const m of e.messages) lines.push({ type: "message", session_id: id, message: m });
   if (e.summary) lines.push({ type: "summary", session_id: id, ...e.summary });
   for (const u of e.usage) lines.push({ type: "usage", session_id: id, usage: u });
+  for (const a of e.attachments) lines.push({ type: "attachment", session_id: id, attachment: a });
   return lines.map((l) => `${JSON.stringify(l)}\n`).join("");
 }
 
@@ -72,14 +91,15 @@ export function fromJsonl(text: string): { ok: true; sessions: SessionExport[] }
     if (!parsed.success) return { ok: false, error: `line ${i + 1}: ${parsed.error.issues[0]?.path.join(".") || "line"}: ${parsed.error.issues[0]?.message ?? "invalid"}` };
     const line = parsed.data;
     if (line.type === "session") {
-      out.push({ session: line.session, messages: [], summary: null, usage: [] });
+      out.push({ session: line.session, messages: [], summary: null, usage: [], attachments: [] });
       continue;
     }
     const current = out.at(-1);
     if (!current || current.session.id !== line.session_id) return { ok: false, error: `line ${i + 1}: belongs to session ${line.session_id}, which has no session line before it` };
     if (line.type === "message") current.messages.push(line.message);
     else if (line.type === "summary") current.summary = { summary: line.summary, folded_through: line.folded_through };
-    else current.usage.push(line.usage);
+    else if (line.type === "usage") current.usage.push(line.usage);
+    else current.attachments.push(line.attachment);
   }
   return { ok: true, sessions: out };
 }

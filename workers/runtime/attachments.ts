@@ -80,6 +80,13 @@ export class AttachmentStore {
     return this.#sql.exec("SELECT * FROM attachments WHERE session = ? AND turn_id = ? ORDER BY idx", this.#session, turnId).map(record);
   }
 
+  /** Every turn's attachments, oldest first (exports). */
+  all(): Array<AttachmentRecord & { turnId: string; createdAt: number }> {
+    return this.#sql
+      .exec("SELECT * FROM attachments WHERE session = ? ORDER BY created_at, turn_id, idx", this.#session)
+      .map((r) => ({ ...record(r), turnId: String(r.turn_id), createdAt: num(r.created_at) }));
+  }
+
   /** Every kept key of this session (to delete the bytes with it). */
   keys(): string[] {
     return this.#sql.exec("SELECT key FROM attachments WHERE session = ? AND key IS NOT NULL", this.#session).map((r) => String(r.key));
