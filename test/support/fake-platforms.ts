@@ -58,7 +58,8 @@ abstract class FakeApi {
 
   async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
-    const text = req.method === "GET" ? "" : await req.text();
+    // Decoded from bytes: workerd warns on .text() of a body whose type is not text (uploads, forms).
+    const text = req.method === "GET" ? "" : new TextDecoder().decode(await req.arrayBuffer());
     const type = req.headers.get("content-type") ?? "";
     let body: Record<string, unknown> = {};
     if (text) {

@@ -4,10 +4,35 @@ import worker from "../../workers/index.ts";
 import { tg } from "../support/fixtures.ts";
 import { discordHeaders, slackHeaders, telegramHeaders } from "../support/signing.ts";
 
+/** Ids of the Inbox and session objects the Worker itself reached since the last settleTouched(). */
+const touched = { inboxes: new Set<string>(), agents: new Set<string>() };
+
+/** A namespace that notes the id of every object the Worker gets from it. */
+function noting<T extends object>(ns: T, into: Set<string>): T {
+  return new Proxy(ns, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== "function") return value;
+      if (key === "get") return (id: DurableObjectId, ...rest: unknown[]) => (into.add(id.toString()), (value as (...a: unknown[]) => unknown).call(target, id, ...rest));
+      if (key === "getByName") return (name: string, ...rest: unknown[]) => (into.add((target as unknown as DurableObjectNamespace).idFromName(name).toString()), (value as (...a: unknown[]) => unknown).call(target, name, ...rest));
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
+}
+
+/** The test env, with the Inbox and session namespaces noting what the Worker reaches. */
+const notingEnv = new Proxy(env, {
+  get(target, key) {
+    if (key === "INBOX") return noting(target.INBOX, touched.inboxes);
+    if (key === "SESSION_AGENT") return noting(target.SESSION_AGENT, touched.agents);
+    return Reflect.get(target, key, target) as unknown;
+  },
+});
+
 /** Delivers a webhook to the Worker and waits for the work it left in waitUntil. */
 export async function deliver(platform: string, body: string | Uint8Array, headers: Record<string, string>): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body }), env, ctx);
+  const res = await worker.fetch(new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body }), notingEnv, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -67,6 +92,41 @@ export async function settle(): Promise<void> {
     // A turn's end can hand work back to an Inbox (a handoff binding); go round until quiet.
     const again = await listDurableObjectIds(env.INBOX);
     if (again.length === inboxes.length) return;
+  }
+}
+
+/** The Inbox and session objects that exist now, for settleTouched() to tell new ones from old. */
+export async function objectsNow(): Promise<{ inboxes: Set<string>; agents: Set<string> }> {
+  const [inboxes, agents] = await Promise.all([listDurableObjectIds(env.INBOX), listDurableObjectIds(env.SESSION_AGENT)]);
+  return { inboxes: new Set(inboxes.map((id) => id.toString())), agents: new Set(agents.map((id) => id.toString())) };
+}
+
+/**
+ * settle(), for files that deliver many webhooks into a runtime holding hundreds of other
+ * files' objects: it waits on the objects the Worker reached through deliver() since the
+ * last call, the sessions their Inboxes are bound to, and every object created since
+ * `before`, until a round reaches nothing new, instead of on every object there is.
+ */
+export async function settleTouched(before: { inboxes: Set<string>; agents: Set<string> }): Promise<void> {
+  const doneInboxes = new Set<string>();
+  const doneAgents = new Set<string>();
+  for (let round = 0; round < 10; round++) {
+    const now = await objectsNow();
+    const inboxes = [...touched.inboxes, ...[...now.inboxes].filter((id) => !before.inboxes.has(id))].filter((id) => !doneInboxes.has(id));
+    touched.inboxes.clear();
+    const bound = await Promise.all(
+      [...new Set(inboxes)].map(async (id) => {
+        doneInboxes.add(id);
+        const inbox = env.INBOX.get(env.INBOX.idFromString(id));
+        await inbox.idle();
+        const session = await inbox.session();
+        return session === null ? null : env.SESSION_AGENT.idFromName(session).toString();
+      }),
+    );
+    const agents = [...touched.agents, ...bound.filter((id): id is string => id !== null), ...[...now.agents].filter((id) => !before.agents.has(id))].filter((id) => !doneAgents.has(id));
+    touched.agents.clear();
+    if (inboxes.length === 0 && agents.length === 0) return;
+    await Promise.all([...new Set(agents)].map(async (id) => (doneAgents.add(id), env.SESSION_AGENT.get(env.SESSION_AGENT.idFromString(id)).idle())));
   }
 }
 

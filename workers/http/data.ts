@@ -22,7 +22,7 @@ export const dataRoutes = new Hono<{ Bindings: Env }>()
     return c.body(toJsonl(data), 200, { "content-type": "application/x-ndjson; charset=utf-8" });
   })
   .post("/import", async (c) => {
-    const parsed = fromJsonl(await c.req.text());
+    const parsed = fromJsonl(new TextDecoder().decode(await c.req.arrayBuffer()));
     if (!parsed.ok) throw new ApiError(400, "bad_request", parsed.error);
     if (parsed.sessions.length === 0) throw new ApiError(400, "bad_request", "no session in the body (JSONL from `hermes-edge sessions export`)");
     const imported: string[] = [];
