@@ -93,6 +93,12 @@ export class SlackAdapter implements PlatformAdapter {
       rejectRateLimitedCalls: true,
       retryConfig: { retries: 0 },
       timeout: PLATFORM_TIMEOUT_MS,
+      // No queue in the client: its default (100 at a time) starts a waiting call from the
+      // call that finished, in that caller's I/O context. One adapter serves every object of
+      // an isolate, so a session's postMessage then ran on behalf of another Durable Object,
+      // and workerd refused to let it read its own answer ("Cannot perform I/O on behalf of
+      // a different Durable Object"): the reply counted as failed and was posted again.
+      maxRequestConcurrency: Number.POSITIVE_INFINITY,
     });
   }
 
