@@ -40,23 +40,37 @@ interface Probe {
   resumeAsAdmin: ((id: string) => Promise<string>) | null;
 }
 
+/** What the second member says in every round (their own sessions hold nothing else). */
+const SECOND_MEMBER = "words of the second member";
+
 async function probe(p: Probe): Promise<void> {
   const { tally } = p;
   const ids = p.victims.map((v) => v.id);
   const cli = (await p.api.json<{ session: { id: string } }>("/v1/sessions", { method: "POST", body: JSON.stringify({ title: `operator notes ${p.secret}` }) })).session.id;
-  // The answer quotes what was typed ("No session matches \"…\""): only the rest can leak.
-  const leaks = (answer: string, args: string) => {
+  /**
+   * What an answer to the second member did: showed or resumed another's session, resumed
+   * their own, or something else. The answer quotes what was typed ("No session matches
+   * \"…\""): only the rest can leak.
+   */
+  const judge = async (answer: string, args: string): Promise<"breach" | "own" | "other"> => {
     const rest = answer.split(`"${args.slice(0, 100)}"`).join("");
-    return [...ids, cli].some((id) => rest.includes(id)) || rest.includes(p.secret) || /Resumed/.test(rest);
+    if ([...ids, cli].some((id) => rest.includes(id)) || rest.includes(p.secret)) return "breach";
+    // A prefix can match the second member's own session from an earlier round, which is
+    // theirs to resume; any other session resumed is a breach.
+    const resumed = /Resumed (\S+)/.exec(rest)?.[1];
+    if (resumed === undefined) return "other";
+    const users = (await transcript(p.api, resumed)).filter((m) => m.role === "user");
+    return users.length > 0 && users.every((m) => m.content?.includes(SECOND_MEMBER)) ? "own" : "breach";
   };
   const attempts = ["", ...ids, ...ids.map((id) => id.slice(0, 12)), p.secret, "operator notes", cli];
   for (const args of attempts) {
     tally.cases++;
     const answer = await p.resumeAsB(args);
-    if (leaks(answer, args)) tally.add("breached", `${p.platform}: /resume ${args.slice(0, 30)} by another member answered ${JSON.stringify(answer.slice(0, 120))}`);
-    else if (args !== "" && !answer.includes("No session matches")) tally.add("lost", `${p.platform}: /resume ${args.slice(0, 30)} answered ${JSON.stringify(answer.slice(0, 120))}`);
+    const verdict = await judge(answer, args);
+    if (verdict === "breach") tally.add("breached", `${p.platform}: /resume ${args.slice(0, 30)} by another member answered ${JSON.stringify(answer.slice(0, 120))}`);
+    else if (verdict === "other" && args !== "" && !answer.includes("No session matches")) tally.add("lost", `${p.platform}: /resume ${args.slice(0, 30)} answered ${JSON.stringify(answer.slice(0, 120))}`);
   }
-  const mine = `words of the second member ${p.secret.slice(-6)}`;
+  const mine = `${SECOND_MEMBER} ${p.secret.slice(-6)}`;
   tally.cases++;
   await p.talkAsB(mine);
   for (const id of [...ids, cli]) {
