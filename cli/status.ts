@@ -66,7 +66,7 @@ export function formatStatus(r: StatusReport, now: number, style: Style): string
   if (r.reachable) out.push(line("token", "token", r.token.accepted ? `accepted (${r.token.source})` : `refused (${r.token.source})`));
   const w = r.worker;
   if (w) {
-    out.push(line("model", "model", `${w.model.provider} ${w.model.model}: ${w.model.detail}`));
+    out.push(line("model", "model", `${w.model.model === w.model.provider ? w.model.provider : `${w.model.provider} ${w.model.model}`}: ${w.model.detail}`));
     for (const p of w.platforms) {
       if (!p.enabled) {
         out.push(line(p.name, p.name, style.dim(`not enabled${p.missing.length > 0 ? ` (set ${p.missing.join(", ")})` : ""}`), !bad.has(p.name)));

@@ -48,4 +48,23 @@ describe("hermes-edge status output", () => {
       "    fix: run it: … npx hermes-edge gateway",
     ]);
   });
+
+  it("names the offline model once (its provider and model are both 'offline')", () => {
+    const report: StatusReport = {
+      url: "http://127.0.0.1:8787",
+      reachable: true,
+      version: "0.1.0",
+      token: { accepted: true, source: ".dev.vars" },
+      worker: {
+        version: "0.1.0",
+        model: { provider: "offline", model: "offline", detail: "the built-in offline model (canned replies)" },
+        platforms: [],
+        gateways: [],
+        migrations: { expected: 9, applied: 9, missing: [] },
+        cron: { last_run: null },
+      },
+      problems: [],
+    };
+    expect(formatStatus(report, 0, plain)).toContain("✓ model      offline: the built-in offline model (canned replies)");
+  });
 });
