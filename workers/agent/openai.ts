@@ -1,6 +1,6 @@
 import { ProviderError, errorForStatus } from "./errors.ts";
 import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
-import { SseParser } from "./sse.ts";
+import { readChunkStream } from "./sse.ts";
 import type { ChatMessage, FinishReason, ImagePart, ToolCall, Usage } from "./types.ts";
 
 /** Settings of an OpenAI-compatible provider (`POST {baseUrl}/chat/completions`). */
@@ -229,8 +229,9 @@ export class OpenAiModel implements ChatModel {
         return acc.result();
       }
       if (!res.body) throw new ProviderError("provider_bad_stream", "the model provider sent an empty response");
-      await this.#readStream(res.body, acc, req, arm, ctrl.signal);
+      await readChunkStream(res.body, acc, { signal: ctrl.signal, arm, onText: req.onText, malformed: "the model provider sent a malformed stream chunk" });
       if (signal?.aborted) return { ...acc.result(), toolCalls: [], finishReason: "interrupted" };
+      if (timedOut) throw timeoutError();
       if (!acc.done && acc.finish === null) {
         const e = new ProviderError("provider_bad_stream", "the model provider's stream ended before the reply was complete");
         e.partial = acc.content;
@@ -245,47 +246,6 @@ export class OpenAiModel implements ChatModel {
     } finally {
       if (timer !== undefined) clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
-    }
-  }
-
-  async #readStream(body: ReadableStream<Uint8Array>, acc: Accumulator, req: ModelRequest, arm: () => void, signal: AbortSignal): Promise<void> {
-    const reader = body.getReader();
-    // Cancel the body ourselves on abort: not every fetch ties its body to the signal.
-    const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (signal.aborted) onAbort();
-    const decoder = new TextDecoder();
-    const parser = new SseParser();
-    const handle = (events: { data: string }[]) => {
-      for (const ev of events) {
-        if (ev.data === "[DONE]") {
-          acc.done = true;
-          continue;
-        }
-        let chunk: unknown;
-        try {
-          chunk = JSON.parse(ev.data);
-        } catch {
-          throw new ProviderError("provider_bad_stream", "the model provider sent a malformed stream chunk");
-        }
-        const text = acc.apply(chunk);
-        if (text) req.onText?.(text);
-      }
-    };
-    try {
-      while (!acc.done) {
-        const { value, done } = await reader.read();
-        if (done) {
-          handle(parser.push(decoder.decode()));
-          handle(parser.end());
-          return;
-        }
-        arm();
-        handle(parser.push(decoder.decode(value, { stream: true })));
-      }
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-      await reader.cancel().catch(() => undefined);
     }
   }
 }

@@ -1,3 +1,5 @@
+import { ProviderError } from "./errors.ts";
+
 /** One server-sent event: `event:` name (default "message") and its joined `data:` lines. */
 export interface SseEvent {
   event: string;
@@ -79,4 +81,71 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
 /** Encodes one server-sent event. */
 export function formatSse(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** What {@link readChunkStream} fills: it applies each JSON chunk, and is done at `[DONE]` (or when it says so). */
+export interface ChunkAccumulator {
+  done: boolean;
+  /** Applies one chunk; the text it added to the reply. */
+  apply(chunk: unknown): string;
+}
+
+export interface ChunkStreamOptions {
+  signal: AbortSignal;
+  /** Called on each piece of the body (re-arms an idle timer). */
+  arm: () => void;
+  onText?: (text: string) => void;
+  /** The ProviderError message for a chunk that is not JSON. */
+  malformed: string;
+  /** Turns a failure of the stream itself into a ProviderError. */
+  mapError?: (err: unknown) => Error;
+}
+
+/**
+ * Reads a streamed chat completion (`data: {chunk}` events ending `data: [DONE]`, as
+ * OpenAI-compatible providers and Workers AI send it) into `acc`. On abort the body is
+ * cancelled (not every stream follows the signal) and this returns quietly: the caller
+ * tells an interrupt from a timeout.
+ */
+export async function readChunkStream(body: ReadableStream<Uint8Array>, acc: ChunkAccumulator, o: ChunkStreamOptions): Promise<void> {
+  const reader = body.getReader();
+  const onAbort = () => void reader.cancel(o.signal.reason).catch(() => undefined);
+  o.signal.addEventListener("abort", onAbort, { once: true });
+  if (o.signal.aborted) onAbort();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  const handle = (events: SseEvent[]) => {
+    for (const ev of events) {
+      if (ev.data === "[DONE]") {
+        acc.done = true;
+        continue;
+      }
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(ev.data);
+      } catch {
+        throw new ProviderError("provider_bad_stream", o.malformed);
+      }
+      const text = acc.apply(chunk);
+      if (text) o.onText?.(text);
+    }
+  };
+  try {
+    while (!acc.done && !o.signal.aborted) {
+      const { value, done } = await reader.read();
+      if (done) {
+        handle(parser.push(decoder.decode()));
+        handle(parser.end());
+        return;
+      }
+      o.arm();
+      handle(parser.push(decoder.decode(value, { stream: true })));
+    }
+  } catch (err) {
+    if (o.signal.aborted) return;
+    throw err instanceof ProviderError || !o.mapError ? err : o.mapError(err);
+  } finally {
+    o.signal.removeEventListener("abort", onAbort);
+    await reader.cancel().catch(() => undefined);
+  }
 }

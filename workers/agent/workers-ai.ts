@@ -1,6 +1,6 @@
 import { ProviderError } from "./errors.ts";
 import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
-import { SseParser } from "./sse.ts";
+import { readChunkStream } from "./sse.ts";
 import type { ChatMessage, FinishReason, ToolCall, Usage } from "./types.ts";
 
 /**
@@ -211,7 +211,7 @@ export class WorkersAiModel implements ChatModel {
         throw workersAiError(err);
       }
       if (out instanceof ReadableStream) {
-        await this.#read(out as ReadableStream<Uint8Array>, acc, req, arm, ctrl.signal);
+        await readChunkStream(out as ReadableStream<Uint8Array>, acc, { signal: ctrl.signal, arm, onText: req.onText, malformed: "Workers AI sent a malformed stream chunk", mapError: workersAiError });
         if (signal?.aborted) return interrupted(acc);
         if (timedOut) throw new ProviderError("provider_timeout", `Workers AI sent nothing for ${Math.round(this.#o.idleTimeoutMs / 1000)}s`);
         if (!acc.done && acc.finish === null) throw new ProviderError("provider_bad_stream", "the Workers AI stream ended before the reply was complete");
@@ -228,50 +228,6 @@ export class WorkersAiModel implements ChatModel {
     } finally {
       if (timer !== undefined) clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
-    }
-  }
-
-  async #read(body: ReadableStream<Uint8Array>, acc: Accumulator, req: ModelRequest, arm: () => void, signal: AbortSignal): Promise<void> {
-    const reader = body.getReader();
-    // The binding's stream may not follow the signal: cancel it ourselves.
-    const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (signal.aborted) onAbort();
-    const parser = new SseParser();
-    const decoder = new TextDecoder();
-    const handle = (events: { data: string }[]) => {
-      for (const ev of events) {
-        if (ev.data === "[DONE]") {
-          acc.done = true;
-          continue;
-        }
-        let chunk: unknown;
-        try {
-          chunk = JSON.parse(ev.data);
-        } catch {
-          throw new ProviderError("provider_bad_stream", "Workers AI sent a malformed stream chunk");
-        }
-        const text = acc.apply(chunk);
-        if (text) req.onText?.(text);
-      }
-    };
-    try {
-      while (!acc.done && !signal.aborted) {
-        const { value, done } = await reader.read();
-        if (done) {
-          handle(parser.push(decoder.decode()));
-          handle(parser.end());
-          return;
-        }
-        arm();
-        handle(parser.push(decoder.decode(value, { stream: true })));
-      }
-    } catch (err) {
-      if (signal.aborted) return;
-      throw err instanceof ProviderError ? err : workersAiError(err);
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-      await reader.cancel().catch(() => undefined);
     }
   }
 }
