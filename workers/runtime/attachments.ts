@@ -1,5 +1,5 @@
 import type { AttachmentRecord, AttachmentStatus } from "../attachments/index.ts";
-import { migrate, num, str, type Row, type Sql } from "./sql.ts";
+import { migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
 
 const SCHEMA = [
   `CREATE TABLE attachments (
@@ -40,15 +40,7 @@ function record(r: Row): AttachmentRecord {
  * read, beside the transcript: the message's text holds a note per file, this table the
  * facts (and where the bytes are kept). A turn's rows are written once, with its message.
  */
-export class AttachmentStore {
-  readonly #sql: Sql;
-  readonly #session: string;
-
-  constructor(sql: Sql, session: string) {
-    this.#sql = sql;
-    this.#session = session;
-  }
-
+export class AttachmentStore extends SessionRows {
   static migrate(sql: Sql): void {
     migrate(sql, "attachments", SCHEMA);
   }
@@ -56,9 +48,9 @@ export class AttachmentStore {
   /** Stores a turn's attachments (a second call for the same turn changes nothing). */
   put(turnId: string, records: readonly AttachmentRecord[], at: number): void {
     for (const r of records) {
-      this.#sql.exec(
+      this.sql.exec(
         "INSERT OR IGNORE INTO attachments (session, turn_id, idx, kind, name, mime, size, seconds, status, key, detail, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        this.#session,
+        this.session,
         turnId,
         r.index,
         r.kind,
@@ -77,18 +69,18 @@ export class AttachmentStore {
 
   /** A turn's attachments, in the order they came. */
   forTurn(turnId: string): AttachmentRecord[] {
-    return this.#sql.exec("SELECT * FROM attachments WHERE session = ? AND turn_id = ? ORDER BY idx", this.#session, turnId).map(record);
+    return this.sql.exec("SELECT * FROM attachments WHERE session = ? AND turn_id = ? ORDER BY idx", this.session, turnId).map(record);
   }
 
   /** Every turn's attachments, oldest first (exports). */
   all(): Array<AttachmentRecord & { turnId: string; createdAt: number }> {
-    return this.#sql
-      .exec("SELECT * FROM attachments WHERE session = ? ORDER BY created_at, turn_id, idx", this.#session)
+    return this.sql
+      .exec("SELECT * FROM attachments WHERE session = ? ORDER BY created_at, turn_id, idx", this.session)
       .map((r) => ({ ...record(r), turnId: String(r.turn_id), createdAt: num(r.created_at) }));
   }
 
   /** Every kept key of this session (to delete the bytes with it). */
   keys(): string[] {
-    return this.#sql.exec("SELECT key FROM attachments WHERE session = ? AND key IS NOT NULL", this.#session).map((r) => String(r.key));
+    return this.sql.exec("SELECT key FROM attachments WHERE session = ? AND key IS NOT NULL", this.session).map((r) => String(r.key));
   }
 }

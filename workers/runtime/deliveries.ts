@@ -1,5 +1,5 @@
 import type { ReplyTarget } from "../platforms/types.ts";
-import { migrate, num, type Sql } from "./sql.ts";
+import { migrate, num, type Sql, SessionRows } from "./sql.ts";
 
 /** A final reply not yet confirmed by its platform. */
 export interface PendingDelivery {
@@ -34,15 +34,7 @@ const SCHEMA = [
  * that ends the turn, so neither a failed edit nor a crash while waiting on a 429 leaves the
  * user with a truncated reply. Resumed after a restart.
  */
-export class DeliveryStore {
-  readonly #sql: Sql;
-  readonly #session: string;
-
-  constructor(sql: Sql, session: string) {
-    this.#sql = sql;
-    this.#session = session;
-  }
-
+export class DeliveryStore extends SessionRows {
   static migrate(sql: Sql): void {
     migrate(sql, "deliveries", SCHEMA);
   }
@@ -53,10 +45,10 @@ export class DeliveryStore {
   }
 
   put(d: Omit<PendingDelivery, "session">): void {
-    this.#sql.exec(
+    this.sql.exec(
       "INSERT OR REPLACE INTO deliveries (turn_id, session, target, text, ids, attempts, not_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       d.turnId,
-      this.#session,
+      this.session,
       JSON.stringify(d.target),
       d.text,
       JSON.stringify(d.ids),
@@ -68,15 +60,15 @@ export class DeliveryStore {
 
   /** Records a failed attempt: what now shows, and when to try again. */
   retryLater(turnId: string, ids: readonly string[], attempts: number, notBefore: number): void {
-    this.#sql.exec("UPDATE deliveries SET ids = ?, attempts = ?, not_before = ? WHERE turn_id = ?", JSON.stringify(ids), attempts, notBefore, turnId);
+    this.sql.exec("UPDATE deliveries SET ids = ?, attempts = ?, not_before = ? WHERE turn_id = ?", JSON.stringify(ids), attempts, notBefore, turnId);
   }
 
   done(turnId: string): void {
-    this.#sql.exec("DELETE FROM deliveries WHERE turn_id = ?", turnId);
+    this.sql.exec("DELETE FROM deliveries WHERE turn_id = ?", turnId);
   }
 
   all(): PendingDelivery[] {
-    return this.#sql.exec("SELECT * FROM deliveries WHERE session = ? ORDER BY created_at", this.#session).map((r) => ({
+    return this.sql.exec("SELECT * FROM deliveries WHERE session = ? ORDER BY created_at", this.session).map((r) => ({
       turnId: String(r.turn_id),
       session: String(r.session),
       target: JSON.parse(String(r.target)) as ReplyTarget,

@@ -1,5 +1,5 @@
 import type { ReplyTarget } from "../platforms/types.ts";
-import { migrate, num, str, type Row, type Sql } from "./sql.ts";
+import { migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
 
 /** Where a turn came from: the HTTP API (streamed to its caller), a platform, or the runtime itself (a handoff notice). */
 export type TurnOrigin = "api" | "platform" | "internal";
@@ -86,15 +86,7 @@ function record(r: Row): TurnRecord {
  * delivery keys already taken in (so a redelivery is no second turn, even after its turn
  * ended). Synchronous: a turn is stored the moment `add` returns.
  */
-export class TurnQueue {
-  readonly #sql: Sql;
-  readonly #session: string;
-
-  constructor(sql: Sql, session: string) {
-    this.#sql = sql;
-    this.#session = session;
-  }
-
+export class TurnQueue extends SessionRows {
   /** Creates or upgrades the tables (once per storage). */
   static migrate(sql: Sql): void {
     migrate(sql, "turn-queue", SCHEMA);
@@ -110,9 +102,9 @@ export class TurnQueue {
     const key = input.deliveryKey ?? null;
     if (key !== null && this.seen(key)) return null;
     const position = this.all().length;
-    this.#sql.exec(
+    this.sql.exec(
       "INSERT INTO turns (session, turn_id, content, origin, state, attempts, target, delivery_key, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      this.#session,
+      this.session,
       input.turnId,
       input.content,
       input.origin,
@@ -129,48 +121,48 @@ export class TurnQueue {
   /** Was this delivery key taken in already (queued, running or finished)? */
   seen(deliveryKey: string): boolean {
     return (
-      this.#sql.exec("SELECT 1 AS x FROM turns WHERE delivery_key = ?", deliveryKey).length > 0 ||
-      this.#sql.exec("SELECT 1 AS x FROM seen WHERE delivery_key = ?", deliveryKey).length > 0
+      this.sql.exec("SELECT 1 AS x FROM turns WHERE delivery_key = ?", deliveryKey).length > 0 ||
+      this.sql.exec("SELECT 1 AS x FROM seen WHERE delivery_key = ?", deliveryKey).length > 0
     );
   }
 
   /** This session's turns, oldest first (optionally of one state). */
   all(state?: TurnRecord["state"]): TurnRecord[] {
     const rows = state
-      ? this.#sql.exec("SELECT * FROM turns WHERE session = ? AND state = ? ORDER BY seq", this.#session, state)
-      : this.#sql.exec("SELECT * FROM turns WHERE session = ? ORDER BY seq", this.#session);
+      ? this.sql.exec("SELECT * FROM turns WHERE session = ? AND state = ? ORDER BY seq", this.session, state)
+      : this.sql.exec("SELECT * FROM turns WHERE session = ? ORDER BY seq", this.session);
     return rows.map(record);
   }
 
   get(turnId: string): TurnRecord | null {
-    const row = this.#sql.exec("SELECT * FROM turns WHERE turn_id = ?", turnId)[0];
+    const row = this.sql.exec("SELECT * FROM turns WHERE turn_id = ?", turnId)[0];
     return row ? record(row) : null;
   }
 
   /** queued → running (first attempt), or one more attempt of a turn left running. */
   start(turnId: string): TurnRecord {
-    this.#sql.exec("UPDATE turns SET state = 'running', attempts = attempts + 1 WHERE turn_id = ?", turnId);
+    this.sql.exec("UPDATE turns SET state = 'running', attempts = attempts + 1 WHERE turn_id = ?", turnId);
     return this.get(turnId)!;
   }
 
   /** Remembers which messages the turn's reply shows, so a re-run edits instead of posting again. */
   recordSent(turnId: string, ids: readonly string[]): void {
-    this.#sql.exec("UPDATE turns SET sent = ? WHERE turn_id = ?", JSON.stringify(ids), turnId);
+    this.sql.exec("UPDATE turns SET sent = ? WHERE turn_id = ?", JSON.stringify(ids), turnId);
   }
 
   /** Removes a turn; its delivery key is remembered, so a redelivery stays a no-op. */
   forget(rec: TurnRecord, now: number): void {
-    this.#sql.exec("DELETE FROM turns WHERE turn_id = ?", rec.turnId);
-    if (rec.deliveryKey) this.#sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", rec.deliveryKey, now);
+    this.sql.exec("DELETE FROM turns WHERE turn_id = ?", rec.turnId);
+    if (rec.deliveryKey) this.sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", rec.deliveryKey, now);
   }
 
   /** Records a delivery key as taken in without a turn (a command handled by its host). */
   remember(deliveryKey: string, now: number): void {
-    this.#sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", deliveryKey, now);
+    this.sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", deliveryKey, now);
   }
 
   /** Forgets delivery keys older than `before` (kept longer than any platform redelivers). */
   pruneSeen(before: number): void {
-    this.#sql.exec("DELETE FROM seen WHERE delivery_key IN (SELECT delivery_key FROM seen WHERE at < ? LIMIT 500)", before);
+    this.sql.exec("DELETE FROM seen WHERE delivery_key IN (SELECT delivery_key FROM seen WHERE at < ? LIMIT 500)", before);
   }
 }

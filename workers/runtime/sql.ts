@@ -69,3 +69,17 @@ function splitStatements(step: string): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
 }
+
+/**
+ * One session's rows in a storage's SQLite (a Durable Object's storage at the edge,
+ * `node:sqlite` on a gateway): what every store of the runtime is built on.
+ */
+export abstract class SessionRows {
+  protected readonly sql: Sql;
+  protected readonly session: string;
+
+  constructor(sql: Sql, session: string) {
+    this.sql = sql;
+    this.session = session;
+  }
+}

@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall, Usage } from "../agent/index.ts";
-import { migrate, num, str, type Row, type Sql, type SqlValue } from "./sql.ts";
+import { migrate, num, str, type Row, type Sql, type SqlValue, SessionRows } from "./sql.ts";
 
 /** One stored transcript message with the facts kept beside it. */
 export interface StoredMessage {
@@ -103,39 +103,31 @@ function stored(r: Row): StoredMessage {
  * synchronous and durable when they return. `synced` marks rows already copied to D1
  * (the edge mirrors the transcript there; the gateway never syncs).
  */
-export class SqlTranscript {
-  readonly #sql: Sql;
-  readonly #session: string;
-
-  constructor(sql: Sql, session: string) {
-    this.#sql = sql;
-    this.#session = session;
-  }
-
+export class SqlTranscript extends SessionRows {
   static migrate(sql: Sql): void {
     migrate(sql, "transcript", SCHEMA);
   }
 
   /** The active messages after message `afterId` (0: all), oldest first, with their ids. */
   load(afterId = 0): Array<{ id: number; message: ChatMessage }> {
-    return this.#sql.exec("SELECT * FROM messages WHERE session = ? AND active = 1 AND id > ? ORDER BY id", this.#session, afterId).map((r) => ({ id: num(r.id), message: rowMessage(r) }));
+    return this.sql.exec("SELECT * FROM messages WHERE session = ? AND active = 1 AND id > ? ORDER BY id", this.session, afterId).map((r) => ({ id: num(r.id), message: rowMessage(r) }));
   }
 
   /** Every stored message with its facts (for the API and exports), oldest first. */
   rows(opts: { includeInactive?: boolean } = {}): StoredMessage[] {
     const q = opts.includeInactive ? "SELECT * FROM messages WHERE session = ? ORDER BY id" : "SELECT * FROM messages WHERE session = ? AND active = 1 ORDER BY id";
-    return this.#sql.exec(q, this.#session).map(stored);
+    return this.sql.exec(q, this.session).map(stored);
   }
 
   count(): number {
-    return num(this.#sql.exec("SELECT COUNT(*) AS n FROM messages WHERE session = ? AND active = 1", this.#session)[0]?.n ?? 0);
+    return num(this.sql.exec("SELECT COUNT(*) AS n FROM messages WHERE session = ? AND active = 1", this.session)[0]?.n ?? 0);
   }
 
   /** Appends messages in order, in one transaction; returns their ids. */
   append(items: readonly NewMessage[], opts: { synced?: boolean } = {}): number[] {
-    return this.#sql.transaction(() =>
+    return this.sql.transaction(() =>
       items.map((item) => {
-        const row = this.#sql.exec(`INSERT INTO messages (${COLUMNS}, synced) VALUES (${marks(COLUMN_COUNT + 1)}) RETURNING id`, ...columnValues(this.#session, item), opts.synced ? 1 : 0)[0]!;
+        const row = this.sql.exec(`INSERT INTO messages (${COLUMNS}, synced) VALUES (${marks(COLUMN_COUNT + 1)}) RETURNING id`, ...columnValues(this.session, item), opts.synced ? 1 : 0)[0]!;
         return num(row.id);
       }),
     );
@@ -146,12 +138,12 @@ export class SqlTranscript {
    * synced unless `synced: false`; ids already present are skipped. Later appends get higher ids.
    */
   importRows(items: ReadonlyArray<NewMessage & { id: number; active?: boolean }>, opts: { synced?: boolean } = {}): void {
-    this.#sql.transaction(() => {
+    this.sql.transaction(() => {
       for (const item of items) {
-        this.#sql.exec(
+        this.sql.exec(
           `INSERT OR IGNORE INTO messages (id, ${COLUMNS}, active, synced) VALUES (${marks(COLUMN_COUNT + 3)})`,
           item.id,
-          ...columnValues(this.#session, item),
+          ...columnValues(this.session, item),
           item.active === false ? 0 : 1,
           opts.synced === false ? 0 : 1,
         );
@@ -161,7 +153,7 @@ export class SqlTranscript {
 
   /** Whether the user message that opened `turnId` is stored (a re-run must not store it twice). */
   hasTurnUser(turnId: string): boolean {
-    return this.#sql.exec("SELECT 1 AS x FROM messages WHERE session = ? AND turn_id = ? AND role = 'user' LIMIT 1", this.#session, turnId).length > 0;
+    return this.sql.exec("SELECT 1 AS x FROM messages WHERE session = ? AND turn_id = ? AND role = 'user' LIMIT 1", this.session, turnId).length > 0;
   }
 
   /**
@@ -170,7 +162,7 @@ export class SqlTranscript {
    * only has to deliver it (asking the model again would answer twice).
    */
   storedAnswer(turnId: string): ChatMessage | null {
-    const row = this.#sql.exec("SELECT * FROM messages WHERE session = ? AND turn_id = ? AND active = 1 ORDER BY id DESC LIMIT 1", this.#session, turnId)[0];
+    const row = this.sql.exec("SELECT * FROM messages WHERE session = ? AND turn_id = ? AND active = 1 ORDER BY id DESC LIMIT 1", this.session, turnId)[0];
     if (!row) return null;
     const m = rowMessage(row);
     return m.role === "assistant" && !m.tool_calls && m.finish_reason !== "error" && m.finish_reason !== "tool_calls" ? m : null;
@@ -178,28 +170,28 @@ export class SqlTranscript {
 
   /** Hides a turn's messages from replay without deleting them (an abandoned handoff notice). */
   deactivateTurn(turnId: string): number {
-    const rows = this.#sql.exec("UPDATE messages SET active = 0, synced = 0 WHERE session = ? AND turn_id = ? AND active = 1 RETURNING id", this.#session, turnId);
+    const rows = this.sql.exec("UPDATE messages SET active = 0, synced = 0 WHERE session = ? AND turn_id = ? AND active = 1 RETURNING id", this.session, turnId);
     return rows.length;
   }
 
   /** The newest stored id among messages created before `cutoff` (0: none). */
   lastIdBefore(cutoff: number): number {
-    return num(this.#sql.exec("SELECT MAX(id) AS id FROM messages WHERE session = ? AND created_at < ?", this.#session, cutoff)[0]?.id);
+    return num(this.sql.exec("SELECT MAX(id) AS id FROM messages WHERE session = ? AND created_at < ?", this.session, cutoff)[0]?.id);
   }
 
   /** Deletes up to `limit` messages created before `cutoff` (retention); returns how many, and their turns. */
   deleteBefore(cutoff: number, limit = 1000): { deleted: number; turnIds: string[] } {
-    const rows = this.#sql.exec("DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE session = ? AND created_at < ? ORDER BY id LIMIT ?) RETURNING turn_id", this.#session, cutoff, limit);
+    const rows = this.sql.exec("DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE session = ? AND created_at < ? ORDER BY id LIMIT ?) RETURNING turn_id", this.session, cutoff, limit);
     const turnIds = [...new Set(rows.map((r) => str(r.turn_id)).filter((t): t is string => t !== null))];
     return { deleted: rows.length, turnIds };
   }
 
   /** Rows not yet copied to D1, oldest first. */
   unsynced(limit = 200): StoredMessage[] {
-    return this.#sql.exec("SELECT * FROM messages WHERE session = ? AND synced = 0 ORDER BY id LIMIT ?", this.#session, limit).map(stored);
+    return this.sql.exec("SELECT * FROM messages WHERE session = ? AND synced = 0 ORDER BY id LIMIT ?", this.session, limit).map(stored);
   }
 
   markSynced(ids: readonly number[]): void {
-    for (const id of ids) this.#sql.exec("UPDATE messages SET synced = 1 WHERE id = ?", id);
+    for (const id of ids) this.sql.exec("UPDATE messages SET synced = 1 WHERE id = ?", id);
   }
 }

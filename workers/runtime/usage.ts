@@ -1,5 +1,5 @@
 import type { Usage } from "../agent/index.ts";
-import { migrate, num, type Sql } from "./sql.ts";
+import { migrate, num, type Sql, SessionRows } from "./sql.ts";
 
 /** One turn's tokens, as usage reports count them. */
 export interface TurnUsage {
@@ -28,24 +28,16 @@ export function utcDay(at: number): string {
  * Tokens per turn (from the provider's `usage`, or estimated when it reports none), kept by
  * the runtime the same way at the edge and on a gateway; the edge copies them to D1.
  */
-export class UsageStore {
-  readonly #sql: Sql;
-  readonly #session: string;
-
-  constructor(sql: Sql, session: string) {
-    this.#sql = sql;
-    this.#session = session;
-  }
-
+export class UsageStore extends SessionRows {
   static migrate(sql: Sql): void {
     migrate(sql, "usage", SCHEMA);
   }
 
   record(turnId: string, userKey: string, usage: Usage, at: number): void {
-    this.#sql.exec(
+    this.sql.exec(
       "INSERT INTO usage_turns (turn_id, session, user_key, day, input, output, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(turn_id) DO UPDATE SET input = excluded.input, output = excluded.output, synced = 0",
       turnId,
-      this.#session,
+      this.session,
       userKey,
       utcDay(at),
       usage.input,
@@ -56,7 +48,7 @@ export class UsageStore {
 
   /** This session's totals. */
   totals(): Usage & { turns: number } {
-    const r = this.#sql.exec("SELECT COUNT(*) AS turns, COALESCE(SUM(input), 0) AS i, COALESCE(SUM(output), 0) AS o FROM usage_turns WHERE session = ?", this.#session)[0];
+    const r = this.sql.exec("SELECT COUNT(*) AS turns, COALESCE(SUM(input), 0) AS i, COALESCE(SUM(output), 0) AS o FROM usage_turns WHERE session = ?", this.session)[0];
     return { turns: num(r?.turns), input: num(r?.i), output: num(r?.o) };
   }
 
@@ -70,7 +62,7 @@ export class UsageStore {
   }
 
   #rows(query: string, limit: number): TurnUsage[] {
-    return this.#sql.exec(query, this.#session, limit).map((r) => ({
+    return this.sql.exec(query, this.session, limit).map((r) => ({
       turnId: String(r.turn_id),
       session: String(r.session),
       userKey: String(r.user_key),
@@ -82,6 +74,6 @@ export class UsageStore {
   }
 
   markSynced(turnIds: readonly string[]): void {
-    for (const id of turnIds) this.#sql.exec("UPDATE usage_turns SET synced = 1 WHERE turn_id = ?", id);
+    for (const id of turnIds) this.sql.exec("UPDATE usage_turns SET synced = 1 WHERE turn_id = ?", id);
   }
 }
