@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { rng } from "../support/context-fixtures.ts";
 import { MISSING_TOOL_RESULT, repairTranscript, transcriptProblem, type RawMessage } from "../../workers/agent/index.ts";
-
-/** Small deterministic PRNG so a failing seed can be replayed. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 function randomTranscript(rand: () => number): RawMessage[] {
   const out: RawMessage[] = [];

@@ -2,18 +2,7 @@
  * Hostile variants of a valid payload, for the boundary tests: one field at a time is given
  * a value of the wrong type (or removed), deterministically from a seed.
  */
-
-/** A small seeded generator (mulberry32): the same seed, the same variants. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "./random.ts";
 
 const WRONG: unknown[] = [5, -1, 1.5, 1e308, "text", "", null, {}, [], true, { nested: { deeper: [1, "x", null] } }, "x".repeat(5000), "\u0000\uffff", [1, 2, 3], "9".repeat(40)];
 
@@ -43,7 +32,7 @@ const REMOVE = Symbol("remove");
 
 /** `count` variants of `base`, each with one field made wrong or removed. */
 export function mutations(base: unknown, count: number, seed: number): unknown[] {
-  const rand = seeded(seed);
+  const rand = rng(seed);
   const all = paths(base);
   const out: unknown[] = [];
   for (let i = 0; i < count; i++) {
