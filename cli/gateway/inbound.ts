@@ -1,4 +1,5 @@
 import type { GatewayFrameIn, InboundEvent } from "../../workers/relay/frames.ts";
+import { budgetText, UsageStore, utcDay } from "../../workers/runtime/index.ts";
 import { relayChannel } from "./channel.ts";
 import { frameAttachments } from "./media.ts";
 import { relayedTarget, type GatewaySessions } from "./sessions.ts";
@@ -22,6 +23,8 @@ export interface InboundDeps {
   /** Sends a frame on the live socket; false when there is none. */
   send: (frame: GatewayFrameIn) => boolean;
   log: (line: string) => void;
+  /** Now, in ms (the gateway's clock). */
+  now: () => number;
 }
 
 /**
@@ -46,7 +49,9 @@ export class InboundHandler {
     const chat = { platform: ev.source.platform, chatId: ev.source.chat_id, threadId: ev.source.thread_id, target: ev.target ?? null, private: ev.source.chat_type === "dm" };
     try {
       if (ev.text.trim() === "/new") this.#newSession(ev, key, chat);
-      else {
+      else if (this.#overBudget(ev, key, chat)) {
+        // Answered (at most once a day per chat) and remembered: a replay is no turn either.
+      } else {
         const attachments = frameAttachments(ev.media_urls, ev.media);
         this.#d.sessions.forKey(ev.session_key).enqueue({ content: ev.text, origin: "platform", target: relayedTarget(chat), deliveryKey: key, meta: { userKey: `${ev.source.platform}:${ev.source.user_id}`, ...(attachments.length > 0 ? { attachments } : {}) } });
       }
@@ -56,6 +61,30 @@ export class InboundHandler {
       return;
     }
     this.#d.send({ type: "inbound_ack", bufferId });
+  }
+
+  /**
+   * The Worker's `DAILY_TOKEN_BUDGET` (in the descriptor), kept here as at the edge: a
+   * platform user over today's tokens (counted in this gateway's own usage table, where its
+   * turns are recorded) gets no turn, and the chat is told once a day when it resets.
+   */
+  #overBudget(ev: InboundEvent, key: string, chat: Parameters<typeof relayChannel>[1]): boolean {
+    const descriptor = this.#d.descriptor(chat.platform);
+    const budget = descriptor?.daily_token_budget ?? null;
+    if (budget === null) return false;
+    const now = this.#d.now();
+    const day = utcDay(now);
+    const used = UsageStore.usedOn(this.#d.store.sql, `${ev.source.platform}:${ev.source.user_id}`, day);
+    if (used < budget) return false;
+    const queue = this.#d.sessions.forKey(ev.session_key).queue;
+    if (queue.seen(key)) return true;
+    queue.remember(key, now);
+    if (this.#d.store.tellBudgetOnce(`${chat.platform}:${chat.chatId}:${chat.threadId ?? ""}`, day)) {
+      void relayChannel(this.#d.outbox, chat, descriptor)
+        .post(budgetText(used, budget, now))
+        .catch((err: unknown) => this.#d.log(`${chat.platform} chat ${chat.chatId}: budget notice not delivered (${err instanceof Error ? err.message : String(err)})`));
+    }
+    return true;
   }
 
   #newSession(ev: InboundEvent, key: string, chat: Parameters<typeof relayChannel>[1]): void {

@@ -113,7 +113,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     fetch: io.fetch,
     attachments: (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, gatewayReadDeps(attachmentsSettings, io.fetch, log), signal),
   });
-  const handler = new InboundHandler({ store, sessions, outbox, descriptor: (p) => client.descriptor(p), send: (f) => client.send(f), log });
+  const handler = new InboundHandler({ store, sessions, outbox, descriptor: (p) => client.descriptor(p), send: (f) => client.send(f), log, now: () => clock.now() });
   const client: RelayClient = new RelayClient({
     url: config.relayUrl,
     gatewayId: config.gatewayId,

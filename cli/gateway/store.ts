@@ -8,6 +8,8 @@ const SCHEMA = [
   `CREATE TABLE generations (session_key TEXT PRIMARY KEY, generation INTEGER NOT NULL DEFAULT 0)`,
   // Each session's rolling summary, as the edge's session objects keep theirs.
   `CREATE TABLE summaries (session TEXT PRIMARY KEY, summary TEXT, folded_through INTEGER NOT NULL DEFAULT 0)`,
+  // The UTC day each chat was last told its user is over DAILY_TOKEN_BUDGET (once a day).
+  `CREATE TABLE budget_told (chat TEXT PRIMARY KEY, day TEXT NOT NULL)`,
 ];
 
 /**
@@ -54,6 +56,14 @@ export class GatewayStore {
 
   saveSummary(sessionRef: string, summary: string | null, foldedThrough: number): void {
     this.sql.exec("INSERT INTO summaries (session, summary, folded_through) VALUES (?, ?, ?) ON CONFLICT (session) DO UPDATE SET summary = excluded.summary, folded_through = excluded.folded_through", sessionRef, summary, foldedThrough);
+  }
+
+  /** Notes that `chat` was told about the budget on `day`; false if it already was. */
+  tellBudgetOnce(chat: string, day: string): boolean {
+    const row = this.sql.exec("SELECT day FROM budget_told WHERE chat = ?", chat)[0];
+    if (row?.day === day) return false;
+    this.sql.exec("INSERT INTO budget_told (chat, day) VALUES (?, ?) ON CONFLICT (chat) DO UPDATE SET day = excluded.day", chat, day);
+    return true;
   }
 
   /** Sessions with turns or deliveries left by an earlier run. */

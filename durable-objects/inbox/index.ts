@@ -8,7 +8,7 @@ import { newSessionId } from "../../workers/db/ids.ts";
 import { routeDelete, routeUpsert } from "../../workers/db/mirror.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import type { MessageEvent, PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
-import { budgetText } from "../../workers/conversations/texts.ts";
+import { budgetText } from "../../workers/runtime/texts.ts";
 import { usedToday } from "../../workers/db/usage.ts";
 import { durableSql, utcDay } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";

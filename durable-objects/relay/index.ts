@@ -179,7 +179,7 @@ export class Relay extends DurableObject<Env> {
     }
     const first = s.handshakeAt === 0 || s.idle;
     this.#setState(ws, { ...s, handshakeAt: first ? Date.now() : s.handshakeAt, idle: false, platforms: [...new Set([...s.platforms, platform])] });
-    this.#send(ws, { type: "descriptor", descriptor: descriptorFor(platform, adapter.capabilities) });
+    this.#send(ws, { type: "descriptor", descriptor: descriptorFor(platform, adapter.capabilities, settings(this.env).dailyTokenBudget) });
     if (!first) return;
     // The newest socket takes over; the older ones are closed so nothing goes out twice.
     for (const other of this.ctx.getWebSockets()) {

@@ -33,7 +33,7 @@ describe("relay auth", () => {
     for (const t of [await token({ secret: GW.rotated }), await token()]) {
       const s = await connect(t);
       s.send({ type: "hello", platform: "telegram", botId: "" });
-      expect(await s.next("descriptor")).toMatchObject({ descriptor: { platform: "telegram", max_message_length: 4096, len_unit: "utf16", supported_ops: ["send", "edit", "typing", "thread_create"] } });
+      expect(await s.next("descriptor")).toMatchObject({ descriptor: { platform: "telegram", max_message_length: 4096, len_unit: "utf16", supported_ops: ["send", "edit", "typing", "thread_create"], daily_token_budget: 50000 } });
       s.ws.close(1000);
     }
   });

@@ -32,11 +32,3 @@ export function helpText(style: CommandStyle): string {
 export function unknownCommandText(style: CommandStyle, name: string): string {
   return `Unknown command ${style.prefix}${name}. ${style.prefix}help lists the commands.`;
 }
-
-/** What a user over `DAILY_TOKEN_BUDGET` is told (once a day): how much, and when it resets. */
-export function budgetText(used: number, budget: number, now: number): string {
-  const midnight = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1);
-  const mins = Math.max(1, Math.ceil((midnight - now) / 60_000));
-  const left = mins >= 60 ? `${Math.floor(mins / 60)} h ${mins % 60} min` : `${mins} min`;
-  return `You have used today's allowance of ${budget.toLocaleString("en-US")} tokens (${used.toLocaleString("en-US")} so far), so this message was not answered. It resets at 00:00 UTC, in ${left}.`;
-}

@@ -5,8 +5,8 @@ import type { Descriptor } from "./frames.ts";
 /** Ops the connector runs for gateways. */
 export const SUPPORTED_OPS = ["send", "edit", "typing", "thread_create"];
 
-/** A platform's capabilities as the gateway needs them. Replies are sent as Markdown and rendered here. */
-export function descriptorFor(platform: string, caps: Capabilities): Descriptor {
+/** A platform's capabilities as the gateway needs them, and the daily token budget it keeps. Replies are sent as Markdown and rendered here. */
+export function descriptorFor(platform: string, caps: Capabilities, dailyTokenBudget: number | null = null): Descriptor {
   return {
     contract_version: 1,
     platform,
@@ -19,5 +19,6 @@ export function descriptorFor(platform: string, caps: Capabilities): Descriptor 
     markdown_dialect: "commonmark",
     supported_ops: SUPPORTED_OPS,
     edit_interval_ms: caps.editIntervalMs,
+    daily_token_budget: dailyTokenBudget,
   };
 }

@@ -83,6 +83,8 @@ export const Descriptor = z.object({
   supported_ops: z.array(z.string()),
   /** Least ms between two edits of a streamed reply (private chats, groups). */
   edit_interval_ms: z.object({ private: z.number(), group: z.number() }).optional(),
+  /** The Worker's `DAILY_TOKEN_BUDGET` (tokens per platform user per UTC day; absent or null: none), for the gateway to keep. */
+  daily_token_budget: z.number().int().positive().nullable().optional(),
 });
 export type Descriptor = z.infer<typeof Descriptor>;
 

@@ -9,7 +9,7 @@ export { TurnQueue, type TurnInput, type TurnOrigin, type TurnRecord } from "./q
 export { ReplyStreamer, TYPING_REFRESH_MS, type StreamEnd, type StreamerOptions, type TurnSink } from "./reply.ts";
 export { MAX_TURN_ATTEMPTS, SessionRuntime, type BusyPolicy, type NewTurn, type RuntimeHost, type TurnResult } from "./session.ts";
 export { durableSql, migrate, num, str, type DurableStorageLike, type Row, type Sql, type SqlValue } from "./sql.ts";
-export { EMPTY_TEXT, failureText, replyText, RESTART_FAILURE, STOPPED_TEXT, UNDELIVERED_NOTE } from "./texts.ts";
+export { budgetText, EMPTY_TEXT, failureText, replyText, RESTART_FAILURE, STOPPED_TEXT, UNDELIVERED_NOTE } from "./texts.ts";
 export { rowMessage, SqlTranscript, type NewMessage, type StoredMessage } from "./transcript.ts";
 export { UsageStore, utcDay, type TurnUsage } from "./usage.ts";
 export { BYTE_BOUND, ContextKeeper, type ContextHost, type ContextState } from "./context.ts";

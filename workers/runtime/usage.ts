@@ -46,6 +46,11 @@ export class UsageStore extends SessionRows {
     );
   }
 
+  /** Tokens (in and out) a platform user (`platform:id`) used on a UTC day, over every session in this storage. */
+  static usedOn(sql: Sql, userKey: string, day: string): number {
+    return num(sql.exec("SELECT COALESCE(SUM(input + output), 0) AS n FROM usage_turns WHERE user_key = ? AND day = ?", userKey, day)[0]?.n);
+  }
+
   /** This session's totals. */
   totals(): Usage & { turns: number } {
     const r = this.sql.exec("SELECT COUNT(*) AS turns, COALESCE(SUM(input), 0) AS i, COALESCE(SUM(output), 0) AS o FROM usage_turns WHERE session = ?", this.session)[0];
