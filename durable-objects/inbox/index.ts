@@ -12,6 +12,7 @@ import { budgetText } from "../../workers/runtime/texts.ts";
 import { usedToday } from "../../workers/db/usage.ts";
 import { durableSql, utcDay } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
+import { ALBUM_MAX, ALBUM_WAIT_MS, joinAlbum, partOf } from "./album.ts";
 import { InboxStore, type Binding } from "./store.ts";
 
 /** Delivery ids are remembered this long: longer than any platform redelivers or a signature is accepted. */
@@ -43,6 +44,8 @@ export class Inbox extends DurableObject<Env> {
   #draining: Promise<void> | null = null;
   #again = false;
   #idleWaiters: Array<() => void> = [];
+  /** The alarm rang: albums at the head go on without waiting longer. */
+  #albumsDue = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -68,12 +71,15 @@ export class Inbox extends DurableObject<Env> {
     const { event } = item;
     this.#learnKey(item.key);
     const binding = this.#store.binding();
-    if (event.addressed === false && !binding?.bound) return "ignored";
+    // Not for the bot: ignored, unless this thread hears everything, or it is a later part
+    // of an album one of whose parts (the caption) was for the bot.
+    const albumPart = event.kind === "message" && event.album !== undefined && this.#store.head(ALBUM_MAX * 5).some((i) => partOf(i, event.album!));
+    if (event.addressed === false && !binding?.bound && !albumPart) return "ignored";
     const deliveryKey = `${event.source.platform}:${event.deliveryId}`;
     if (!this.#store.firstTime(deliveryKey, now)) return "duplicate";
     this.#store.pruneSeen(now - SEEN_RETENTION_MS);
     this.#store.push(deliveryKey, event, now);
-    await this.#armAlarm(now + RETRY_MS);
+    await this.#armAlarm(now + (event.kind === "message" && event.album ? ALBUM_WAIT_MS : RETRY_MS));
     void this.#drain();
     return "accepted";
   }
@@ -137,6 +143,8 @@ export class Inbox extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    // The alarm set for an album's wait (or any later one): whatever of it arrived goes on.
+    this.#albumsDue = true;
     await this.#drain();
   }
 
@@ -161,10 +169,18 @@ export class Inbox extends DurableObject<Env> {
   }
 
   async #run(): Promise<void> {
+    const albumsDue = this.#albumsDue;
+    this.#albumsDue = false;
     for (let item = this.#store.first(); item; item = this.#store.first()) {
+      // An album's first part waits for the others (what follows it in this chat waits too, in order).
+      const album = item.event.kind === "message" && item.event.album ? joinAlbum(this.#store.head(ALBUM_MAX)) : null;
+      if (album && !albumsDue && Date.now() < item.createdAt + ALBUM_WAIT_MS) {
+        await this.#armAlarm(item.createdAt + ALBUM_WAIT_MS);
+        return;
+      }
       try {
-        await this.#handOn(item.deliveryKey, item.event);
-        this.#store.done(item.seq);
+        await this.#handOn(item.deliveryKey, album ? album.event : item.event);
+        for (const seq of album ? album.seqs : [item.seq]) this.#store.done(seq);
       } catch (err) {
         const attempts = this.#store.failed(item.seq);
         console.error(`inbox ${this.#key}: handing on ${item.deliveryKey} failed (attempt ${attempts}); retrying`, err instanceof Error ? err.message : String(err));

@@ -18,6 +18,7 @@ export interface OutboxItem {
   deliveryKey: string;
   event: PlatformEvent;
   attempts: number;
+  createdAt: number;
 }
 
 const SCHEMA = [
@@ -88,8 +89,12 @@ export class InboxStore {
   }
 
   first(): OutboxItem | null {
-    const r = this.#sql.exec("SELECT * FROM outbox ORDER BY seq LIMIT 1")[0];
-    return r ? { seq: num(r.seq), deliveryKey: String(r.delivery_key), event: JSON.parse(String(r.event)) as PlatformEvent, attempts: num(r.attempts) } : null;
+    return this.head(1)[0] ?? null;
+  }
+
+  /** The oldest `n` items, in order. */
+  head(n: number): OutboxItem[] {
+    return this.#sql.exec("SELECT * FROM outbox ORDER BY seq LIMIT ?", n).map((r) => ({ seq: num(r.seq), deliveryKey: String(r.delivery_key), event: JSON.parse(String(r.event)) as PlatformEvent, attempts: num(r.attempts), createdAt: num(r.created_at) }));
   }
 
   done(seq: number): void {

@@ -57,8 +57,11 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
     return ingest.kind === "respond" ? ingest.response : ok();
   }
   const { event } = ingest;
-  // Not for the bot and outside a thread: nothing can make it a turn.
-  if (event.addressed === false && !event.source.threadId) return ok();
+  // Not for the bot and outside a thread: nothing can make it a turn, except the rest of an
+  // album whose caption was for the bot (its Inbox joins them and drops a lone one; a
+  // gateway gets each part as it comes, so only addressed ones).
+  const albumPart = event.kind === "message" && event.album !== undefined && !ps.gateway;
+  if (event.addressed === false && !event.source.threadId && !albumPart) return ok();
   // /whoami is for everyone (it tells you what to ask the owner for); /help too.
   const known = event.addressed === true ? staticAnswer(env, adapter, event) : null;
   const inlineAnswer = known !== null ? adapter.answerInline(event, known) : null;

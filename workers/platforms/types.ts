@@ -85,6 +85,11 @@ export type PlatformEvent =
       attachments: Attachment[];
       /** This message opens a thread that should then hear every message (a Slack mention in a channel). */
       bindsThread: boolean;
+      /**
+       * Set when the platform delivers what a person sent at once as several messages (a
+       * Telegram album: one message per photo, the caption on one of them), the same on each.
+       */
+      album?: string;
     })
   | (EventBase & { kind: "command"; name: CommandName; args: string })
   /** A command this bot does not know (in a DM: say so; in groups: another bot's). */

@@ -156,5 +156,5 @@ export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Ing
   const said = name ? stripName(text, name) : text.trim();
   // A quoted fragment of the message answered is part of what is asked.
   const quoted = msg.quote?.text.trim() ? `> ${msg.quote.text.trim().replace(/\n/g, "\n> ")}\n\n${said}` : said;
-  return { kind: "event", event: { ...base, kind: "message", text: quoted, attachments, addressed, bindsThread: false } };
+  return { kind: "event", event: { ...base, kind: "message", text: quoted, attachments, addressed, bindsThread: false, ...(msg.media_group_id ? { album: `${msg.chat.id}:${msg.media_group_id}` } : {}) } };
 }

@@ -62,6 +62,8 @@ export const TelegramMessage = z.object({
   document: File.optional(),
   video: File.optional(),
   video_note: File.optional(),
+  /** Set on each message of an album (photos or files sent together), the same on all of them. */
+  media_group_id: z.string().max(200).optional(),
 });
 
 export const TelegramUpdate = z.object({
