@@ -27,6 +27,8 @@ export interface HandoffRequest {
 export interface HandoffDestination {
   chatId: string;
   threadId: string | null;
+  /** A web link to it, when the adapter could make one. */
+  url?: string | null;
 }
 
 type Patch = Partial<SessionRecord>;
@@ -45,6 +47,7 @@ export function request(rec: SessionRecord, req: HandoffRequest, now: number): P
     handoffThread: req.thread ? 1 : 0,
     handoffDestChatId: null,
     handoffDestThreadId: null,
+    handoffDestUrl: null,
     handoffDestKey: null,
     handoffTurnId: null,
   };
@@ -58,7 +61,7 @@ export function claim(rec: SessionRecord, now: number): Patch | null {
 /** running → completed, error cleared, destination recorded. */
 export function complete(rec: SessionRecord, dest: HandoffDestination, now: number): Patch | null {
   if (rec.handoffState !== "running") return null;
-  return { handoffState: "completed", handoffError: null, handoffFinishedAt: now, handoffDestChatId: dest.chatId, handoffDestThreadId: dest.threadId };
+  return { handoffState: "completed", handoffError: null, handoffFinishedAt: now, handoffDestChatId: dest.chatId, handoffDestThreadId: dest.threadId, handoffDestUrl: dest.url ?? null };
 }
 
 /**

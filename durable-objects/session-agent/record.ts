@@ -50,6 +50,7 @@ export function newRecord(seed: SessionSeed, now: number, id = newSessionId(now)
     handoffThread: 1,
     handoffDestChatId: null,
     handoffDestThreadId: null,
+    handoffDestUrl: null,
     instructions: null,
   };
 }

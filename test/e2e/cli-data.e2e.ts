@@ -126,7 +126,7 @@ describe("hermes-edge status", () => {
     expect(lines).toContain("✓ token      accepted (HERMES_EDGE_TOKEN)");
     expect(lines).toContain("✓ model      openai fake: answers (no model list: HTTP 404)");
     expect(lines.find((l) => l.startsWith("✓ telegram"))).toContain("local Worker: the platform cannot reach it");
-    expect(lines).toContain("✓ D1         9/9 migrations applied");
+    expect(lines).toContain("✓ D1         10/10 migrations applied");
     expect(lines.at(-1)).toBe("no problems found");
     const json = JSON.parse((await cli(["status", "--json"])).out) as { reachable: boolean; token: { accepted: boolean }; problems: unknown[]; worker: { migrations: { missing: string[] } } };
     expect(json).toMatchObject({ reachable: true, token: { accepted: true }, problems: [], worker: { migrations: { missing: [] } } });

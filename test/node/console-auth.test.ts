@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { issueSession, readCookie, SESSION_TTL_SECONDS, verifySession } from "../../workers/console/cookie.ts";
 import { attempt, BASE_DELAY_MS, clientKey, delayAfter, FORGET_AFTER_MS, FREE_ATTEMPTS, MAX_DELAY_MS, type ThrottleState } from "../../workers/console/throttle.ts";
 import { chatLink } from "../../workers/platforms/links.ts";
+import { discordThreadLink } from "../../workers/platforms/discord/link.ts";
 
 describe("console session values", () => {
   const now = 1_800_000_000_000;
@@ -67,6 +68,9 @@ describe("chat links", () => {
     expect(chatLink("slack", "C0123ABC", "1700000000.0001")).toBe("https://slack.com/app_redirect?channel=C0123ABC");
     expect(chatLink("slack", "C0123ABC&x=1", null)).toBeNull();
     expect(chatLink("discord", "123", "456")).toBeNull();
+    expect(discordThreadLink("880000000000000001", "456")).toBe("https://discord.com/channels/880000000000000001/456");
+    expect(discordThreadLink(undefined, "456")).toBeNull();
+    expect(discordThreadLink("88/../x", "456")).toBeNull();
     expect(chatLink("irc", "x", null)).toBeNull();
   });
 });

@@ -202,6 +202,9 @@ export class FakeTelegram extends FakeApi {
   }
 }
 
+/** The server the fake Discord puts its threads in (a started thread's channel object names it). */
+export const FAKE_GUILD_ID = "880000000000000001";
+
 /** The REST API at `<base>/…` and the interaction webhooks. */
 export class FakeDiscord extends FakeApi {
   /** The interactions endpoint the application has (GET/PATCH /applications/@me). */
@@ -226,7 +229,7 @@ export class FakeDiscord extends FakeApi {
     }
     if (req.headers.get("authorization") !== `Bot ${DISCORD_TEST.botToken}`) return Response.json({ message: "401: Unauthorized" }, { status: 401 });
     if (/^\/channels\/\d+\/typing$/.test(p)) return new Response(null, { status: 204 });
-    if (/^\/channels\/\d+\/messages\/\d+\/threads$/.test(p)) return Response.json({ id: String(this.nextId()), name: call.body.name, type: 11 });
+    if (/^\/channels\/\d+\/messages\/\d+\/threads$/.test(p)) return Response.json({ id: String(this.nextId()), name: call.body.name, type: 11, guild_id: FAKE_GUILD_ID });
     if (/^\/channels\/\d+\/messages(\/\d+)?$/.test(p)) return Response.json({ id: String(this.nextId()), content: call.body.content });
     if (/^\/applications\/\d+\/commands$/.test(p) && call.method === "PUT") {
       if (!p.includes(`/${DISCORD_TEST.applicationId}/`)) return Response.json({ message: "Unknown Application" }, { status: 404 });

@@ -14,6 +14,7 @@ import { SLACK_TEST } from "../support/signing.ts";
 import { call, messages, newSession, postTurn, readEvents } from "./helpers.ts";
 import { routeOf, sessionFor, settle, toTelegram, untilRunning } from "./platform-helpers.ts";
 import { discord, llm, slack, telegram } from "./setup.ts";
+import { FAKE_GUILD_ID } from "../support/fake-platforms.ts";
 import { conversation } from "../support/fake-llm.ts";
 
 const FORUM = "-100777";
@@ -145,6 +146,8 @@ describe("handoff to Discord and Slack", () => {
     expect(String(thread.body.name).length).toBeLessThanOrEqual(80);
     expect(String(thread.body.name).endsWith("...")).toBe(true);
     const threadId = (done.destination as { thread_id: string }).thread_id;
+    // Discord's answer to starting the thread names its server: the destination has a link.
+    expect((done.destination as { url: string | null }).url).toBe(`https://discord.com/channels/${FAKE_GUILD_ID}/${threadId}`);
     const key = await parseKey("discord", dc.command("ask", { prompt: "next" }, { userId: "2002", thread: { id: threadId, parent: "3100" } }));
     expect(await routeOf(key)).toBe(id);
   });

@@ -13,4 +13,5 @@ export const MIGRATIONS = [
   "0006_objects_own_state",
   "0007_sessions_you_keep",
   "0008_worker_meta",
+  "0009_destination_url",
 ] as const;

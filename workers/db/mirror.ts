@@ -11,7 +11,7 @@ import { messages, sessionRoutes, sessions, summaries, usage, type SessionRow } 
 const SESSION_COLUMNS = [
   "source", "userId", "chatId", "chatType", "threadId", "sessionKey", "title", "model", "parentSessionId", "startedAt", "endedAt", "lastActiveAt", "endReason",
   "messageCount", "toolCallCount", "inputTokens", "outputTokens", "activeTurnId", "turnStartedAt", "handoffState", "handoffPlatform", "handoffError",
-  "handoffRequestedAt", "handoffClaimedAt", "handoffFinishedAt", "handoffChatId", "handoffThread", "handoffDestChatId", "handoffDestThreadId",
+  "handoffRequestedAt", "handoffClaimedAt", "handoffFinishedAt", "handoffChatId", "handoffThread", "handoffDestChatId", "handoffDestThreadId", "handoffDestUrl",
 ] as const satisfies ReadonlyArray<keyof SessionRow>;
 
 /** The session's row as its object has it. */

@@ -41,6 +41,8 @@ export const sessions = sqliteTable(
     handoffThread: integer("handoff_thread").notNull().default(1),
     handoffDestChatId: text("handoff_dest_chat_id"),
     handoffDestThreadId: text("handoff_dest_thread_id"),
+    /** A web link to the destination, when the platform gave what one needs (a Discord thread's server). */
+    handoffDestUrl: text("handoff_dest_url"),
     /** The session's own instructions, added to the agent's (PATCH /v1/sessions/:id, /instructions). */
     instructions: text("instructions"),
   },

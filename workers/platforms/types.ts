@@ -152,6 +152,8 @@ export interface CommandStyle {
 export interface HandoffThread {
   chatId: string;
   threadId: string;
+  /** A web link to the thread, when the platform's answer had what one needs. */
+  url?: string | null;
 }
 
 /** What a show left on the platform: the messages showing the reply, and whether all of it shows. */

@@ -23,6 +23,7 @@ import type { Download } from "../../attachments/index.ts";
 import { downloadDiscordFile } from "./files.ts";
 import { verifyDiscord } from "./verify.ts";
 import { discordHealth } from "./health.ts";
+import { discordThreadLink } from "./link.ts";
 
 export { ASK_MESSAGE_COMMAND, DISCORD_COMMANDS, discordSource, discordTarget, parseDiscordInteraction } from "./parse.ts";
 export { DISCORD_MAX_SKEW_S, verifyDiscord } from "./verify.ts";
@@ -173,9 +174,9 @@ export class DiscordAdapter implements PlatformAdapter {
     if (!this.#s.botToken) return null;
     try {
       const seed = await this.#request<{ id: string }>("POST", `channels/${parentChatId}/messages`, { content: HANDOFF_SEED }, true);
-      const thread = await this.#request<{ id: string }>("POST", `channels/${parentChatId}/messages/${seed.id}/threads`, { name: threadName(name), auto_archive_duration: 1440 }, true);
+      const thread = await this.#request<{ id: string; guild_id?: string }>("POST", `channels/${parentChatId}/messages/${seed.id}/threads`, { name: threadName(name), auto_archive_duration: 1440 }, true);
       // Messages in a thread are keyed on the thread itself (see discordSource).
-      return { chatId: thread.id, threadId: thread.id };
+      return { chatId: thread.id, threadId: thread.id, url: discordThreadLink(thread.guild_id, thread.id) };
     } catch (err) {
       if (err instanceof PlatformApiError && (err.code === "rejected" || err.code === "not_found")) return null;
       throw err;

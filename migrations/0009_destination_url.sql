@@ -1,0 +1,1 @@
+ALTER TABLE `sessions` ADD `handoff_dest_url` text;
