@@ -12,7 +12,7 @@ import { budgetText } from "../../workers/runtime/texts.ts";
 import { usedToday } from "../../workers/db/usage.ts";
 import { durableSql, utcDay } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
-import { ALBUM_MAX, ALBUM_WAIT_MS, joinAlbum, partOf } from "./album.ts";
+import { ALBUM_MAX, ALBUM_WAIT_MS, joinAlbum } from "./album.ts";
 import { InboxStore, type Binding } from "./store.ts";
 
 /** Delivery ids are remembered this long: longer than any platform redelivers or a signature is accepted. */
@@ -44,7 +44,7 @@ export class Inbox extends DurableObject<Env> {
   #draining: Promise<void> | null = null;
   #again = false;
   #idleWaiters: Array<() => void> = [];
-  /** The alarm rang: albums at the head go on without waiting longer. */
+  /** The alarm rang: the album at the head goes on without waiting longer. */
   #albumsDue = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -71,9 +71,9 @@ export class Inbox extends DurableObject<Env> {
     const { event } = item;
     this.#learnKey(item.key);
     const binding = this.#store.binding();
-    // Not for the bot: ignored, unless this thread hears everything, or it is a later part
-    // of an album one of whose parts (the caption) was for the bot.
-    const albumPart = event.kind === "message" && event.album !== undefined && this.#store.head(ALBUM_MAX * 5).some((i) => partOf(i, event.album!));
+    // Not for the bot: ignored, unless this thread hears everything, or it is part of an
+    // album (kept for its wait: if no part of it was for the bot, it is dropped then).
+    const albumPart = event.kind === "message" && event.album !== undefined;
     if (event.addressed === false && !binding?.bound && !albumPart) return "ignored";
     const deliveryKey = `${event.source.platform}:${event.deliveryId}`;
     if (!this.#store.firstTime(deliveryKey, now)) return "duplicate";
@@ -169,7 +169,9 @@ export class Inbox extends DurableObject<Env> {
   }
 
   async #run(): Promise<void> {
-    const albumsDue = this.#albumsDue;
+    // The alarm releases the album it was set for (the one at the head); a later album
+    // waits its own time.
+    let albumsDue = this.#albumsDue;
     this.#albumsDue = false;
     for (let item = this.#store.first(); item; item = this.#store.first()) {
       // An album's first part waits for the others (what follows it in this chat waits too, in order).
@@ -181,6 +183,7 @@ export class Inbox extends DurableObject<Env> {
       try {
         await this.#handOn(item.deliveryKey, album ? album.event : item.event);
         for (const seq of album ? album.seqs : [item.seq]) this.#store.done(seq);
+        if (album) albumsDue = false;
       } catch (err) {
         const attempts = this.#store.failed(item.seq);
         console.error(`inbox ${this.#key}: handing on ${item.deliveryKey} failed (attempt ${attempts}); retrying`, err instanceof Error ? err.message : String(err));
@@ -210,6 +213,8 @@ export class Inbox extends DurableObject<Env> {
     const adapter = adapterFor(this.env, event.source.platform);
     if (!adapter) return; // the platform was switched off since: nothing can answer
     if (typeof event.addressed === "object" && !(await adapter.addressedBy?.(event.addressed.mentions))) return;
+    // An album none of whose parts was for the bot (outside a thread that hears everything).
+    if (event.addressed === false && !this.#store.binding()?.bound) return;
     if (event.kind === "message") return this.#message(deliveryKey, event);
     const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ key: this.#key, sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
     await adapter.show(event.target, answer, [], "final").catch((err: unknown) => console.warn(`${adapter.name}: could not answer a command`, err instanceof Error ? err.message : String(err)));

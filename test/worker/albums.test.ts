@@ -43,19 +43,22 @@ describe("albums", () => {
     expect(telegram.called("/sendMessage").filter((c) => String(c.body.chat_id) === String(chatId))).toHaveLength(1);
   });
 
-  it("in a group, the album's other photos join the part whose caption mentions the bot; an album nobody addressed stays silent", async () => {
+  it("in a group, the album's other photos join the part whose caption mentions the bot, whichever came first; an album nobody addressed stays silent", async () => {
     const group = -100_7300 - ++chats;
     const chat = { chat: { id: group, type: "supergroup", title: "team" } };
     for (const id of ["ga-1", "ga-2", "gb-1", "gb-2"]) telegram.serveFile(id, PNG, "image/png", `photos/${id}.png`);
     const calls = llm.calls.length;
     const mention = "@hermes_test_bot";
-    await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("ga-1"), caption: `${mention} compare these`, caption_entities: [{ type: "mention", offset: 0, length: mention.length }], media_group_id: "g-1" }));
+    // The caption that addresses the bot may come on any part, here the last one.
     await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("ga-2"), media_group_id: "g-1" }));
+    await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("ga-1"), caption: `${mention} compare these`, caption_entities: [{ type: "mention", offset: 0, length: mention.length }], media_group_id: "g-1" }));
     // Another album in the same chat, for nobody.
     await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("gb-1"), caption: "holiday", media_group_id: "g-2" }));
     await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("gb-2"), media_group_id: "g-2" }));
     const key = `agent:main:telegram:group:${group}:1001`;
-    await runDurableObjectAlarm(inboxOf(key));
+    // Each album waits its own time: one alarm for each.
+    expect(await runDurableObjectAlarm(inboxOf(key))).toBe(true);
+    expect(await runDurableObjectAlarm(inboxOf(key))).toBe(true);
     await settle();
     expect(llm.calls.length - calls).toBe(1);
     const sent = llm.calls.at(-1)!.body;
