@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { imagesOf, lastUserText } from "../support/fake-llm.ts";
@@ -66,5 +66,21 @@ describe("albums", () => {
     expect(lastUserText(sent)).toMatch(/^compare these\n\n/);
     expect(telegram.called("/getFile").map((c) => c.body.file_id)).not.toContain("gb-1");
     expect(telegram.called("/sendMessage").filter((c) => String(c.body.chat_id) === String(group))).toHaveLength(1);
+  });
+
+  it("an album whose Inbox restarts during the wait is still one turn (its parts and alarm are stored)", async () => {
+    const chatId = ++chats;
+    const key = `agent:main:telegram:dm:${chatId}`;
+    const chat = { chat: { id: chatId, type: "private", first_name: "u" } };
+    for (const id of ["cr-1", "cr-2"]) telegram.serveFile(id, PNG, "image/png", `photos/${id}.png`);
+    const calls = llm.calls.length;
+    await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("cr-1"), caption: "before the crash", media_group_id: "24680" }));
+    await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("cr-2"), media_group_id: "24680" }));
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(inboxOf(key))).toBe(true);
+    await settle();
+    expect(llm.calls.length - calls).toBe(1);
+    expect(imagesOf(llm.calls.at(-1)!.body.messages.at(-1)!.content)).toHaveLength(2);
+    expect(telegram.called("/sendMessage").filter((c) => String(c.body.chat_id) === String(chatId))).toHaveLength(1);
   });
 });
