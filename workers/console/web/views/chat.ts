@@ -75,10 +75,12 @@ export function chatView(host: ChatHost): HTMLElement {
       status.append(notice(busy ? "A turn is already running in this session; wait for it or press Stop." : `Could not send: ${err instanceof Error ? err.message : String(err)}`, "error"));
     } finally {
       if (!host.signal.aborted) {
-        send.disabled = false;
         stop.disabled = true;
-        host.busy(false);
+        // Send again only once the stored transcript replaced the live one: a message sent
+        // before would be drawn into the list the reload then wipes.
         await host.reload().catch(() => undefined);
+        send.disabled = false;
+        host.busy(false);
       }
     }
   };
