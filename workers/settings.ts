@@ -32,18 +32,6 @@ export function isAllowed(allowed: AllowList, userId: string): boolean {
   return allowed.kind === "all" || (allowed.kind === "some" && allowed.ids.has(userId));
 }
 
-/**
- * The settings kept as secrets (`wrangler secret put NAME` deployed, `.dev.vars` locally);
- * every other setting is a var (`[vars]` in wrangler.toml). The names `HermesSecrets`
- * declares in env.d.ts (a test compares them), plus the `MCP_TOKEN_<NAME>` family.
- */
-export const SECRET_SETTINGS: readonly string[] = ["API_TOKEN", "LLM_API_KEY", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "RELAY_SECRETS"];
-
-/** How a setting is declared: a secret or a `[vars]` entry. */
-export function settingKind(name: string): "secret" | "var" {
-  return SECRET_SETTINGS.includes(name) || name.startsWith("MCP_TOKEN_") ? "secret" : "var";
-}
-
 /** One platform's settings, whether or not it is enabled. */
 export interface PlatformSettings {
   name: PlatformName;

@@ -33,7 +33,7 @@ async function sessionWith(title: string, ...said: string[]): Promise<string> {
 }
 
 /** A fresh page, signed in through the local sign-in link (the token in the fragment). */
-async function signedIn(opts: { width?: number } = {}): Promise<Page> {
+async function signedIn(opts: { width?: number; height?: number } = {}): Promise<Page> {
   watched = await WatchedPage.open(browser, opts);
   await watched.page.goto(`${h.worker.url}/#token=${encodeURIComponent(h.worker.token)}`);
   await watched.page.getByRole("heading", { name: "Sessions" }).waitFor(WAIT);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../cli/local.ts";
 import { platformSteps } from "../../workers/console/web/steps.ts";
 import type { Platform } from "../../workers/console/web/types.ts";
-import { SECRET_SETTINGS, settingKind } from "../../workers/settings.ts";
+import { SECRET_SETTINGS, settingKind } from "../../workers/platforms/names.ts";
 
 const discord: Platform = {
   name: "discord",

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { isLoopbackHost } from "../console/cookie.ts";
 import { homeChannel } from "../conversations/home.ts";
-import { allowedUsersSetting, PLATFORMS } from "../platforms/names.ts";
-import { settingKind, settings } from "../settings.ts";
+import { allowedUsersSetting, PLATFORMS, settingKind } from "../platforms/names.ts";
+import { settings } from "../settings.ts";
 
 /**
  * `GET /v1/platforms`: each platform's state, the settings it still lacks (`missing`, and
