@@ -33,7 +33,7 @@ async function sessionWith(title: string, ...said: string[]): Promise<string> {
 }
 
 /** A fresh page, signed in through the local sign-in link (the token in the fragment). */
-async function signedIn(opts: { width?: number } = {}): Promise<Page> {
+async function signedIn(opts: { width?: number; height?: number } = {}): Promise<Page> {
   watched = await WatchedPage.open(browser, opts);
   await watched.page.goto(`${h.worker.url}/#token=${encodeURIComponent(h.worker.token)}`);
   await watched.page.getByRole("heading", { name: "Sessions" }).waitFor(WAIT);
@@ -190,7 +190,47 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
     expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
   });
 
+  it("regression: on a phone the message box sat at the bottom of a 5,000-pixel page; a console session said source cli, no state, an empty title field, and raw Markdown for my message", async () => {
+    h.reset();
+    const page = await signedIn({ width: 390, height: 844 });
+    await page.getByRole("button", { name: "New session" }).click();
+    await page.getByRole("heading", { name: "(untitled)" }).waitFor(WAIT);
+    const id = decodeURIComponent(new URL(page.url()).hash.replace("#/sessions/", ""));
+    expect(await page.locator(".meta").textContent()).toContain("sourceconsole");
+    await page.locator(".title-row .badge", { hasText: "idle" }).waitFor(WAIT);
+
+    const gate = h.llm.hold(["thinking "], ["done."]);
+    await page.getByRole("textbox", { name: "Message" }).fill("plan **the trip** to Lyon");
+    await page.getByRole("button", { name: "Send" }).click();
+    // Rendered while the reply is still held at the fake model.
+    await page.locator(".msg.user.pending strong", { hasText: "the trip" }).waitFor(WAIT);
+    expect(gate.released).toBe(false);
+    gate.release();
+    await page.getByRole("heading", { name: "plan **the trip** to Lyon" }).waitFor(WAIT);
+    await page.getByText("Edit title and instructions").click();
+    expect(await page.getByLabel("Title").inputValue()).toBe("plan **the trip** to Lyon");
+
+    const long = "A long line of the conversation that wraps several times on a phone screen. ".repeat(5);
+    for (let i = 0; i < 12; i++) await (await fetch(`${h.worker.url}/v1/sessions/${id}/turns`, { method: "POST", headers: { authorization: `Bearer ${h.worker.token}` }, body: JSON.stringify({ content: `${i}: ${long}` }) })).text();
+    await page.reload();
+    await page.locator(".msg.assistant", { hasText: "echo: 11:" }).waitFor(WAIT);
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.scrollIntoViewIfNeeded();
+    const layout = await page.evaluate<{ page: number; view: number; pane: number; paneScroll: number; box: number; last: number; lastTop: number }>(`(() => {
+      const pane = document.querySelector(".transcript");
+      const last = [...pane.querySelectorAll(".msg")].at(-1).getBoundingClientRect();
+      return { page: document.documentElement.scrollHeight, view: innerHeight, pane: pane.clientHeight, paneScroll: pane.scrollHeight, box: document.querySelector("#message").getBoundingClientRect().bottom, last: last.bottom, lastTop: last.top };
+    })()`);
+    expect(layout.paneScroll, "the transcript scrolls in its own pane").toBeGreaterThan(layout.pane);
+    expect(layout.page, "the page is not the transcript's length").toBeLessThan(layout.view * 2.5);
+    expect(layout.box, "the message box is on screen").toBeLessThanOrEqual(layout.view);
+    expect(layout.lastTop, "with the newest message above it").toBeGreaterThanOrEqual(0);
+    expect(layout.last).toBeLessThanOrEqual(layout.box);
+    await screenshot(page, "session-phone");
+  });
+
   it("shows platforms and usage, and fits a phone's width", async () => {
+    await sessionWith("console: usage titled", "count me");
     const page = await signedIn({ width: 390 });
     // Page functions are strings here: this file is type-checked for Node, which has no DOM.
     const overflow = () => page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
@@ -200,10 +240,20 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
     await page.locator('[data-platform="telegram"]', { hasText: "enabled" }).waitFor(WAIT);
     expect(await page.locator('[data-platform="telegram"]').textContent()).toContain(`${FORUM}`);
     await page.getByText("No relay gateway is configured").waitFor(WAIT);
+    // The e2e Worker answers on 127.0.0.1: the steps are a local Worker's.
+    expect(await page.locator("#where").inputValue()).toBe("local");
+    const steps = (await page.locator('[data-platform="telegram"] .setup-steps').textContent()) ?? "";
+    expect(steps).toContain(`cloudflared tunnel --url ${h.worker.url}`);
+    expect(steps).toContain("TELEGRAM_ALLOWED_USERS");
+    expect(steps).not.toContain("wrangler secret put");
+    await page.locator("#where").selectOption("deployed");
+    await page.locator('[data-platform="telegram"] .setup-steps[data-where="deployed"]').waitFor(WAIT);
+    await page.locator("#where").selectOption("local");
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.getByRole("link", { name: "Usage" }).click();
     await page.locator("svg.chart rect").first().waitFor({ state: "attached", ...WAIT });
     await page.locator("table.usage").first().waitFor(WAIT);
+    await page.locator("table.usage a", { hasText: "console: usage titled" }).waitFor(WAIT);
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.setViewportSize({ width: 1200, height: 800 });
     await screenshot(page, "usage");

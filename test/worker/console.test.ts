@@ -2,7 +2,10 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { issueSession } from "../../workers/console/cookie.ts";
 import { FREE_ATTEMPTS } from "../../workers/console/throttle.ts";
-import { call, newSession, TOKEN } from "./helpers.ts";
+import { app } from "../../workers/app.ts";
+import { call, newSession, postTurn, readEvents, TOKEN } from "./helpers.ts";
+import { tgCommand } from "./platform-helpers.ts";
+import { telegram } from "./setup.ts";
 
 const ORIGIN = "https://edge.test";
 let nextIp = 1;
@@ -161,9 +164,65 @@ describe("routes the console reads", () => {
   });
 
   it("GET /v1/platforms says what each platform lacks and the setup command for this Worker", async () => {
-    const { platforms } = (await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; missing: string[]; setup: string }> };
+    const { platforms, worker } = (await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; missing: string[]; setup: string }>; worker: unknown };
     expect(platforms.find((p) => p.name === "telegram")).toMatchObject({ missing: [], setup: "npx hermes-edge setup telegram --url http://edge.test" });
+    expect(worker).toEqual({ origin: "http://edge.test", local: false });
     const bare = await exports.default.fetch(new Request("http://edge.test/v1/platforms", { headers: { authorization: `Bearer ${TOKEN}` } }));
     expect(bare.status).toBe(200);
+  });
+
+  it("regression: the Platforms page told a local Worker to `wrangler secret put` a var: GET /v1/platforms says where the Worker runs, how each missing setting is declared, and whether *_ALLOWED_USERS is set", async () => {
+    const unset = { ...env, DISCORD_PUBLIC_KEY: "", DISCORD_BOT_TOKEN: "", DISCORD_ALLOWED_USERS: "" };
+    type Answer = { platforms: Array<{ name: string; missing_settings: unknown; allowed_users: unknown }>; worker: { local: boolean; origin: string } };
+    const ask = async (base: string) => (await (await app.fetch(new Request(`${base}/v1/platforms`, { headers: { authorization: `Bearer ${TOKEN}` } }), unset)).json()) as Answer;
+    const local = await ask("http://127.0.0.1:8787");
+    expect(local.worker).toEqual({ origin: "http://127.0.0.1:8787", local: true });
+    expect(local.platforms.find((p) => p.name === "discord")).toMatchObject({
+      missing_settings: [
+        { name: "DISCORD_BOT_TOKEN", kind: "secret" },
+        { name: "DISCORD_PUBLIC_KEY", kind: "var" },
+      ],
+      allowed_users: { setting: "DISCORD_ALLOWED_USERS", set: false },
+    });
+    expect(local.platforms.find((p) => p.name === "telegram")).toMatchObject({ missing_settings: [], allowed_users: { setting: "TELEGRAM_ALLOWED_USERS", set: true } });
+    expect((await ask("http://localhost:8787")).worker.local).toBe(true);
+    expect((await ask("https://edge.example.workers.dev")).worker.local).toBe(false);
+  });
+
+  it("regression: the usage tab listed session ids without titles: GET /v1/usage?group=session carries each session's title", async () => {
+    const id = await newSession("usage with a title");
+    await readEvents(await postTurn(id, "hello"));
+    const untitled = await newSession();
+    await readEvents(await postTurn(untitled, "hi"));
+    const { usage } = (await (await call("/v1/usage?group=session")).json()) as { usage: Array<{ key: string; title?: string | null }> };
+    expect(usage.find((u) => u.key === id)?.title).toBe("usage with a title");
+    expect(usage.find((u) => u.key === untitled)).toHaveProperty("title");
+    const { usage: days } = (await (await call("/v1/usage?group=day")).json()) as { usage: Array<Record<string, unknown>> };
+    expect(days[0]).not.toHaveProperty("title");
+  });
+});
+
+describe("regression: sessions made in the console said source: cli", () => {
+  it("a session made in the console has source console; one made with the bearer token (the CLI) has source cli", async () => {
+    const cookie = cookieOf(await signIn(TOKEN));
+    const made = await withCookie("/v1/sessions", cookie, { method: "POST", body: JSON.stringify({ title: "typed in the console" }), origin: ORIGIN });
+    expect(made.status).toBe(201);
+    const { session } = (await made.json()) as { session: { id: string; source: string } };
+    expect(session.source).toBe("console");
+    expect(((await (await call(`/v1/sessions/${session.id}`)).json()) as { session: { source: string } }).session.source).toBe("console");
+    const listed = (await (await call("/v1/sessions?source=console&limit=200")).json()) as { sessions: Array<{ id: string }> };
+    expect(listed.sessions.map((s) => s.id)).toContain(session.id);
+    const cli = await newSession("typed in the CLI");
+    expect(((await (await call(`/v1/sessions/${cli}`)).json()) as { session: { source: string } }).session.source).toBe("cli");
+  });
+
+  it("console sessions are the operator's, like CLI ones: *_ADMIN_USERS may /resume them, other users may not", async () => {
+    const cookie = cookieOf(await signIn(TOKEN));
+    const made = await withCookie("/v1/sessions", cookie, { method: "POST", body: JSON.stringify({ title: "console notes" }), origin: ORIGIN });
+    const { id } = ((await made.json()) as { session: { id: string } }).session;
+    await tgCommand("resume", id, 1002);
+    expect(telegram.texts(1002).at(-1)).toContain("No session matches");
+    await tgCommand("resume", "", 1007);
+    expect(telegram.texts(1007).at(-1)).toContain(id);
   });
 });

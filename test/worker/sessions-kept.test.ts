@@ -204,7 +204,7 @@ describe("usage", () => {
     }
     await turns(id, 12);
     const bySession = await json<UsageRows>(await call("/v1/usage?group=session"));
-    expect(bySession.usage.find((u) => u.key === id)).toEqual({ key: id, turns: 12, input_tokens: input, output_tokens: output });
+    expect(bySession.usage.find((u) => u.key === id)).toEqual({ key: id, turns: 12, input_tokens: input, output_tokens: output, title: "message 1" });
     const row = await json<{ session: { input_tokens: number; output_tokens: number } }>(await call(`/v1/sessions/${id}`));
     expect(row.session).toMatchObject({ input_tokens: input, output_tokens: output });
     const listed = await json<{ sessions: Array<{ id: string; input_tokens: number }> }>(await call("/v1/sessions?limit=200"));

@@ -1,9 +1,10 @@
-import { and, desc, eq, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { modelId } from "../agent/index.ts";
 import type { Db } from "../db/client.ts";
 import type { SessionSeed } from "../db/seed.ts";
 import { sessions, type SessionRow } from "../db/schema.ts";
 import { resolveSession, type Resolved } from "../db/sessions.ts";
+import { OPERATOR_SOURCES } from "../platforms/names.ts";
 import type { SessionSource } from "../platforms/types.ts";
 import { isAllowed, settings } from "../settings.ts";
 
@@ -25,15 +26,15 @@ export function seedFor(env: Env, source: SessionSource, key: string): SessionSe
  *   or channel outside threads): nobody else's, even in a shared chat;
  * - shared sessions (a thread or topic: one session for everyone in it) only from that
  *   same chat;
- * - CLI sessions only when `cliSessions` (the platform's `*_ADMIN_USERS`): a CLI session
- *   is the operator's.
+ * - CLI and console sessions only when `cliSessions` (the platform's `*_ADMIN_USERS`):
+ *   they are the operator's.
  */
 export function resumableBy(source: SessionSource, opts: { cliSessions: boolean }): SQL {
   const shared = or(isNotNull(sessions.threadId), eq(sessions.chatType, "thread"))!;
   const perUser = and(isNull(sessions.threadId), ne(sessions.chatType, "thread"))!;
   const own = and(eq(sessions.source, source.platform), eq(sessions.userId, source.userId), perUser);
   const sameChat = and(eq(sessions.source, source.platform), shared, eq(sessions.chatId, source.chatId));
-  const cli = opts.cliSessions ? eq(sessions.source, "cli") : sql`0`;
+  const cli = opts.cliSessions ? inArray(sessions.source, [...OPERATOR_SOURCES]) : sql`0`;
   return or(own, sameChat, cli)!;
 }
 

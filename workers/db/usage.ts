@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lte, sql, sum, type SQL } from "drizzle-orm";
 import type { Db } from "./client.ts";
-import { usage } from "./schema.ts";
+import { sessions, usage } from "./schema.ts";
 
 /** One row of a usage report. */
 export interface UsageRow {
@@ -8,6 +8,8 @@ export interface UsageRow {
   turns: number;
   input_tokens: number;
   output_tokens: number;
+  /** `group=session` only: the session's title (null: untitled, or deleted). */
+  title?: string | null;
 }
 
 /** Turns and tokens per session, platform user or UTC day, between two days (inclusive). */
@@ -17,13 +19,19 @@ export async function usageReport(d: Db, group: "session" | "user" | "day", sinc
   if (since) where.push(gte(usage.day, since));
   if (until) where.push(lte(usage.day, until));
   const rows = await d
-    .select({ key: col, turns: sql<number>`COUNT(*)`, input: sum(usage.inputTokens), output: sum(usage.outputTokens) })
+    .select({
+      key: col,
+      turns: sql<number>`COUNT(*)`,
+      input: sum(usage.inputTokens),
+      output: sum(usage.outputTokens),
+      title: group === "session" ? sql<string | null>`(SELECT ${sessions.title} FROM ${sessions} WHERE ${sessions.id} = ${usage.sessionId})` : sql<null>`NULL`,
+    })
     .from(usage)
     .where(where.length > 0 ? and(...where) : undefined)
     .groupBy(col)
     .orderBy(group === "day" ? desc(usage.day) : desc(sql`SUM(${usage.inputTokens}) + SUM(${usage.outputTokens})`))
     .limit(1000);
-  return rows.map((r) => ({ key: r.key, turns: Number(r.turns), input_tokens: Number(r.input ?? 0), output_tokens: Number(r.output ?? 0) }));
+  return rows.map((r) => ({ key: r.key, turns: Number(r.turns), input_tokens: Number(r.input ?? 0), output_tokens: Number(r.output ?? 0), ...(group === "session" ? { title: r.title ?? null } : {}) }));
 }
 
 /** Tokens a platform user used on one UTC day (for `DAILY_TOKEN_BUDGET`). */

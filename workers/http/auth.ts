@@ -1,9 +1,18 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { consoleSignedIn, sameOrigin } from "../console/auth.ts";
+import type { OperatorSource } from "../platforms/names.ts";
 import { settings } from "../settings.ts";
 import { safeEqual } from "../security.ts";
 import { ApiError, errorBody } from "./errors.ts";
+
+/**
+ * Who made a `/v1` request that `requireApiToken` let through: a request without an
+ * Authorization header can only have been admitted by the console's cookie.
+ */
+export function callerOf(req: Request): OperatorSource {
+  return req.headers.get("authorization") === null ? "console" : "cli";
+}
 
 /** Largest request body accepted anywhere. */
 export const MAX_BODY_BYTES = 1024 * 1024;

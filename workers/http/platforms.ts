@@ -1,27 +1,36 @@
 import { Hono } from "hono";
+import { isLoopbackHost } from "../console/cookie.ts";
 import { homeChannel } from "../conversations/home.ts";
-import { PLATFORMS } from "../platforms/names.ts";
+import { allowedUsersSetting, PLATFORMS, settingKind } from "../platforms/names.ts";
 import { settings } from "../settings.ts";
 
 /**
- * `GET /v1/platforms`: each platform's state, the settings it still lacks (`missing`), and
- * the command that points it at this Worker (`setup`), for people setting it up.
+ * `GET /v1/platforms`: each platform's state, the settings it still lacks (`missing`, and
+ * `missing_settings` with how each is declared: secret or var), whether its
+ * `*_ALLOWED_USERS` is set (without it nobody may talk), and the command that points it at
+ * this Worker (`setup`), for people setting it up. `worker.local`: the request reached the
+ * Worker on a loopback host (`npm start`, `npm run dev`), where settings go in `.dev.vars`
+ * and platforms need a tunnel to reach it.
  */
 export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) => {
   const s = settings(c.env);
-  const origin = new URL(c.req.url).origin;
+  const url = new URL(c.req.url);
+  const origin = url.origin;
   const platforms = await Promise.all(
     PLATFORMS.map(async (name) => {
       const home = await homeChannel(c.env, name);
+      const p = s.platforms[name];
       return {
         name,
-        enabled: s.platforms[name].enabled,
-        relay: s.platforms[name].gateway !== null,
+        enabled: p.enabled,
+        relay: p.gateway !== null,
         home_channel: home ? { chat_id: home.chat_id, thread_id: home.thread_id, source: home.source } : null,
-        missing: s.platforms[name].missing,
+        missing: p.missing,
+        missing_settings: p.missing.map((setting) => ({ name: setting, kind: settingKind(setting) })),
+        allowed_users: { setting: allowedUsersSetting(name), set: p.allowed.kind !== "none" },
         setup: `npx hermes-edge setup ${name} --url ${origin}`,
       };
     }),
   );
-  return c.json({ platforms });
+  return c.json({ platforms, worker: { origin, local: isLoopbackHost(url.hostname) } });
 });

@@ -7,6 +7,7 @@ import { db } from "../db/client.ts";
 import { newSessionId } from "../db/ids.ts";
 import { sessionJson } from "../db/json.ts";
 import { decodeCursor, encodeCursor, listSessions, MAX_REF_LENGTH } from "../db/sessions.ts";
+import { callerOf } from "./auth.ts";
 import { ApiError, notFound } from "./errors.ts";
 import { jsonBody } from "./validate.ts";
 
@@ -42,7 +43,7 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
   .post("/", async (c) => {
     const body = await jsonBody(c, CreateSession);
     const id = newSessionId(Date.now());
-    const session = await sessionAgent(c.env, id).create({ source: "cli", title: body.title ?? null, model: modelName(c.env) }, id);
+    const session = await sessionAgent(c.env, id).create({ source: callerOf(c.req.raw), title: body.title ?? null, model: modelName(c.env) }, id);
     return c.json({ session }, 201);
   })
   .get("/", async (c) => {

@@ -13,7 +13,7 @@ import {
   type TurnOutcome,
   type Usage,
 } from "../agent/index.ts";
-import { isPlatformName } from "../platforms/names.ts";
+import { isOperatorSource, isPlatformName } from "../platforms/names.ts";
 import type { TurnRecord } from "./queue.ts";
 import type { SessionRuntime } from "./session.ts";
 
@@ -24,7 +24,7 @@ export interface ContextState {
   foldedThrough: number;
   /** The session's own instructions. */
   instructions: string | null;
-  /** Where the session started: "cli" or a platform name. */
+  /** Where the session started: "cli", "console" or a platform name. */
   source: string;
   /** Its chat type there ("dm", "group", "thread", …), null for the CLI. */
   chatType: string | null;
@@ -63,7 +63,7 @@ export const BYTE_BOUND: TokenCounter = { encoding: "utf8-bytes", count: (text) 
 /** Where the agent is talking, for the context line of its instructions. */
 function whereFor(rec: ContextState, turn: TurnRecord) {
   const platform = (turn.target?.platform ?? (isPlatformName(rec.source) ? rec.source : "cli")) as AgentPlatform;
-  const handedOffFromCli = rec.source === "cli" && turn.target !== null;
+  const handedOffFromCli = isOperatorSource(rec.source) && turn.target !== null;
   const chatType = (handedOffFromCli ? (turn.target?.private ? "dm" : "thread") : rec.chatType) as AgentChatType | null;
   return { platform, chatType, handedOffFromCli };
 }

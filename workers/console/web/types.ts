@@ -67,7 +67,18 @@ export interface Platform {
   relay: boolean;
   home_channel: { chat_id: string; thread_id: string | null; source: string } | null;
   missing?: string[];
+  /** The missing settings with how each is declared (a secret, or a `[vars]` entry). */
+  missing_settings?: Array<{ name: string; kind: "secret" | "var" }>;
+  /** The platform's `*_ALLOWED_USERS`, and whether it is set (unset: nobody may talk). */
+  allowed_users?: { setting: string; set: boolean };
   setup?: string | null;
+}
+
+/** Where the Worker answering the console runs, as it sees it. */
+export interface WorkerPlace {
+  origin: string;
+  /** Reached on a loopback host: `npm start` / `npm run dev`. */
+  local: boolean;
 }
 
 export interface Gateway {
@@ -83,4 +94,6 @@ export interface UsageRow {
   turns: number;
   input_tokens: number;
   output_tokens: number;
+  /** Per session only: its title (null: untitled or deleted). */
+  title?: string | null;
 }

@@ -6,12 +6,12 @@ export function badge(text: string, kind: string): HTMLElement {
   return h("span", { class: `badge ${kind}` }, text);
 }
 
-/** "running", the handoff's state and platform, "ended": whichever apply. */
+/** "running" (else "idle" while it can still run), the handoff's state and platform, "ended": whichever apply. */
 export function stateBadges(s: Session): HTMLElement {
   return h(
     "span",
     { class: "badges" },
-    s.running ? badge("running", "live") : null,
+    s.running ? badge("running", "live") : s.ended_at ? null : badge("idle", "muted"),
     s.handoff ? handoffBadge(s.handoff) : null,
     s.ended_at ? badge(`ended${s.end_reason ? `: ${s.end_reason.replace(/_/g, " ")}` : ""}`, "muted") : null,
   );

@@ -14,6 +14,16 @@ export interface ChatHost {
   signal: AbortSignal;
 }
 
+/** Whether a scrolling pane shows its last few lines (the reader is following along). */
+export function nearEnd(pane: HTMLElement): boolean {
+  return pane.scrollHeight - pane.scrollTop - pane.clientHeight < 48;
+}
+
+/** Keeps the transcript pane on its newest message, unless the reader scrolled up (`follow` false). */
+export function stickToEnd(pane: HTMLElement, follow: boolean): void {
+  if (follow) pane.scrollTop = pane.scrollHeight;
+}
+
 /**
  * The composer: sends a message as a turn and draws the reply as it streams in; Stop
  * interrupts the turn (the partial reply is kept, marked interrupted). Ctrl/⌘+Enter sends.
@@ -32,13 +42,17 @@ export function chatView(host: ChatHost): HTMLElement {
     const reply = h("div", { class: "md" });
     const tools = h("ul", { class: "tool-events" });
     const live = h("article", { class: "msg assistant streaming", "aria-busy": "true" }, h("header", {}, h("span", { class: "role" }, "Agent"), h("span", { class: "badge live" }, "replying…")), tools, reply);
-    host.transcript.append(h("article", { class: "msg user pending" }, h("header", {}, h("span", { class: "role" }, "User")), h("div", { class: "md" }, content)), live);
-    live.scrollIntoView({ block: "nearest" });
+    const mine = h("div", { class: "md" });
+    mine.innerHTML = renderMarkdown(content);
+    host.transcript.append(h("article", { class: "msg user pending" }, h("header", {}, h("span", { class: "role" }, "User")), mine), live);
+    stickToEnd(host.transcript, true);
     let text = "";
     let frame = 0;
     const draw = () => {
       frame = 0;
+      const atEnd = nearEnd(host.transcript);
       reply.innerHTML = renderMarkdown(text);
+      stickToEnd(host.transcript, atEnd);
     };
     try {
       for await (const ev of turn(host.sessionId, content, host.signal)) {
@@ -61,10 +75,12 @@ export function chatView(host: ChatHost): HTMLElement {
       status.append(notice(busy ? "A turn is already running in this session; wait for it or press Stop." : `Could not send: ${err instanceof Error ? err.message : String(err)}`, "error"));
     } finally {
       if (!host.signal.aborted) {
-        send.disabled = false;
         stop.disabled = true;
-        host.busy(false);
+        // Send again only once the stored transcript replaced the live one: a message sent
+        // before would be drawn into the list the reload then wipes.
         await host.reload().catch(() => undefined);
+        send.disabled = false;
+        host.busy(false);
       }
     }
   };

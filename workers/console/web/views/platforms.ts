@@ -1,9 +1,18 @@
 import { json } from "../api.ts";
 import { h, num, replace } from "../dom.ts";
-import type { Gateway, Platform } from "../types.ts";
+import { platformSteps } from "../steps.ts";
+import type { Gateway, Platform, WorkerPlace } from "../types.ts";
 import { badge } from "./badges.ts";
 
-function platformCard(p: Platform): HTMLElement {
+function stepList(p: Platform, where: "local" | "deployed", origin: string): HTMLElement {
+  return h(
+    "ol",
+    { class: "setup-steps", "data-where": where },
+    ...platformSteps(p, where, origin).map((step) => h("li", {}, h("p", {}, step.text), step.code ? h("pre", { class: "command" }, step.code) : null)),
+  );
+}
+
+function platformCard(p: Platform, where: "local" | "deployed", origin: string): HTMLElement {
   const home = p.home_channel;
   const missing = p.missing ?? [];
   return h(
@@ -16,15 +25,8 @@ function platformCard(p: Platform): HTMLElement {
       h("dt", {}, "home channel"),
       h("dd", {}, home ? `${home.chat_id}${home.thread_id ? ` · thread ${home.thread_id}` : ""} (${home.source})` : "none: send /sethome in the chat handoffs should go to"),
     ),
-    missing.length > 0
-      ? h(
-          "div",
-          {},
-          h("p", {}, "Missing settings: ", ...missing.flatMap((m, i) => [i > 0 ? ", " : "", h("code", {}, m)])),
-          h("pre", { class: "command" }, missing.map((m) => `npx wrangler secret put ${m}`).join("\n")),
-        )
-      : null,
-    p.setup ? h("div", {}, h("p", { class: "muted" }, missing.length > 0 ? "Then point the platform at this Worker:" : "Point the platform at this Worker (again):"), h("pre", { class: "command" }, p.setup)) : null,
+    missing.length > 0 ? h("p", {}, "Missing settings: ", ...missing.flatMap((m, i) => [i > 0 ? ", " : "", h("code", {}, m)])) : null,
+    stepList(p, where, origin),
   );
 }
 
@@ -54,14 +56,33 @@ function gatewayTable(gateways: Gateway[]): HTMLElement {
 
 /** Each platform's state and what it still needs; each relay gateway's connection and buffer. */
 export async function platformsView(root: HTMLElement, signal: AbortSignal): Promise<void> {
-  const [{ platforms }, { gateways }] = await Promise.all([
-    json<{ platforms: Platform[] }>("GET", "/v1/platforms", undefined, signal),
+  const [{ platforms, worker }, { gateways }] = await Promise.all([
+    json<{ platforms: Platform[]; worker?: WorkerPlace }>("GET", "/v1/platforms", undefined, signal),
     json<{ gateways: Gateway[] }>("GET", "/v1/relay", undefined, signal),
   ]);
+  const origin = worker?.origin ?? location.origin;
+  const detected = worker?.local ? "local" : "deployed";
+  const cards = h("div", { class: "cards" });
+  const place = h(
+    "select",
+    { id: "where" },
+    h("option", { value: "local", selected: detected === "local" }, "locally (npm start, npm run dev)"),
+    h("option", { value: "deployed", selected: detected === "deployed" }, "deployed (wrangler deploy)"),
+  );
+  const show = () => replace(cards, ...platforms.map((p) => platformCard(p, place.value === "local" ? "local" : "deployed", origin)));
+  place.addEventListener("change", show);
+  show();
   replace(
     root,
     h("h1", {}, "Platforms"),
-    h("div", { class: "cards" }, ...platforms.map(platformCard)),
+    h(
+      "p",
+      { class: "where" },
+      h("label", { for: "where" }, "This Worker runs "),
+      place,
+      h("span", { class: "muted" }, ` (from its address, ${new URL(origin).host}: ${detected})`),
+    ),
+    cards,
     h("section", { class: "panel", "aria-labelledby": "relay-title" }, h("h2", { id: "relay-title" }, "Relay gateways"), gatewayTable(gateways)),
   );
 }

@@ -2,7 +2,7 @@ import { json, sessionPath } from "../api.ts";
 import { h, notice, num, replace, time } from "../dom.ts";
 import type { Platform, Session, Transcript } from "../types.ts";
 import { stateBadges } from "./badges.ts";
-import { chatView } from "./chat.ts";
+import { chatView, nearEnd, stickToEnd } from "./chat.ts";
 import { handoffView } from "./handoff.ts";
 import { transcriptView } from "./transcript.ts";
 
@@ -19,8 +19,11 @@ function meta(s: Session): HTMLElement {
   return h("dl", { class: "meta" }, ...items.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { class: k === "id" ? "mono" : "" }, v)]));
 }
 
-/** Title and instructions, saved with PATCH. */
-function editForm(s: Session, saved: (s: Session) => void, signal: AbortSignal): HTMLElement {
+/**
+ * Title and instructions, saved with PATCH. `show` puts a newer session's values (the title
+ * a first turn gave it, say) into the fields the user has not started editing.
+ */
+function editForm(s: Session, saved: (s: Session) => void, signal: AbortSignal): { el: HTMLElement; show(s: Session): void } {
   const title = h("input", { id: "edit-title", name: "title", value: s.title ?? "", maxlength: 200 });
   const instructions = h("textarea", { id: "edit-instructions", name: "instructions", rows: 4, maxlength: 8000 }, s.instructions ?? "");
   const status = h("div", { "aria-live": "polite" });
@@ -44,7 +47,12 @@ function editForm(s: Session, saved: (s: Session) => void, signal: AbortSignal):
       })
       .catch((err: unknown) => status.append(notice(err instanceof Error ? err.message : String(err), "error")));
   });
-  return h("details", { class: "panel" }, h("summary", {}, "Edit title and instructions"), form);
+  const show = (next: Session) => {
+    for (const [field, value] of [[title, next.title], [instructions, next.instructions]] as const) {
+      if (field.value === field.defaultValue) field.value = field.defaultValue = value ?? "";
+    }
+  };
+  return { el: h("details", { class: "panel" }, h("summary", {}, "Edit title and instructions"), form), show };
 }
 
 /** Export links (plain GETs: the cookie goes along) and delete, behind a confirmation dialog. */
@@ -95,12 +103,16 @@ export async function sessionView(root: HTMLElement, signal: AbortSignal, id: st
   const badges = h("div", {}, stateBadges(session));
   const facts = h("div", {}, meta(session));
   const empty = h("p", { class: "muted empty", hidden: transcript.messages.length > 0 }, "Nothing said yet.");
-  const list = h("div", { class: "transcript", "aria-label": "Transcript", role: "log" }, ...transcriptView(transcript));
+  // Its own scrolling pane, so the composer below it stays in view however long the talk.
+  const list = h("div", { class: "transcript", "aria-label": "Transcript", role: "log", tabindex: 0 }, ...transcriptView(transcript));
+  let edit: { el: HTMLElement; show(s: Session): void } | null = null;
   const describe = (s: Session) => {
     heading.textContent = s.title ?? "(untitled)";
     replace(badges, stateBadges(s));
     replace(facts, meta(s));
+    edit?.show(s);
   };
+  edit = editForm(session, describe, signal);
   const chat = chatView({
     sessionId: id,
     transcript: list,
@@ -111,7 +123,9 @@ export async function sessionView(root: HTMLElement, signal: AbortSignal, id: st
     },
     reload: async () => {
       const [t, s] = await Promise.all([json<Transcript>("GET", sessionPath(id, "/messages"), undefined, signal), json<{ session: Session }>("GET", sessionPath(id), undefined, signal)]);
+      const follow = nearEnd(list);
       replace(list, ...transcriptView(t));
+      stickToEnd(list, follow);
       empty.hidden = t.messages.length > 0;
       Object.assign(session, s.session);
       describe(session);
@@ -123,10 +137,11 @@ export async function sessionView(root: HTMLElement, signal: AbortSignal, id: st
     h("div", { class: "title-row" }, heading, badges),
     facts,
     dataActions(session, signal),
-    editForm(session, describe, signal),
+    edit.el,
     handoffView(id, session.handoff, platforms, signal),
     h("section", { class: "panel", "aria-labelledby": "transcript-title" }, h("h2", { id: "transcript-title" }, "Transcript"), empty, list, chat),
   );
+  stickToEnd(list, true);
   heading.tabIndex = -1;
   heading.focus();
 }

@@ -6,7 +6,7 @@ import { stateBadges } from "./badges.ts";
 const PAGE = 50;
 /** How often the list refreshes itself while it is on screen. */
 const REFRESH_MS = 5_000;
-const SOURCES = ["", "cli", "telegram", "discord", "slack"];
+const SOURCES = ["", "cli", "console", "telegram", "discord", "slack"];
 
 function row(s: Session): HTMLElement {
   return h(

@@ -31,6 +31,14 @@ function dayChart(rows: UsageRow[]): HTMLElement {
   );
 }
 
+/** A row's first cell: a session by its title (or "(untitled)") over its id, linked; a user or day as it is. */
+function keyCell(r: UsageRow, link?: (key: string) => string): Array<Node | string> {
+  if (!r.key) return ["(API and CLI)"];
+  if (!link) return [r.key];
+  if (r.title === undefined) return [h("a", { href: link(r.key) }, r.key)];
+  return [h("span", {}, h("a", { href: link(r.key) }, r.title ?? "(untitled)"), h("div", { class: "muted mono" }, r.key))];
+}
+
 function table(rows: UsageRow[], keyLabel: string, link?: (key: string) => string): HTMLElement {
   if (rows.length === 0) return h("p", { class: "muted" }, "Nothing used yet.");
   return h(
@@ -44,7 +52,7 @@ function table(rows: UsageRow[], keyLabel: string, link?: (key: string) => strin
         h(
           "tr",
           {},
-          h("td", { "data-label": keyLabel, class: "mono" }, r.key && link ? h("a", { href: link(r.key) }, r.key) : r.key || "(API and CLI)"),
+          h("td", { "data-label": keyLabel, class: r.title === undefined ? "mono" : "" }, ...keyCell(r, link)),
           h("td", { "data-label": "Turns", class: "num" }, num(r.turns)),
           h("td", { "data-label": "Input", class: "num" }, num(r.input_tokens)),
           h("td", { "data-label": "Output", class: "num" }, num(r.output_tokens)),
