@@ -128,6 +128,8 @@ export default defineConfig({
           environment: "node",
           include: ["test/node/**/*.test.ts"],
           setupFiles: ["test/node/setup.ts"],
+          // node:sqlite (the gateway's turn runtime) says it is experimental, once per process.
+          execArgv: ["--disable-warning=ExperimentalWarning"],
           // Files share a worker (their modules load once): tests keep no state in module scope.
           isolate: false,
         },
@@ -142,6 +144,7 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           setupFiles: ["test/node/setup.ts"],
           globalSetup: ["test/e2e/global-setup.ts"],
+          execArgv: ["--disable-warning=ExperimentalWarning"],
           // One file (all.test.ts imports the suites) in one process: they share the
           // wrangler dev Workers (test/support/e2e.ts) instead of starting their own.
           pool: "forks",
