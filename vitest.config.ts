@@ -82,7 +82,6 @@ process.env.WRANGLER_LOG = "error";
 function workerProject(name: string, include: string, overrides: Record<string, string> = {}) {
   return {
     plugins: [
-      withoutDependencySourcemaps(),
       cloudflareTest(async () => ({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
@@ -97,7 +96,7 @@ function workerProject(name: string, include: string, overrides: Record<string, 
 }
 
 export default defineConfig({
-  // The root server is the one the workerd projects load modules through.
+  // Inline projects extend this config: the plugin applies to each of them.
   plugins: [withoutDependencySourcemaps()],
   test: {
     // Logs of passing tests are noise (hostile-input tests log every refusal); failures keep theirs.
@@ -122,7 +121,6 @@ export default defineConfig({
         LLM_TRANSCRIBE_MODEL: "whisper-test",
       }),
       {
-        plugins: [withoutDependencySourcemaps()],
         test: {
           name: "node",
           environment: "node",
@@ -135,7 +133,6 @@ export default defineConfig({
         },
       },
       {
-        plugins: [withoutDependencySourcemaps()],
         test: {
           name: "e2e",
           // "log" is wrangler's own default.
