@@ -1,5 +1,7 @@
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST } from "./test/support/signing.ts";
 
@@ -50,6 +52,32 @@ const WORKER_TEST_VARS: Record<string, string> = {
   LLM_TRANSCRIBE_MODEL: "",
 };
 
+/**
+ * Dependencies whose sourcemaps name sources they do not ship (the MCP SDK, @slack/web-api,
+ * discord-interactions) made Vite warn "Sourcemap for … points to missing source files" once
+ * per module, about 30 lines a run. Their code is loaded without its sourcemap comment:
+ * stack traces show their dist files, which is all those maps could point to anyway.
+ */
+function withoutDependencySourcemaps(): Plugin {
+  return {
+    name: "hermes-edge:without-dependency-sourcemaps",
+    enforce: "pre",
+    load(id) {
+      const file = id.split("?")[0]!;
+      if (!/\/node_modules\/.+\.(c|m)?js$/.test(file) || !existsSync(file)) return null;
+      const code = readFileSync(file, "utf8");
+      return code.includes("//# sourceMappingURL=") ? { code: code.replace(/^\/\/# sourceMappingURL=.*$/gm, ""), map: null } : null;
+    },
+  };
+}
+
+// wrangler, inside the workerd projects' plugin, reads wrangler.toml and says it takes
+// secrets from process.env and that API_TOKEN (a required secret) is missing: the tests
+// pass it as a binding. Warnings and below are dropped there; errors still print. The e2e
+// project's wrangler processes get the level the caller had (their output is kept apart).
+const CALLER_WRANGLER_LOG = process.env.WRANGLER_LOG;
+process.env.WRANGLER_LOG = "error";
+
 /** A workerd project running the Worker from wrangler.toml with test bindings. */
 function workerProject(name: string, include: string, overrides: Record<string, string> = {}) {
   return {
@@ -68,6 +96,8 @@ function workerProject(name: string, include: string, overrides: Record<string, 
 }
 
 export default defineConfig({
+  // Inline projects extend this config: the plugin applies to each of them.
+  plugins: [withoutDependencySourcemaps()],
   test: {
     // Logs of passing tests are noise (hostile-input tests log every refusal); failures keep theirs.
     silent: "passed-only",
@@ -96,6 +126,8 @@ export default defineConfig({
           environment: "node",
           include: ["test/node/**/*.test.ts"],
           setupFiles: ["test/node/setup.ts"],
+          // node:sqlite (the gateway's turn runtime) says it is experimental, once per process.
+          execArgv: ["--disable-warning=ExperimentalWarning"],
           // Files share a worker (their modules load once): tests keep no state in module scope.
           isolate: false,
         },
@@ -103,10 +135,13 @@ export default defineConfig({
       {
         test: {
           name: "e2e",
+          // "log" is wrangler's own default.
+          env: { WRANGLER_LOG: CALLER_WRANGLER_LOG ?? "log" },
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
           setupFiles: ["test/node/setup.ts"],
           globalSetup: ["test/e2e/global-setup.ts"],
+          execArgv: ["--disable-warning=ExperimentalWarning"],
           // One file (all.test.ts imports the suites) in one process: they share the
           // wrangler dev Workers (test/support/e2e.ts) instead of starting their own.
           pool: "forks",

@@ -85,12 +85,24 @@ export function exactTokens(messages: readonly ChatMessage[], tools?: readonly T
 }
 
 const exactMemo = new WeakMap<ChatMessage, number>();
+/**
+ * Counts by what is counted too: a planner builds the system and summary messages afresh
+ * for every request (new objects, the same few texts), and a simulation makes hundreds of
+ * requests. Bounded, as the Node test files share this module.
+ */
+const exactByText = new Map<string, number>();
 
 function exactMessage(m: ChatMessage): number {
   const known = exactMemo.get(m);
   if (known !== undefined) return known;
   const content = [m.content ?? "", m.name ?? "", m.tool_call_id ?? "", ...(m.tool_calls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])].filter(Boolean).join("\n");
-  const n = chatTokens([{ role: m.role, content }]);
+  const key = `${m.role}\n${content}`;
+  let n = exactByText.get(key);
+  if (n === undefined) {
+    n = chatTokens([{ role: m.role, content }]);
+    if (exactByText.size >= 2000) exactByText.clear();
+    exactByText.set(key, n);
+  }
   exactMemo.set(m, n);
   return n;
 }

@@ -92,9 +92,11 @@ let relayed: Promise<Started> | null = null;
 export const RELAY_E2E = { gatewayId: "laptop", secret: "e2e-relay-secret" };
 
 function startBoth(): void {
+  if (shared && relayed) return;
   // Both Workers start together: the files that use them run one after another anyway.
-  shared ??= startHarness();
-  relayed ??= startHarness({ RELAY_PLATFORMS: "telegram", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` });
+  // (Once: every harness() call added two exit listeners, and Node warned of a leak.)
+  shared = startHarness();
+  relayed = startHarness({ RELAY_PLATFORMS: "telegram", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` });
   for (const p of [shared, relayed]) void p.then((h) => process.once("exit", () => h.worker.kill())).catch(() => undefined);
 }
 

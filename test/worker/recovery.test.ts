@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SEEN_RETENTION_MS } from "../../durable-objects/inbox/index.ts";
 import { runMaintenance, STUCK_TURN_MS } from "../../workers/maintenance.ts";
+import { TURN_STREAM_LOST } from "../../workers/http/turn-stream.ts";
 import { RESTART_FAILURE } from "../../workers/runtime/index.ts";
 import { messages, newSession, openTurn, session } from "./helpers.ts";
 import { sessionFor, settle, toTelegram } from "./platform-helpers.ts";
@@ -12,19 +13,27 @@ import { conversation } from "../support/fake-llm.ts";
 
 /**
  * Starts an API turn whose reply holds after its first words, then kills every object, as
- * a crash or deploy would mid-turn. The caller's stream dies with the object.
+ * a crash or deploy would mid-turn. The caller's stream ends with an `error` event saying so.
  */
 async function dieMidTurn(id: string, content: string): Promise<void> {
   llm.hold(["half "], ["never"]);
   const turn = await openTurn(id, content);
   expect(await turn.next()).toMatchObject({ event: "delta" });
   await abortAllDurableObjects();
-  await turn.rest().catch(() => undefined);
+  expect(await turn.rest()).toEqual([{ event: "error", data: JSON.stringify(TURN_STREAM_LOST) }]);
 }
 
 const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
 
 describe("an accepted turn survives the object restarting mid-turn", () => {
+  it("regression: the caller's stream broke without a last event (an uncaught exception in the log): it ends with session_restarted", async () => {
+    llm.hold(["half "], ["never"]);
+    const turn = await openTurn(await newSession(), "cut short");
+    expect(await turn.next()).toEqual({ event: "delta", data: JSON.stringify({ text: "half " }) });
+    await abortAllDurableObjects();
+    expect(await turn.rest()).toEqual([{ event: "error", data: JSON.stringify(TURN_STREAM_LOST) }]);
+  });
+
   it("runs the turn again once, from the stored input", async () => {
     const id = await newSession();
     await dieMidTurn(id, "remember me");

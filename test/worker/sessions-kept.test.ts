@@ -14,6 +14,11 @@ const TG_USER = 1009;
 
 const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
 
+/** A body read as UTF-8 from its bytes: workerd warns on .text() of a type it does not know as text (x-ndjson). */
+async function bodyText(res: Response): Promise<string> {
+  return new TextDecoder().decode(await res.arrayBuffer());
+}
+
 async function json<T>(res: Response, status = 200): Promise<T> {
   expect(res.status, await res.clone().text()).toBe(status);
   return (await res.json()) as T;
@@ -298,14 +303,14 @@ describe("export and import", () => {
     });
     const first = await call(`/v1/sessions/${id}/export`);
     expect(first.headers.get("content-type")).toContain("application/x-ndjson");
-    const a = await first.text();
+    const a = await bodyText(first);
     const lines = a.trim().split("\n").map((l) => JSON.parse(l) as { type: string });
     expect(lines.map((l) => l.type)).toEqual(["session", ...Array(12).fill("message"), "summary", ...Array(6).fill("usage"), "attachment"]);
     expect(lines.at(-1)).toMatchObject({ attachment: { name: "notes.txt", status: "inlined", key: expect.stringMatching(/0-notes\.txt$/) } });
 
     await json(await call(`/v1/sessions/${id}`, { method: "DELETE" }));
     expect(await json(await call("/v1/sessions/import", { method: "POST", body: a }), 201)).toEqual({ imported: [id], skipped: [] });
-    const b = await (await call(`/v1/sessions/${id}/export`)).text();
+    const b = await bodyText(await call(`/v1/sessions/${id}/export`));
     expect(b).toBe(a);
     // D1 has it again (lists, usage), and a second import changes nothing.
     expect((await json<UsageRows>(await call("/v1/usage?group=session"))).usage.find((u) => u.key === id)?.turns).toBe(6);

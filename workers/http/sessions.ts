@@ -9,6 +9,7 @@ import { sessionJson } from "../db/json.ts";
 import { decodeCursor, encodeCursor, listSessions, MAX_REF_LENGTH } from "../db/sessions.ts";
 import { callerOf } from "./auth.ts";
 import { ApiError, notFound } from "./errors.ts";
+import { turnStream } from "./turn-stream.ts";
 import { jsonBody } from "./validate.ts";
 
 const CreateSession = z.object({ title: z.string().trim().min(1).max(200).optional() });
@@ -90,7 +91,7 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
     const result = await sessionAgent(c.env, id).startTurn(id, content);
     if (!result.ok && result.code === "not_found") throw notFound(`session ${id}`);
     if (!result.ok) throw new ApiError(409, result.code, result.message);
-    return new Response(result.stream, {
+    return new Response(turnStream(result.stream), {
       status: 200,
       headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-turn-id": result.turnId },
     });
