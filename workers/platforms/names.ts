@@ -13,3 +13,8 @@ export const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: "Telegra
 export function allowedUsersSetting(platform: PlatformName): string {
   return `${platform.toUpperCase()}_ALLOWED_USERS`;
 }
+
+/** The setting that lists a platform's admins (`TELEGRAM_ADMIN_USERS`, …). */
+export function adminUsersSetting(platform: PlatformName): string {
+  return `${platform.toUpperCase()}_ADMIN_USERS`;
+}

@@ -1,4 +1,5 @@
 import type { Download } from "../attachments/index.ts";
+import type { CommandName } from "./commands.ts";
 import type { PlatformName } from "./names.ts";
 
 /**
@@ -39,13 +40,8 @@ export interface ReplyTarget {
   ref: string;
 }
 
-/** Chat commands every platform understands. */
-export const COMMANDS = ["stop", "new", "resume", "sethome", "help", "whoami", "status", "compact", "instructions", "tools"] as const;
-export type CommandName = (typeof COMMANDS)[number];
-
-export function isCommandName(v: string): v is CommandName {
-  return (COMMANDS as readonly string[]).includes(v);
-}
+/** The chat commands live in one table (`commands.ts`); these names are re-exported for the adapters. */
+export { COMMANDS, isCommandName, type CommandName } from "./commands.ts";
 
 /**
  * Whether a message is for the bot. `mentions` defers the decision to after the webhook is
