@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { helpText } from "../../workers/conversations/texts.ts";
-import { CHAT_COMMANDS, COMMANDS, mayRun, type Audience, type CommandName } from "../../workers/platforms/commands.ts";
+import { CHAT_COMMANDS, COMMANDS, mayRun, type Audience, type ChatCommandSpec, type CommandName } from "../../workers/platforms/commands.ts";
 import { DISCORD_COMMANDS } from "../../workers/platforms/discord/parse.ts";
 import { slackManifest } from "../../workers/platforms/slack/manifest.ts";
 import { telegramMenu } from "../../workers/platforms/telegram/setup.ts";
@@ -23,11 +23,11 @@ describe("the chat-command table", () => {
     expect(chat.map((c) => c.name)).toEqual(names);
     expect(DISCORD_COMMANDS[0]!.name).toBe("ask");
     expect(DISCORD_COMMANDS.at(-1)).toMatchObject({ type: 3 });
-    for (const spec of CHAT_COMMANDS) {
-      const registered = chat.find((c) => c.name === spec.name)!;
+    for (const spec of CHAT_COMMANDS as readonly ChatCommandSpec[]) {
+      const registered = chat.find((c) => c.name === spec.name) as { description?: string; options?: unknown };
       expect(registered.description).toBe(spec.description);
-      const arg = "arg" in spec ? spec.arg : undefined;
-      expect("options" in registered ? registered.options : undefined).toEqual(arg ? [{ type: 3, name: arg.name, description: arg.description, required: arg.required, ...(arg.suggest ? { autocomplete: true } : {}) }] : undefined);
+      const { arg } = spec;
+      expect(registered.options).toEqual(arg ? [{ type: 3, name: arg.name, description: arg.description, required: arg.required, ...(arg.suggest ? { autocomplete: true } : {}) }] : undefined);
     }
   });
 

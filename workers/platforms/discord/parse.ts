@@ -1,7 +1,8 @@
 import { InteractionResponseFlags, InteractionResponseType, InteractionType } from "discord-interactions";
 import { checkJson } from "../boundary.ts";
 import { CHAT_COMMANDS, type ChatCommandSpec } from "../commands.ts";
-import { encodeRef, isCommandName, type Attachment, type Choice, type CommandName, type Ingest, type ReplyTarget, type SessionSource } from "../types.ts";
+import { isCommandName, type Attachment, type Choice, type CommandName, type Ingest, type SessionSource } from "../types.ts";
+import { discordTarget, discordTargets } from "./target.ts";
 import { DiscordInteraction, type DiscordAttachment, type DiscordUser } from "./schema.ts";
 
 /** Thread channel types: announcement, public and private threads. */
@@ -38,11 +39,6 @@ const ARG_OPTION: Record<string, string> = Object.fromEntries(CHAT_COMMANDS.flat
 
 export function ephemeral(content: string): Response {
   return Response.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL, allowed_mentions: { parse: [] } } });
-}
-
-/** The reply target of an interaction (its token edits the deferred response) or of a channel. */
-export function discordTarget(channelId: string, threadId: string | null, isPrivate: boolean, interaction?: { applicationId: string; token: string }): ReplyTarget {
-  return { platform: "discord", private: isPrivate, ref: encodeRef({ c: channelId, t: threadId, a: interaction?.applicationId, k: interaction?.token }) };
 }
 
 /**
@@ -107,7 +103,9 @@ export function parseDiscordInteraction(body: string, app: DiscordAppIdentity = 
   const name = i.data?.name ?? "";
   const source = discordSource(i, user);
   const interaction = { applicationId, token: i.token };
-  const base = { deliveryId: i.id, messageId: i.id, source, target: discordTarget(source.threadId ?? source.chatId, source.threadId ?? null, source.chatType === "dm", interaction), addressed: true as const };
+  const target = discordTarget(source.threadId ?? source.chatId, source.threadId ?? null, source.chatType === "dm", interaction);
+  if (!discordTargets.decode(target)) return { kind: "respond", response: Response.json({ error: { code: "bad_request", message: "the interaction's channel or token cannot be answered" } }, { status: 400 }), malformed: "channel or token the target codec refuses" };
+  const base = { deliveryId: i.id, messageId: i.id, source, target, addressed: true as const };
 
   if (i.data?.type === MESSAGE_COMMAND && name === ASK_MESSAGE_COMMAND) {
     const m = i.data.target_id ? i.data.resolved?.messages?.[i.data.target_id] : undefined;
