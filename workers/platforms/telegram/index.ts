@@ -203,8 +203,10 @@ export class TelegramAdapter implements PlatformAdapter {
 
   /** A new forum topic (forum supergroups, and private chats with topics enabled); null elsewhere. */
   async createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null> {
+    // The parent chat is read as a target is: a chat that is not a Telegram chat id is refused before any call.
+    const { chatId } = telegramTargets.read(telegramTarget(parentChatId, null, null));
     try {
-      const topic = await call(() => this.#api.createForumTopic(Number(parentChatId), name.slice(0, 128)));
+      const topic = await call(() => this.#api.createForumTopic(chatId, name.slice(0, 128)));
       return { chatId: parentChatId, threadId: String(topic.message_thread_id) };
     } catch (err) {
       if (err instanceof PlatformApiError && (err.code === "rejected" || err.code === "not_found")) return null;
