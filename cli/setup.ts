@@ -44,6 +44,7 @@ export async function runSetup(platform: "telegram" | "discord" | "slack", opts:
       });
       if (opts.json) return out(JSON.stringify(result)), 0;
       out(`${style.green("✓")} @${result.bot.username}: webhook set to ${result.webhookUrl} (updates: ${result.allowedUpdates.join(", ")})`);
+      out(`${style.green("✓")} command menu set: ${result.commands.map((c) => `/${c}`).join(", ")}`);
       const seen = result.telegramSees;
       if (seen.matches) out(`${style.green("✓")} Telegram reports that webhook URL; ${seen.pendingUpdates} update${seen.pendingUpdates === 1 ? "" : "s"} waiting`);
       else out(`${style.red("✗")} Telegram reports the webhook as ${seen.url || "(none)"}, not ${result.webhookUrl}: another setWebhook may have replaced it`);

@@ -32,7 +32,8 @@ export async function runOutbound(ctx: OutboundContext, action: OutboundAction, 
 
 async function targetOf(adapter: NonNullable<ReturnType<typeof adapterFor>>, platform: string, a: OutboundAction): Promise<ReplyTarget> {
   const given = targetFromWire(a.target);
-  if (given && given.platform === platform) return given;
+  // Only a target this platform's codec reads is used; anything else is ignored for the chat the action names.
+  if (given && given.platform === platform && adapter.targets.decode(given)) return given;
   // Hermes gateways name the chat (and put a reply's thread in metadata.thread_id).
   const thread = a.thread_id ?? (a.metadata?.thread_id === null || a.metadata?.thread_id === undefined ? null : String(a.metadata.thread_id));
   return (await adapter.destination(a.chat_id, thread)).target;

@@ -3,6 +3,7 @@ import { createCli } from "../../cli/main.ts";
 import { memoryIo } from "../support/cli-io.ts";
 import { FakeDiscord, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
 import { serve, type LoopbackServer } from "../support/http.ts";
+import { CHAT_COMMANDS } from "../../workers/platforms/commands.ts";
 import { DISCORD_TEST, SLACK_TEST, TELEGRAM_TEST } from "../support/signing.ts";
 
 const telegram = new FakeTelegram();
@@ -35,9 +36,11 @@ describe("hermes-edge setup", () => {
       bot: { id: TELEGRAM_TEST.botId, username: TELEGRAM_TEST.username },
       webhookUrl: `${URL}/webhooks/telegram`,
       allowedUpdates: ["message"],
+      commands: CHAT_COMMANDS.map((c) => c.name),
       telegramSees: { url: `${URL}/webhooks/telegram`, matches: true, pendingUpdates: 0, lastError: null },
     });
     expect(telegram.called("/setWebhook")[0]!.body).toMatchObject({ url: `${URL}/webhooks/telegram`, secret_token: "s3cret", allowed_updates: ["message"] });
+    expect(telegram.called("/setMyCommands")[0]!.body).toEqual({ commands: CHAT_COMMANDS.map((c) => ({ command: c.name, description: c.description })) });
   });
 
   it("telegram: reports what Telegram then sees: updates waiting, its last delivery error, a URL that is not ours", async () => {
@@ -68,7 +71,7 @@ describe("hermes-edge setup", () => {
     discord.reset();
     const r = await run(["setup", "discord", "--url", URL], { DISCORD_BOT_TOKEN: DISCORD_TEST.botToken, DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId });
     expect(r.code).toBe(0);
-    expect(r.out).toContain('registered /ask, /stop, /new, /resume, /sethome, /status, /compact, /instructions, /tools, /whoami, /help, "Ask hermes" (message menu)');
+    expect(r.out).toContain('registered /ask, /stop, /new, /resume, /status, /instructions, /compact, /tools, /sethome, /whoami, /help, "Ask hermes" (message menu)');
     expect(r.out).toContain(`interactions endpoint set to ${URL}/webhooks/discord`);
     const put = discord.calls.find((c) => c.method === "PUT")!;
     expect(put.path).toBe(`/api/v10/applications/${DISCORD_TEST.applicationId}/commands`);

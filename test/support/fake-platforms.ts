@@ -191,6 +191,8 @@ export class FakeTelegram extends FakeApi {
       case "setWebhook":
         this.webhookUrl = String(call.body.url ?? "");
         return ok(true);
+      case "setMyCommands":
+        return ok(true);
       case "getWebhookInfo":
         return ok({ url: this.webhookUrl, has_custom_certificate: false, pending_update_count: 0, ...this.webhookInfo });
       case "createForumTopic":

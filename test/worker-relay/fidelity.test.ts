@@ -20,6 +20,17 @@ describe("relay fidelity with Hermes gateways", () => {
     s.ws.close(1000);
   });
 
+  it("a handed-back target the Telegram codec refuses (a chat named, not numbered) is not used: the reply goes to the action's chat_id", async () => {
+    const s = await gateway();
+    const forged = JSON.stringify({ platform: "telegram", private: false, ref: JSON.stringify({ c: "@elsewhere", t: "5" }) });
+    s.send({ type: "outbound", requestId: "h2", platform: "telegram", action: { op: "send", chat_id: "-100779", content: "where it belongs", target: forged } });
+    expect(await s.next("outbound_result")).toMatchObject({ requestId: "h2", result: { success: true } });
+    const sent = telegram.called("/sendMessage").at(-1)!;
+    expect(sent.body).toMatchObject({ chat_id: -100779, text: "where it belongs" });
+    expect(sent.body.message_thread_id).toBeUndefined();
+    s.ws.close(1000);
+  });
+
   it("a forum topic goes as chat_type 'forum', the sender's display name as user_name and handle as user_handle", async () => {
     const s = await gateway();
     const update = tg.topic(`@${TELEGRAM_TEST.username} hello topic`, 33, { chatId: -100778, userId: 1001 });

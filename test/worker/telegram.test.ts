@@ -120,9 +120,18 @@ describe("Telegram chat commands", () => {
     expect(telegram.texts(1001).at(-1)).toContain(first);
     await tgCommand("resume", first!);
     expect(await routeOf("agent:main:telegram:dm:1001")).toBe(first);
-    await tgCommand("sethome");
+    // Only an admin (TELEGRAM_ADMIN_USERS=1007 in the tests) may set the home channel.
+    await tgCommand("sethome", "", 1007);
     const { platforms } = (await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; home_channel: unknown }> };
-    expect(platforms.find((p) => p.name === "telegram")!.home_channel).toEqual({ chat_id: "1001", thread_id: null, source: "sethome" });
+    expect(platforms.find((p) => p.name === "telegram")!.home_channel).toEqual({ chat_id: "1007", thread_id: null, source: "sethome" });
+  });
+
+  it("/sethome from an allowed user who is no admin is refused, naming TELEGRAM_ADMIN_USERS, and changes nothing", async () => {
+    const before = ((await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; home_channel: unknown }> }).platforms.find((p) => p.name === "telegram")!.home_channel;
+    await tgCommand("sethome", "", 1002);
+    expect(telegram.texts(1002).at(-1)).toBe("Sorry, only TELEGRAM_ADMIN_USERS may set the home channel: ask the bot's owner to add your user id 1002 to it.");
+    const after = ((await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; home_channel: unknown }> }).platforms.find((p) => p.name === "telegram")!.home_channel;
+    expect(after).toEqual(before);
   });
 
   it("/stop cancels this chat's running turn only, and says so", async () => {

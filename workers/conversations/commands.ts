@@ -5,6 +5,7 @@ import { setHome } from "../db/platform-state.ts";
 import { PLATFORM_LABEL } from "../platforms/names.ts";
 import type { CommandEvent, PlatformAdapter } from "../platforms/types.ts";
 import { isAllowed, settings } from "../settings.ts";
+import { commandPermission, permissionRefusal } from "./permissions.ts";
 import { describeSession, recentForSource, resolveForSource, seedFor } from "./sessions.ts";
 import { sessionAgent } from "./stubs.ts";
 import { helpText, whoamiText } from "./texts.ts";
@@ -26,6 +27,8 @@ export interface CommandContext {
 export async function runCommand(ctx: CommandContext): Promise<string> {
   const { env, event } = ctx;
   const { source } = event;
+  const permission = commandPermission(env, event.name, source);
+  if (!permission.ok) return permissionRefusal(event.name, source, permission.need);
   switch (event.name) {
     case "help":
       return helpText(ctx.adapter.commands);

@@ -1,12 +1,14 @@
 import type { Context } from "hono";
 import { db } from "../db/client.ts";
 import { errorBody } from "../errors.ts";
+import { commandSpec } from "../platforms/commands.ts";
 import { isPlatformName } from "../platforms/names.ts";
 import { adapterFor } from "../platforms/registry.ts";
 import { buildSessionKey } from "../platforms/session-key.ts";
 import type { PlatformAdapter, PlatformEvent, SuggestRequest } from "../platforms/types.ts";
 import { inboundFrameEvent } from "../relay/frames.ts";
 import { isAllowed, settings } from "../settings.ts";
+import { commandPermission, permissionRefusal } from "./permissions.ts";
 import { describeSession, suggestForSource } from "./sessions.ts";
 import { inbox, refusalKey, relayObject } from "./stubs.ts";
 import { helpText, refusalText, whoamiText } from "./texts.ts";
@@ -19,6 +21,8 @@ const LOCAL_ON_RELAY = new Set(["help", "sethome", "whoami"]);
 /** Commands whose answer needs nothing but config: answered in the HTTP response where the platform allows. */
 function staticAnswer(env: Env, adapter: PlatformAdapter, event: PlatformEvent): string | null {
   if (event.kind !== "command") return null;
+  // Only commands for anyone have an answer that needs nothing but config.
+  if (commandSpec(event.name).who !== "anyone") return null;
   if (event.name === "help") return helpText(adapter.commands);
   if (event.name === "whoami") return whoamiText(adapter.name, event.source.userId, isAllowed(settings(env).platforms[adapter.name].allowed, event.source.userId));
   return null;
@@ -68,7 +72,11 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
   if (inlineAnswer) return inlineAnswer;
   const allowed = isAllowed(ps.allowed, event.source.userId);
   if (known !== null && !allowed) return answerOnce(c, adapter, event, known);
-  if (!allowed) return refuse(c, adapter, event);
+  const permission = event.kind === "command" ? commandPermission(env, event.name, event.source) : null;
+  if (event.kind === "command" && permission && !permission.ok && permission.need !== "allowed") return refuseCommand(c, adapter, event, permissionRefusal(event.name, event.source, permission.need));
+  // Only allowed users reach an Inbox, and admins for an admin's command (`/sethome`).
+  const admitted = allowed || (event.kind === "command" && permission?.ok === true && commandSpec(event.name).who === "admin");
+  if (!admitted) return refuse(c, adapter, event);
   const key = buildSessionKey(event.source);
   if (ps.gateway && !(event.kind === "command" && LOCAL_ON_RELAY.has(event.name))) return relayIn(c, adapter, event, key, ps.gateway);
   const taken = await inbox(env, key).take({ key, event });
@@ -82,7 +90,7 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
  */
 async function suggest(env: Env, request: SuggestRequest): Promise<Response> {
   const { source } = request;
-  if (request.command !== "resume" || !source || !isAllowed(settings(env).platforms[source.platform].allowed, source.userId)) return request.respond([]);
+  if (request.command !== "resume" || !source || !commandPermission(env, request.command, source).ok) return request.respond([]);
   const found = await suggestForSource(db(env), env, source, request.query).catch((err: unknown) => {
     console.warn(`${source.platform}: autocomplete could not read the sessions`, err instanceof Error ? err.message : String(err));
     return [];
@@ -97,6 +105,12 @@ async function suggest(env: Env, request: SuggestRequest): Promise<Response> {
 async function answerOnce(c: Context<{ Bindings: Env }>, adapter: PlatformAdapter, event: PlatformEvent, text: string): Promise<Response> {
   if (await inbox(c.env, refusalKey(adapter.name, event.source.chatId)).firstSight(`${adapter.name}:${event.deliveryId}`)) after(c, adapter.name, adapter.post(event.target, text));
   return ok();
+}
+
+/** A command this user may not run (an admin's command, a place it does not work in): inline where the platform allows, else posted once. */
+async function refuseCommand(c: Context<{ Bindings: Env }>, adapter: PlatformAdapter, event: PlatformEvent, text: string): Promise<Response> {
+  if (event.addressed === false) return ok();
+  return adapter.answerInline(event, text) ?? answerOnce(c, adapter, event, text);
 }
 
 /** The refusal: inline where the platform allows (seen only by the sender), else at most once per chat per 10 minutes. */

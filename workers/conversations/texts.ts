@@ -1,3 +1,4 @@
+import { CHAT_COMMANDS, commandUsage } from "../platforms/commands.ts";
 import { allowedUsersSetting, PLATFORM_LABEL, type PlatformName } from "../platforms/names.ts";
 import type { CommandStyle } from "../platforms/types.ts";
 
@@ -12,21 +13,9 @@ export function whoamiText(platform: PlatformName, userId: string, allowed: bool
   return `You are ${PLATFORM_LABEL[platform]} user ${userId}. ${may}`;
 }
 
+/** The answer to /help: how to talk to the agent, then every command of the table. */
 export function helpText(style: CommandStyle): string {
-  const c = style.prefix;
-  return [
-    style.howToTalk,
-    `${c}stop: stop the reply that is running here`,
-    `${c}new: start a fresh session here`,
-    `${c}resume <id or title>: continue an earlier session here (no argument: list the ones you may resume)`,
-    `${c}status: this chat's session, its context use, and whether a reply is running`,
-    `${c}instructions [text|clear]: show or set this session's own instructions`,
-    `${c}compact: fold the older part of this session into its summary now`,
-    `${c}tools: what the agent can use`,
-    `${c}sethome: make this chat the home channel for handoffs from the CLI`,
-    `${c}whoami: your user id here`,
-    `${c}help: this help`,
-  ].join("\n");
+  return [style.howToTalk, ...CHAT_COMMANDS.map((c) => `${style.prefix}${commandUsage(c)}: ${c.help}`)].join("\n");
 }
 
 export function unknownCommandText(style: CommandStyle, name: string): string {

@@ -38,3 +38,8 @@ export const SECRET_SETTINGS: readonly string[] = ["API_TOKEN", "LLM_API_KEY", "
 export function settingKind(name: string): "secret" | "var" {
   return SECRET_SETTINGS.includes(name) || name.startsWith("MCP_TOKEN_") ? "secret" : "var";
 }
+
+/** The setting that lists a platform's admins (`TELEGRAM_ADMIN_USERS`, …). */
+export function adminUsersSetting(platform: PlatformName): string {
+  return `${platform.toUpperCase()}_ADMIN_USERS`;
+}

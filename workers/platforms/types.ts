@@ -1,5 +1,7 @@
 import type { Download } from "../attachments/index.ts";
+import type { CommandName } from "./commands.ts";
 import type { PlatformName } from "./names.ts";
+import type { TargetCodec } from "./target.ts";
 
 /**
  * Neutral platform types. Adapters translate their SDK's shapes into these; nothing here
@@ -39,13 +41,8 @@ export interface ReplyTarget {
   ref: string;
 }
 
-/** Chat commands every platform understands. */
-export const COMMANDS = ["stop", "new", "resume", "sethome", "help", "whoami", "status", "compact", "instructions", "tools"] as const;
-export type CommandName = (typeof COMMANDS)[number];
-
-export function isCommandName(v: string): v is CommandName {
-  return (COMMANDS as readonly string[]).includes(v);
-}
+/** The chat commands live in one table (`commands.ts`); these names are re-exported for the adapters. */
+export { COMMANDS, isCommandName, type CommandName } from "./commands.ts";
 
 /**
  * Whether a message is for the bot. `mentions` defers the decision to after the webhook is
@@ -184,6 +181,8 @@ export interface PlatformAdapter {
   readonly name: PlatformName;
   readonly capabilities: Capabilities;
   readonly commands: CommandStyle;
+  /** Its reply targets' codec: the only code that makes or reads a {@link ReplyTarget}'s `ref`. */
+  readonly targets: Pick<TargetCodec<{ private: boolean }>, "platform" | "decode" | "where">;
   /**
    * Checks the request's secret or signature over the raw body bytes (exactly as received),
    * in constant time where a secret is compared, signed timestamps against `now`. Never
@@ -267,23 +266,5 @@ export async function mapErrors<T>(fn: () => Promise<T>, toError: (err: unknown)
     return await fn();
   } catch (err) {
     throw toError(err);
-  }
-}
-
-/** Encodes an adapter's target fields as the opaque `ref` (compact JSON). */
-export function encodeRef(fields: Record<string, string | null | undefined>): string {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(fields)) if (v !== null && v !== undefined && v !== "") out[k] = v;
-  return JSON.stringify(out);
-}
-
-/** Decodes a `ref` made by {@link encodeRef}; fields that are absent or not strings come back undefined. */
-export function decodeRef(ref: string): Record<string, string | undefined> {
-  try {
-    const v = JSON.parse(ref) as unknown;
-    if (typeof v !== "object" || v === null || Array.isArray(v)) return {};
-    return Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === "string")) as Record<string, string>;
-  } catch {
-    return {};
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PLATFORMS } from "../platforms/names.ts";
 import type { PlatformEvent, ReplyTarget } from "../platforms/types.ts";
 
 /**
@@ -240,12 +241,18 @@ export function inboundFrameEvent(event: PlatformEvent, sessionKey: string, wher
   };
 }
 
-/** The reply target a gateway handed back, if it is one this connector made. */
+/** The opaque `target` of a frame: the reply target as JSON, unchanged since the first gateways (they hand back what they got). */
+const WireTarget = z.strictObject({ platform: z.enum(PLATFORMS), private: z.boolean(), ref: z.string().max(4096) });
+
+/**
+ * The reply target a gateway handed back, if it has the shape this connector makes; its
+ * `ref` is then checked by the platform adapter's codec before any use.
+ */
 export function targetFromWire(v: string | undefined): ReplyTarget | null {
-  if (!v) return null;
+  if (!v || v.length > 8192) return null;
   try {
-    const t = JSON.parse(v) as Partial<ReplyTarget>;
-    return typeof t.platform === "string" && typeof t.ref === "string" && typeof t.private === "boolean" ? (t as ReplyTarget) : null;
+    const t = WireTarget.safeParse(JSON.parse(v));
+    return t.success ? t.data : null;
   } catch {
     return null;
   }

@@ -2,7 +2,6 @@ import { joinUrl } from "../../agent/index.ts";
 import { renderParts, showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import {
   codeForStatus,
-  decodeRef,
   PLATFORM_TIMEOUT_MS,
   PlatformApiError,
   type Attachment,
@@ -17,7 +16,8 @@ import {
   type Shown,
   type Verification,
 } from "../types.ts";
-import { deferredResponse, discordTarget, ephemeral, parseDiscordInteraction } from "./parse.ts";
+import { deferredResponse, ephemeral, parseDiscordInteraction } from "./parse.ts";
+import { discordTarget, discordTargets } from "./target.ts";
 import { applicationIdFromToken } from "./setup.ts";
 import type { Download } from "../../attachments/index.ts";
 import { downloadDiscordFile } from "./files.ts";
@@ -25,7 +25,8 @@ import { verifyDiscord } from "./verify.ts";
 import { discordHealth } from "./health.ts";
 import { discordThreadLink } from "./link.ts";
 
-export { ASK_MESSAGE_COMMAND, DISCORD_COMMANDS, discordSource, discordTarget, parseDiscordInteraction } from "./parse.ts";
+export { ASK_MESSAGE_COMMAND, DISCORD_COMMANDS, discordSource, parseDiscordInteraction } from "./parse.ts";
+export { discordTarget, discordTargets, type DiscordTarget } from "./target.ts";
 export { DISCORD_MAX_SKEW_S, verifyDiscord } from "./verify.ts";
 
 export interface DiscordSettings {
@@ -70,6 +71,7 @@ export function redact(path: string): string {
 export class DiscordAdapter implements PlatformAdapter {
   readonly name = "discord" as const;
   readonly capabilities = DISCORD_CAPABILITIES;
+  readonly targets = discordTargets;
   readonly commands: CommandStyle = { prefix: "/", howToTalk: 'Use /ask to talk to the agent (in handoff threads too), or "Ask hermes" on any message.' };
   readonly #s: DiscordSettings;
   readonly #fetch: typeof fetch;
@@ -123,9 +125,9 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   #where(target: ReplyTarget) {
-    const r = decodeRef(target.ref);
-    const hook = r.a && r.k ? `webhooks/${r.a}/${r.k}` : null;
-    return { channel: r.t ?? r.c ?? "", hook };
+    const t = discordTargets.read(target);
+    const hook = t.interaction ? `webhooks/${t.interaction.applicationId}/${t.interaction.token}` : null;
+    return { channel: t.thread ?? t.channel ?? "", hook };
   }
 
   async #send(target: ReplyTarget, part: Part, first: boolean): Promise<string> {
@@ -197,8 +199,7 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
-    const r = decodeRef(target.ref);
-    return { chatId: r.c ?? "", threadId: r.t ?? null };
+    return discordTargets.where(discordTargets.read(target));
   }
 
   health(origin: string): Promise<PlatformHealth> {

@@ -1,6 +1,8 @@
 import { InteractionResponseFlags, InteractionResponseType, InteractionType } from "discord-interactions";
 import { checkJson } from "../boundary.ts";
-import { encodeRef, isCommandName, type Attachment, type Choice, type CommandName, type Ingest, type ReplyTarget, type SessionSource } from "../types.ts";
+import { CHAT_COMMANDS, type ChatCommandSpec } from "../commands.ts";
+import { isCommandName, type Attachment, type Choice, type CommandName, type Ingest, type SessionSource } from "../types.ts";
+import { discordTarget, discordTargets } from "./target.ts";
 import { DiscordInteraction, type DiscordAttachment, type DiscordUser } from "./schema.ts";
 
 /** Thread channel types: announcement, public and private threads. */
@@ -15,32 +17,28 @@ const ATTACHMENT_OPTION = 11;
 /** The message context-menu command this app registers: runs a turn on the message it is used on. */
 export const ASK_MESSAGE_COMMAND = "Ask hermes";
 
-/** The commands this app registers (see setup). `ask` carries a message; the rest are chat commands. */
+/** A string option (type 3). */
+const STRING_OPTION = 3;
+
+/** A chat command of the table as Discord registers it: its argument is a string option named `arg.name`. */
+function discordCommand(spec: ChatCommandSpec) {
+  const { arg } = spec;
+  const options = arg ? [{ type: STRING_OPTION, name: arg.name, description: arg.description, required: arg.required, ...(arg.suggest ? { autocomplete: true } : {}) }] : undefined;
+  return { name: spec.name, description: spec.description, ...(options ? { options } : {}) };
+}
+
+/** The commands this app registers (see setup): `ask` carries a message, then every chat command of the table, then the message command. */
 export const DISCORD_COMMANDS = [
-  { name: "ask", description: "Talk to the agent", options: [{ type: 3, name: "prompt", description: "Your message", required: true }, { type: 11, name: "file", description: "A file, picture or voice note for the agent", required: false }] },
-  { name: "stop", description: "Stop the reply that is running in this chat" },
-  { name: "new", description: "Start a fresh session here" },
-  { name: "resume", description: "Continue an earlier session here", options: [{ type: 3, name: "session", description: "Session id or title (empty: list recent)", required: false, autocomplete: true }] },
-  { name: "sethome", description: "Make this chat the home channel for handoffs" },
-  { name: "status", description: "This chat's session: model, context use, whether a turn runs" },
-  { name: "compact", description: "Fold the older part of this session into its summary now" },
-  { name: "instructions", description: "Show or set this session's instructions", options: [{ type: 3, name: "text", description: "New instructions, or 'clear'", required: false }] },
-  { name: "tools", description: "What the agent can use" },
-  { name: "whoami", description: "Your user id here, and whether you may use this bot" },
-  { name: "help", description: "What this bot can do" },
+  { name: "ask", description: "Talk to the agent", options: [{ type: STRING_OPTION, name: "prompt", description: "Your message", required: true }, { type: ATTACHMENT_OPTION, name: "file", description: "A file, picture or voice note for the agent", required: false }] },
+  ...CHAT_COMMANDS.map(discordCommand),
   { name: ASK_MESSAGE_COMMAND, type: MESSAGE_COMMAND },
-] as const;
+];
 
 /** The option of each command that carries its argument. */
-const ARG_OPTION: Record<string, string> = { resume: "session", instructions: "text" };
+const ARG_OPTION: Record<string, string> = Object.fromEntries(CHAT_COMMANDS.flatMap((c: ChatCommandSpec) => (c.arg ? [[c.name, c.arg.name]] : [])));
 
 export function ephemeral(content: string): Response {
   return Response.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL, allowed_mentions: { parse: [] } } });
-}
-
-/** The reply target of an interaction (its token edits the deferred response) or of a channel. */
-export function discordTarget(channelId: string, threadId: string | null, isPrivate: boolean, interaction?: { applicationId: string; token: string }): ReplyTarget {
-  return { platform: "discord", private: isPrivate, ref: encodeRef({ c: channelId, t: threadId, a: interaction?.applicationId, k: interaction?.token }) };
 }
 
 /**
@@ -105,7 +103,9 @@ export function parseDiscordInteraction(body: string, app: DiscordAppIdentity = 
   const name = i.data?.name ?? "";
   const source = discordSource(i, user);
   const interaction = { applicationId, token: i.token };
-  const base = { deliveryId: i.id, messageId: i.id, source, target: discordTarget(source.threadId ?? source.chatId, source.threadId ?? null, source.chatType === "dm", interaction), addressed: true as const };
+  const target = discordTarget(source.threadId ?? source.chatId, source.threadId ?? null, source.chatType === "dm", interaction);
+  if (!discordTargets.decode(target)) return { kind: "respond", response: Response.json({ error: { code: "bad_request", message: "the interaction's channel or token cannot be answered" } }, { status: 400 }), malformed: "channel or token the target codec refuses" };
+  const base = { deliveryId: i.id, messageId: i.id, source, target, addressed: true as const };
 
   if (i.data?.type === MESSAGE_COMMAND && name === ASK_MESSAGE_COMMAND) {
     const m = i.data.target_id ? i.data.resolved?.messages?.[i.data.target_id] : undefined;

@@ -1,7 +1,6 @@
 import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from "@slack/web-api";
 import { renderParts, showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import {
-  decodeRef,
   mapErrors,
   PLATFORM_TIMEOUT_MS,
   PlatformApiError,
@@ -17,13 +16,15 @@ import {
   type Shown,
   type Verification,
 } from "../types.ts";
-import { parseSlackBody, slackTarget } from "./parse.ts";
+import { parseSlackBody } from "./parse.ts";
+import { slackTarget, slackTargets } from "./target.ts";
 import type { Download } from "../../attachments/index.ts";
 import { downloadSlackFile } from "./files.ts";
 import { verifySlack } from "./verify.ts";
 import { slackHealth } from "./health.ts";
 
-export { parseSlackBody, SLACK_SLASH_COMMAND, slackSource, slackTarget } from "./parse.ts";
+export { parseSlackBody, SLACK_SLASH_COMMAND, slackSource } from "./parse.ts";
+export { slackTarget, slackTargets, type SlackTarget } from "./target.ts";
 export { SLACK_MAX_SKEW_S, verifySlack } from "./verify.ts";
 
 export interface SlackSettings {
@@ -78,6 +79,7 @@ const call = <T>(fn: () => Promise<T>) => mapErrors(fn, toPlatformError);
 export class SlackAdapter implements PlatformAdapter {
   readonly name = "slack" as const;
   readonly capabilities = SLACK_CAPABILITIES;
+  readonly targets = slackTargets;
   readonly commands: CommandStyle = { prefix: "/hermes ", howToTalk: "Message me directly, mention me in a channel, reply in a thread I am in, or type /hermes <your question>." };
   readonly #s: SlackSettings;
   readonly #client: WebClient;
@@ -134,16 +136,16 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   async #send(target: ReplyTarget, part: Part): Promise<string> {
-    const r = decodeRef(target.ref);
-    if (r.u) return this.#respond(r.u, part.text);
-    const res = await call(() => this.#client.chat.postMessage({ channel: r.c ?? "", text: part.text, ...(r.t ? { thread_ts: r.t } : {}) }));
+    const t = slackTargets.read(target);
+    if (t.responseUrl) return this.#respond(t.responseUrl, part.text);
+    const res = await call(() => this.#client.chat.postMessage({ channel: t.channel, text: part.text, ...(t.threadTs ? { thread_ts: t.threadTs } : {}) }));
     return String(res.ts);
   }
 
   async #edit(target: ReplyTarget, id: string, part: Part): Promise<void> {
-    const r = decodeRef(target.ref);
-    if (r.u) return void (await this.#respond(r.u, part.text));
-    await call(() => this.#client.chat.update({ channel: r.c ?? "", ts: id, text: part.text }));
+    const t = slackTargets.read(target);
+    if (t.responseUrl) return void (await this.#respond(t.responseUrl, part.text));
+    await call(() => this.#client.chat.update({ channel: t.channel, ts: id, text: part.text }));
   }
 
   show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
@@ -189,8 +191,7 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
-    const r = decodeRef(target.ref);
-    return { chatId: r.c ?? "", threadId: r.t ?? null };
+    return slackTargets.where(slackTargets.read(target));
   }
 
   health(origin: string): Promise<PlatformHealth> {

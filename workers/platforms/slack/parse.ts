@@ -1,5 +1,6 @@
 import { checkJson, malformed } from "../boundary.ts";
-import { encodeRef, isCommandName, type Attachment, type ChatType, type Ingest, type PlatformEvent, type ReplyTarget, type SessionSource } from "../types.ts";
+import { isCommandName, type Attachment, type ChatType, type Ingest, type PlatformEvent, type SessionSource } from "../types.ts";
+import { slackTarget, slackTargets } from "./target.ts";
 import { SlackEnvelope, type SlackEvent } from "./schema.ts";
 
 /** The slash command this app registers: `/hermes stop`, `/hermes resume abc`, `/hermes <a prompt>`. */
@@ -21,11 +22,6 @@ function chatTypeOf(channelType: string | undefined, channel: string): ChatType 
  */
 export function slackSource(team: string, channel: string, channelType: string | undefined, user: string, threadTs: string | null): SessionSource {
   return { platform: "slack", scopeId: team || null, chatId: channel, userId: user, chatType: chatTypeOf(channelType, channel), threadId: threadTs };
-}
-
-/** A reply target: a channel (and thread), or a slash command's `response_url` (ephemeral answers). */
-export function slackTarget(channel: string, threadTs: string | null, isPrivate: boolean, responseUrl?: string): ReplyTarget {
-  return { platform: "slack", private: isPrivate, ref: encodeRef({ c: channel, t: threadTs, u: responseUrl }) };
 }
 
 function stripMention(text: string, botUserId: string | null): string {
@@ -65,6 +61,7 @@ function parseSlashCommand(body: string): Ingest {
     target: slackTarget(channel, null, source.chatType === "dm", /^https:\/\//.test(responseUrl) ? responseUrl : undefined),
     addressed: true as const,
   };
+  if (!slackTargets.decode(base.target)) return malformed("channel or response_url the target codec refuses");
   if (text === "") return { kind: "event", event: { ...base, kind: "command", name: "help", args: "" } };
   const name = word.toLowerCase();
   if (isCommandName(name)) return { kind: "event", event: { ...base, kind: "command", name, args: rest.join(" ") } };
@@ -100,7 +97,9 @@ export function parseSlackBody(body: string, contentType: string): Ingest {
   const text = stripMention(raw, botUserId);
   const attachments = (ev.files ?? []).map(fileOf).filter((a) => a.ref !== "");
   if (text === "" && attachments.length === 0) return { kind: "ignore", reason: "nothing in it" };
-  const base = { deliveryId: env.event_id, messageId: ev.ts, source, target: slackTarget(ev.channel, thread, isDm), addressed: isDm || ev.type === "app_mention" };
+  const target = slackTarget(ev.channel, thread, isDm);
+  if (!slackTargets.decode(target)) return malformed("channel or thread ts the target codec refuses");
+  const base = { deliveryId: env.event_id, messageId: ev.ts, source, target, addressed: isDm || ev.type === "app_mention" };
   const cmd = textCommand(text);
   let event: PlatformEvent;
   if (cmd && isCommandName(cmd.name)) event = { ...base, kind: "command", name: cmd.name, args: cmd.args };

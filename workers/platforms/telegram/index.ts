@@ -2,7 +2,6 @@ import { Api, GrammyError, HttpError } from "grammy";
 import { showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import {
   codeForStatus,
-  decodeRef,
   mapErrors,
   PLATFORM_TIMEOUT_MS,
   PlatformApiError,
@@ -19,13 +18,15 @@ import {
   type Shown,
   type Verification,
 } from "../types.ts";
-import { GENERAL_TOPIC, parseTelegramUpdate, telegramTarget, telegramWireChatType } from "./parse.ts";
+import { GENERAL_TOPIC, parseTelegramUpdate, telegramWireChatType } from "./parse.ts";
+import { telegramTarget, telegramTargets } from "./target.ts";
 import type { Download } from "../../attachments/index.ts";
 import { downloadTelegramFile } from "./files.ts";
 import { verifyTelegram } from "./verify.ts";
 import { telegramHealth } from "./health.ts";
 
-export { GENERAL_TOPIC, parseTelegramUpdate, telegramSource, telegramTarget, type TelegramBotIdentity } from "./parse.ts";
+export { GENERAL_TOPIC, parseTelegramUpdate, telegramSource, type TelegramBotIdentity } from "./parse.ts";
+export { telegramTarget, telegramTargets, type TelegramTarget } from "./target.ts";
 export { SECRET_HEADER, verifyTelegram } from "./verify.ts";
 
 /** Settings the Telegram adapter runs on. */
@@ -76,6 +77,7 @@ const call = <T>(fn: () => Promise<T>) => mapErrors(fn, toPlatformError);
 export class TelegramAdapter implements PlatformAdapter {
   readonly name = "telegram" as const;
   readonly capabilities = TELEGRAM_CAPABILITIES;
+  readonly targets = telegramTargets;
   readonly commands: CommandStyle = { prefix: "/", howToTalk: "Send a message to talk to the agent (in groups: mention me or reply to me)." };
   readonly #s: TelegramSettings;
   readonly #api: Api;
@@ -145,11 +147,10 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   #where(target: ReplyTarget) {
-    const r = decodeRef(target.ref);
-    const chatId = Number(r.c);
+    const t = telegramTargets.read(target);
     // The General topic takes no thread id on send.
-    const thread = r.t && r.t !== GENERAL_TOPIC ? { message_thread_id: Number(r.t) } : {};
-    return { chatId, thread, replyTo: r.r ? Number(r.r) : null };
+    const thread = t.topic !== null && String(t.topic) !== GENERAL_TOPIC ? { message_thread_id: t.topic } : {};
+    return { chatId: t.chatId, thread, replyTo: t.replyTo };
   }
 
   async #send(target: ReplyTarget, part: Part, replyTo: number | null): Promise<string> {
@@ -202,8 +203,10 @@ export class TelegramAdapter implements PlatformAdapter {
 
   /** A new forum topic (forum supergroups, and private chats with topics enabled); null elsewhere. */
   async createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null> {
+    // The parent chat is read as a target is: a chat that is not a Telegram chat id is refused before any call.
+    const { chatId } = telegramTargets.read(telegramTarget(parentChatId, null, null));
     try {
-      const topic = await call(() => this.#api.createForumTopic(Number(parentChatId), name.slice(0, 128)));
+      const topic = await call(() => this.#api.createForumTopic(chatId, name.slice(0, 128)));
       return { chatId: parentChatId, threadId: String(topic.message_thread_id) };
     } catch (err) {
       if (err instanceof PlatformApiError && (err.code === "rejected" || err.code === "not_found")) return null;
@@ -229,8 +232,7 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
-    const r = decodeRef(target.ref);
-    return { chatId: r.c ?? "", threadId: r.t ?? null };
+    return telegramTargets.where(telegramTargets.read(target));
   }
 
   health(origin: string): Promise<PlatformHealth> {

@@ -1,5 +1,6 @@
 import { checkJson, malformed } from "../boundary.ts";
-import { encodeRef, isCommandName, type Addressed, type Attachment, type Ingest, type PlatformEvent, type ReplyTarget, type SessionSource } from "../types.ts";
+import { isCommandName, type Addressed, type Attachment, type Ingest, type PlatformEvent, type ReplyTarget, type SessionSource } from "../types.ts";
+import { GENERAL_TOPIC, telegramTargets } from "./target.ts";
 import { TelegramUpdate, type TelegramEntity, type TelegramMessage } from "./schema.ts";
 
 /** What parsing knows about the bot: its id (from the token) and, when known, its username. */
@@ -9,7 +10,7 @@ export interface TelegramBotIdentity {
 }
 
 /** The forum's General topic has no message_thread_id; it is keyed as topic "1". */
-export const GENERAL_TOPIC = "1";
+export { GENERAL_TOPIC };
 
 const slice = (text: string, e: TelegramEntity) => text.slice(e.offset, e.offset + e.length);
 
@@ -32,11 +33,6 @@ export function telegramSource(chat: { id: number; type: string; is_forum?: bool
 /** The relay contract's chat type: a topic of a forum group is `forum` there (a private chat's topic stays `dm`). */
 export function telegramWireChatType(source: SessionSource): string {
   return source.chatType === "group" && source.threadId ? "forum" : source.chatType;
-}
-
-/** The reply target of a chat or topic (`replyTo`: the message answered, in groups). */
-export function telegramTarget(chatId: string, threadId: string | null, replyTo: string | null): ReplyTarget {
-  return { platform: "telegram", private: !chatId.startsWith("-"), ref: encodeRef({ c: chatId, t: threadId, r: replyTo }) };
 }
 
 /** A reply to one of the bot's messages (not the topic's opening service message). */
@@ -126,12 +122,10 @@ export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Ing
   if (!source) return { kind: "ignore", reason: "channel post" };
   const isPrivate = msg.chat.type === "private";
   const me = bot.username?.toLowerCase() ?? null;
-  const base = {
-    deliveryId: String(update.update_id),
-    messageId: String(msg.message_id),
-    source,
-    target: telegramTarget(String(msg.chat.id), source.threadId ?? null, isPrivate ? null : String(msg.message_id)),
-  };
+  // Ids the target codec refuses (out of Telegram's range) cannot be answered.
+  const where = telegramTargets.fromFields({ c: String(msg.chat.id), t: source.threadId ?? null, r: isPrivate ? null : String(msg.message_id) }, isPrivate);
+  if (!where) return malformed("chat, topic or message id out of range");
+  const base = { deliveryId: String(update.update_id), messageId: String(msg.message_id), source, target: telegramTargets.encode(where) };
 
   const cmd = leadingCommand(text, entities, isPrivate);
   if (cmd) {

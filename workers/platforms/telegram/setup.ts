@@ -1,4 +1,5 @@
 import { Api, GrammyError, HttpError } from "grammy";
+import { CHAT_COMMANDS } from "../commands.ts";
 
 /** What Telegram reports about the webhook once it is set (getWebhookInfo). */
 export interface TelegramWebhookStatus {
@@ -15,15 +16,23 @@ export interface TelegramSetupResult {
   bot: { id: number; username: string };
   webhookUrl: string;
   allowedUpdates: string[];
+  /** The commands the bot's menu now lists (setMyCommands). */
+  commands: string[];
   telegramSees: TelegramWebhookStatus;
 }
 
 /** Updates the Worker handles; anything else Telegram need not send. */
 export const TELEGRAM_ALLOWED_UPDATES = ["message"];
 
+/** The chat commands of the table as Telegram's command menu lists them (setMyCommands). */
+export function telegramMenu(): Array<{ command: string; description: string }> {
+  return CHAT_COMMANDS.map((c) => ({ command: c.name, description: c.description }));
+}
+
 /**
  * Checks the token (getMe), points the bot's webhook at the Worker with the secret token
- * Telegram will send back in X-Telegram-Bot-Api-Secret-Token, then reads back what
+ * Telegram will send back in X-Telegram-Bot-Api-Secret-Token, sets the command menu from
+ * the command table (setMyCommands, replacing any older list), then reads back what
  * Telegram sees (getWebhookInfo): the URL, updates waiting, the last delivery error.
  */
 export async function setupTelegramWebhook(opts: { token: string; secret: string; workerUrl: string; apiRoot: string; fetch: typeof fetch }): Promise<TelegramSetupResult> {
@@ -32,6 +41,8 @@ export async function setupTelegramWebhook(opts: { token: string; secret: string
   try {
     const me = await api.getMe();
     await api.setWebhook(webhookUrl, { secret_token: opts.secret, allowed_updates: TELEGRAM_ALLOWED_UPDATES as never, drop_pending_updates: false });
+    const menu = telegramMenu();
+    await api.setMyCommands(menu);
     const info = await api.getWebhookInfo();
     const telegramSees: TelegramWebhookStatus = {
       url: info.url ?? "",
@@ -39,7 +50,7 @@ export async function setupTelegramWebhook(opts: { token: string; secret: string
       pendingUpdates: info.pending_update_count,
       lastError: info.last_error_date ? { at: info.last_error_date * 1000, message: info.last_error_message ?? "" } : null,
     };
-    return { bot: { id: me.id, username: me.username }, webhookUrl, allowedUpdates: TELEGRAM_ALLOWED_UPDATES, telegramSees };
+    return { bot: { id: me.id, username: me.username }, webhookUrl, allowedUpdates: TELEGRAM_ALLOWED_UPDATES, commands: menu.map((m) => m.command), telegramSees };
   } catch (err) {
     if (err instanceof GrammyError) {
       const hint = err.error_code === 401 || err.error_code === 404 ? " (is TELEGRAM_BOT_TOKEN right?)" : "";
