@@ -368,9 +368,11 @@ export class SessionAgent extends DurableObject<Env> {
 
   async requestHandoff(sessionId: string, req: HandoffRequest): Promise<HandoffAnswer> {
     if (!(await this.#session(sessionId))) return { ok: false, code: "not_found" };
+    const dest = await this.#handoff!.destinationFor(req);
+    if (!dest.ok) return { ok: false, code: "no_home_channel", message: dest.message };
     const answer = this.#handoff!.request(req);
     if (answer.ok) await this.#wakeAt(Date.now() + 1_000);
-    return answer;
+    return answer.ok ? { ok: true, to: dest.to } : answer;
   }
 
   async handoff(sessionId: string): Promise<{ found: boolean; handoff: HandoffJson }> {

@@ -120,9 +120,12 @@ describe("Telegram chat commands", () => {
     expect(telegram.texts(1001).at(-1)).toContain(first);
     await tgCommand("resume", first!);
     expect(await routeOf("agent:main:telegram:dm:1001")).toBe(first);
+    // /sethome is for TELEGRAM_ADMIN_USERS (1007); 1001 is only allowed.
     await tgCommand("sethome");
+    expect(telegram.texts(1001).at(-1)).toContain("Only TELEGRAM_ADMIN_USERS may set the home channel");
+    await tgCommand("sethome", "", 1007);
     const { platforms } = (await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; home_channel: unknown }> };
-    expect(platforms.find((p) => p.name === "telegram")!.home_channel).toEqual({ chat_id: "1001", thread_id: null, source: "sethome" });
+    expect(platforms.find((p) => p.name === "telegram")!.home_channel).toMatchObject({ chat_id: "1007", thread_id: null, source: "sethome", set_by: "1007" });
   });
 
   it("/stop cancels this chat's running turn only, and says so", async () => {

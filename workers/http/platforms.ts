@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { homeChannel } from "../conversations/home.ts";
-import { PLATFORMS } from "../platforms/names.ts";
+import { homeChannel, homeRefusal } from "../conversations/home.ts";
+import { describeHandoffDestination, PLATFORMS } from "../platforms/names.ts";
 import { settings } from "../settings.ts";
 
 /**
@@ -17,7 +17,11 @@ export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) =
         name,
         enabled: s.platforms[name].enabled,
         relay: s.platforms[name].gateway !== null,
-        home_channel: home ? { chat_id: home.chat_id, thread_id: home.thread_id, source: home.source } : null,
+        // Who set it and when, and where a handoff (in a fresh thread) lands: shown before one is
+        // queued. `refused`: why handoffs may not go there (set by someone not in *_ADMIN_USERS).
+        home_channel: home
+          ? { chat_id: home.chat_id, thread_id: home.thread_id, source: home.source, set_by: home.set_by, set_at: home.set_at, handoff_to: describeHandoffDestination(name, home, { thread: true }), refused: homeRefusal(c.env, name, home) }
+          : null,
         missing: s.platforms[name].missing,
         setup: `npx hermes-edge setup ${name} --url ${origin}`,
       };

@@ -65,7 +65,7 @@ export interface Platform {
   name: string;
   enabled: boolean;
   relay: boolean;
-  home_channel: { chat_id: string; thread_id: string | null; source: string } | null;
+  home_channel: { chat_id: string; thread_id: string | null; source: string; handoff_to?: string; refused?: string | null } | null;
   missing?: string[];
   setup?: string | null;
 }
