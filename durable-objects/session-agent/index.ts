@@ -10,7 +10,7 @@ import { adapterFor } from "../../workers/platforms/registry.ts";
 import { ContextKeeper, durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import { HandoffRunner } from "./handoff.ts";
-import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, retainElsewhere, transcriptView, type SessionExport, type TranscriptView } from "./lifecycle.ts";
+import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, rekeyTakenTurns, retainElsewhere, transcriptView, type SessionExport, type TranscriptView } from "./lifecycle.ts";
 import { inFlight, type HandoffRequest } from "./handoff-state.ts";
 import { importFromD1 } from "./import.ts";
 import { D1Mirror } from "./mirror.ts";
@@ -263,6 +263,7 @@ export class SessionAgent extends DurableObject<Env> {
   /** Brings an exported session back into this empty object (and D1). False when it exists already. */
   async importData(data: SessionExport): Promise<boolean> {
     if (this.#records.get() || (await this.#session(data.session.id))) return false;
+    data = await rekeyTakenTurns(db(this.env), data);
     const rec = this.#records.put(recordFromExport(data));
     importSession(data, this.#init(rec.id));
     await this.#mirror.flush();
