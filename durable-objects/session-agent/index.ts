@@ -192,8 +192,10 @@ export class SessionAgent extends DurableObject<Env> {
   // ---- Sessions ----------------------------------------------------------------------
 
   /** Creates this session (the CLI's POST /v1/sessions); D1 has it when this returns. */
-  async create(seed: SessionSeed, sessionId: string): Promise<SessionJson> {
-    const rec = this.#records.get() ?? this.#records.put(newRecord(seed, Date.now(), sessionId));
+  /** Creates the session; null when this id is taken (the caller makes another: a collision never joins a session). */
+  async create(seed: SessionSeed, sessionId: string): Promise<SessionJson | null> {
+    if (this.#records.get()) return null;
+    const rec = this.#records.put(newRecord(seed, Date.now(), sessionId));
     this.#init(rec.id);
     await this.#mirror.flush();
     return this.#json(rec);

@@ -11,7 +11,7 @@ const SET_AT = Date.UTC(2026, 11, 1, 8);
 /** A Worker answering the three calls a handoff makes, in memory; `calls` is what was asked, in order. */
 function fakeWorker(home: Record<string, unknown>) {
   const calls: string[] = [];
-  const fetchImpl = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(String(input));
     calls.push(`${init?.method ?? "GET"} ${url.pathname}`);
     if (url.pathname === "/v1/platforms") return Response.json({ platforms: [{ name: "telegram", enabled: true, relay: false, home_channel: home }] });

@@ -1,6 +1,5 @@
 import { SESSION_INSTRUCTIONS_MAX_CHARS } from "../agent/index.ts";
 import { db } from "../db/client.ts";
-import { newSessionId } from "../db/ids.ts";
 import { setHome } from "../db/platform-state.ts";
 import { adminUsersSetting, PLATFORM_LABEL } from "../platforms/names.ts";
 import type { CommandEvent, PlatformAdapter } from "../platforms/types.ts";
@@ -8,6 +7,7 @@ import { isAllowed, settings } from "../settings.ts";
 import { describeSession, recentForSource, resolveForSource, seedFor } from "./sessions.ts";
 import { sessionAgent } from "./stubs.ts";
 import { maySetHome } from "./home.ts";
+import { createSession } from "./new-session.ts";
 import { helpText, whoamiText } from "./texts.ts";
 
 /** What a chat command runs with: the key's Inbox hands it these. */
@@ -42,8 +42,7 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
       return parts.join(" ");
     }
     case "new": {
-      const id = newSessionId(Date.now());
-      await sessionAgent(env, id).create(seedFor(env, source, ctx.key), id);
+      const { id } = await createSession(env, seedFor(env, source, ctx.key));
       const previous = await ctx.bind(id);
       return previous ? `Started a new session (${id}). The previous one is kept: /resume ${previous}` : `Started a new session (${id}).`;
     }
@@ -94,8 +93,7 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
 
 /** A fresh session bound to the key (for a command that needs one before the first message). */
 async function startSession(ctx: CommandContext): Promise<string> {
-  const id = newSessionId(Date.now());
-  await sessionAgent(ctx.env, id).create(seedFor(ctx.env, ctx.event.source, ctx.key), id);
+  const { id } = await createSession(ctx.env, seedFor(ctx.env, ctx.event.source, ctx.key));
   await ctx.bind(id);
   return id;
 }
