@@ -7,6 +7,8 @@
  *   c. the final edit answered 500, then 429   g. signed hostile bodies per platform
  *   d. the gateway SIGKILLed with messages in flight, restarted on the same --db (and d',
  *      wrangler killed under a live gateway)
+ *   h. a non-admin's /sethome, then the operator's handoff (issue 20)
+ *   i. hostile session imports (issue 20)
  * b and c run on every platform; g also through the relay intake, replayed to a gateway.
  * Prints lost / doubled / truncated / 5xx / breached per scenario; exits 1 unless all are 0.
  * Every wait is bounded; every process it starts is stopped on exit, error or signal.
@@ -19,6 +21,7 @@ import { Tally } from "./chaos/harness.ts";
 import { hostileBodies } from "./chaos/hostile.ts";
 import { connectorKilled, gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
 import { sharedResume } from "./chaos/resume.ts";
+import { hostileImports, nonAdminSethome } from "./chaos/trust-admin.ts";
 import { report } from "./chaos/report.ts";
 import { startStack, type Stack } from "./chaos/stack.ts";
 import { dmAllowList } from "./chaos/telegram-dm.ts";
@@ -28,7 +31,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     parallel: { type: "string", default: "3" },
     bodies: { type: "string", default: "300" },
-    only: { type: "string", default: "a,b,c,d,e,f,g" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i" },
     /** Writes what wrangler and the gateway printed to this file (to see why a count is not zero). */
     log: { type: "string" },
   },
@@ -64,7 +67,7 @@ async function scenario(key: string, name: string, s: Stack, run: (t: Tally) => 
 }
 
 console.log(`bench/chaos: ${o.rounds} round(s) × ${o.parallel} chat(s) per kill, ${o.bodies} hostile bodies per platform; wrangler dev on loopback`);
-if (["a", "b", "c", "f", "g"].some((k) => only.has(k))) {
+if (["a", "b", "c", "f", "g", "h", "i"].some((k) => only.has(k))) {
   const s = await startStack({ TELEGRAM_ALLOWED_USERS: `1001,1002,1003,${dmAllowList()}` });
   try {
     await scenario("a", "a. kill -9 mid-turn", s, (t) => midTurn(s, o, t));
@@ -72,6 +75,8 @@ if (["a", "b", "c", "f", "g"].some((k) => only.has(k))) {
     await scenario("c", "c. final edit 500, then 429", s, (t) => platformErrors(s, o, t));
     await scenario("f", "f. shared-chat /resume", s, (t) => sharedResume(s, o, t));
     await scenario("g", "g. signed hostile bodies, at the edge", s, (t) => hostileBodies(s, o, t));
+    await scenario("h", "h. non-admin /sethome, then a handoff", s, (t) => nonAdminSethome(s, o, t));
+    await scenario("i", "i. hostile imports", s, (t) => hostileImports(s, o, t));
   } finally {
     if (values.log) appendFileSync(values.log, `--- edge Worker\n${s.worker.output()}\n`);
     await s.stop();

@@ -1,4 +1,5 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
 import path from "node:path";
 import type { Session } from "./api-types.ts";
 import { CliError, type ApiClient } from "./client.ts";
@@ -87,13 +88,14 @@ export async function exportSessions(ctx: DataContext, ref: string | undefined, 
   if (chosen.length === 0) return note(ctx, "no sessions to export"), 0;
   if (opts.out) await mkdir(opts.out, { recursive: true });
   const files: string[] = [];
+  const used = new Set<string>();
   for (const [i, s] of chosen.entries()) {
     const text = await ctx.api.text(`${sessionPath(s.id)}/export?format=${opts.format}`);
     if (!opts.out) {
       ctx.io.stdout.write(opts.format === "md" && i > 0 ? `\n---\n\n${text}` : text);
       continue;
     }
-    const file = path.join(opts.out, `${s.id.replace(/[^\w.-]+/g, "_")}.${opts.format}`);
+    const file = path.join(opts.out, exportFileName(s.id, opts.format, used));
     await writeFile(`${file}.partial`, text, { mode: 0o600 });
     await rename(`${file}.partial`, file);
     files.push(file);
@@ -103,6 +105,19 @@ export async function exportSessions(ctx: DataContext, ref: string | undefined, 
   if (ctx.json) return out(ctx, JSON.stringify({ exported: chosen.map((s) => s.id), files })), 0;
   out(ctx, `${ctx.style.green("✓")} exported ${chosen.length} session${chosen.length === 1 ? "" : "s"} to ${opts.out}`);
   return 0;
+}
+
+/**
+ * The file a session is exported to: its id where that is a plain file name, else the id
+ * made safe plus a hash of the exact id ("a/b" and "a_b" both made a_b.jsonl, and the
+ * second export overwrote the first). Names are compared ignoring case (macOS, Windows).
+ */
+export function exportFileName(id: string, format: string, used: Set<string>): string {
+  const safe = id.replace(/[^\w.-]+/g, "_").replace(/^\.+/, "_");
+  let name = `${safe}.${format}`;
+  if (safe !== id || used.has(name.toLowerCase())) name = `${safe}-${createHash("sha256").update(id).digest("hex").slice(0, 12)}.${format}`;
+  used.add(name.toLowerCase());
+  return name;
 }
 
 async function readStdin(io: CliIo): Promise<string> {

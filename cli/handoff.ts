@@ -2,6 +2,7 @@ import type { Writable } from "node:stream";
 import type { Handoff, Session } from "./api-types.ts";
 import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
+import { describeHandoffDestination, isPlatformName, type HomeChannelInfo } from "../workers/platforms/names.ts";
 
 /** How long the CLI waits for a gateway to pick a request up, and then to finish it. */
 export const PICKUP_TIMEOUT_MS = 60_000;
@@ -12,7 +13,7 @@ interface PlatformInfo {
   name: string;
   enabled: boolean;
   relay: boolean;
-  home_channel: { chat_id: string; thread_id: string | null } | null;
+  home_channel: (HomeChannelInfo & { refused?: string | null }) | null;
 }
 
 export interface HandoffOptions {
@@ -40,15 +41,22 @@ export const HANDOFF_USAGE = `Usage: /handoff <platform>   (${PLATFORM_LIST})
 Moves this session to that platform's home channel (a fresh thread there when it can).
 The session is kept: come back to it any time with hermes-edge chat --resume <id>.`;
 
-/** Checks what can be checked before asking (SPEC section 4 order); throws with the reason. */
-async function precheck(o: HandoffOptions): Promise<void> {
+/**
+ * Checks what can be checked before asking (SPEC section 4 order); throws with the reason.
+ * Returns where the handoff will go, shown before it is queued.
+ */
+async function precheck(o: HandoffOptions): Promise<string> {
   const { platforms } = await o.client.json<{ platforms: PlatformInfo[] }>("GET", "/v1/platforms");
   const p = platforms.find((x) => x.name === o.platform);
   if (!p) throw new CliError(`unknown platform '${o.platform}' (${PLATFORM_LIST})`);
   if (!p.enabled) throw new CliError(`${o.platform} is not configured on the Worker (see README: "${o.platform[0]!.toUpperCase()}${o.platform.slice(1)}")`);
-  if (!o.chatId && !p.home_channel) throw new CliError(`${o.platform} has no home channel yet: send /sethome in the ${o.platform} chat where sessions should arrive, then try again`);
+  if (!o.chatId && !p.home_channel) throw new CliError(`${o.platform} has no home channel yet: an admin (${o.platform.toUpperCase()}_ADMIN_USERS) sends /sethome in the ${o.platform} chat where sessions should arrive, then try again`);
+  if (!o.chatId && p.home_channel?.refused) throw new CliError(`not handing off: ${p.home_channel.refused}`);
   const { session } = await o.client.json<{ session: Session }>("GET", `/v1/sessions/${encodeURIComponent(o.session.id)}`);
   if (session.running) throw new CliError("the agent is busy: wait for the current reply to finish (or stop it), then hand off again");
+  if (!isPlatformName(p.name)) return p.name;
+  const home = o.chatId ? { chat_id: o.chatId, thread_id: null, source: "request" } : p.home_channel!;
+  return describeHandoffDestination(p.name, home, { thread: o.thread, explicit: Boolean(o.chatId) });
 }
 
 function describeDestination(platform: string, h: Handoff): string {
@@ -85,7 +93,7 @@ function spinner(out: HandoffOptions["progress"], style: Style) {
  */
 export async function runHandoff(o: HandoffOptions): Promise<HandoffResult> {
   const say = (s: string) => println(o.progress, s);
-  await precheck(o);
+  say(`→ ${await precheck(o)}`);
   const id = encodeURIComponent(o.session.id);
   try {
     await o.client.json("POST", `/v1/sessions/${id}/handoff`, { platform: o.platform, ...(o.chatId ? { chat_id: o.chatId } : {}), thread: o.thread });

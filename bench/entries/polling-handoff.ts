@@ -18,6 +18,6 @@ export class PollingSessionAgent extends SessionAgent {
     const now = Date.now();
     const tick = Math.ceil((now + 1) / every) * every;
     setTimeout(() => void super.requestHandoff(sessionId, req).catch(() => undefined), tick - now);
-    return { ok: true };
+    return { ok: true, to: `${req.platform} (checked at the next tick)` };
   }
 }

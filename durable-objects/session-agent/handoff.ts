@@ -1,7 +1,7 @@
 import { handoffThreadName, handoffNotice } from "../../workers/conversations/handoff-texts.ts";
-import { homeChannel } from "../../workers/conversations/home.ts";
+import { homeChannel, homeRefusal } from "../../workers/conversations/home.ts";
 import { inbox } from "../../workers/conversations/stubs.ts";
-import { isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
+import { describeHandoffDestination, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import type { SessionRuntime } from "../../workers/runtime/index.ts";
@@ -61,6 +61,21 @@ export class HandoffRunner {
     this.#h.update(patch);
     queueMicrotask(() => this.start());
     return { ok: true };
+  }
+
+  /**
+   * Where a request would go ("telegram chat -100123, thread: new topic; home set by …"), or
+   * why it may not be queued at all (no home channel, or one set by a non-admin). Checked
+   * before the request is stored, so a refusal leaves the session untouched.
+   */
+  async destinationFor(req: HandoffRequest): Promise<{ ok: true; to: string } | { ok: false; message: string }> {
+    const { platform } = req;
+    if (!isPlatformName(platform)) return { ok: false, message: `unknown platform '${platform}'` };
+    if (req.chatId) return { ok: true, to: describeHandoffDestination(platform, { chat_id: req.chatId, thread_id: null, source: "request" }, { thread: req.thread, explicit: true }) };
+    const home = await homeChannel(this.#h.env, platform);
+    if (!home) return { ok: false, message: `${platform} has no home channel: an admin (${platform.toUpperCase()}_ADMIN_USERS) must run /sethome in the destination chat, or pass chat_id` };
+    const refused = homeRefusal(this.#h.env, platform, home);
+    return refused ? { ok: false, message: refused } : { ok: true, to: describeHandoffDestination(platform, home, { thread: req.thread }) };
   }
 
   /** The CLI gave up waiting for pickup: fail the handoff, but only while it is still pending. */
@@ -131,6 +146,9 @@ export class HandoffRunner {
     const adapter = adapterFor(env, platform);
     if (!adapter) throw new HandoffFailure(`${platform} is not configured on this Worker`);
     const stored = rec.handoffChatId ? null : await homeChannel(env, platform);
+    // Read again at pickup (it may have changed since the request): never a non-admin's chat.
+    const refused = stored && homeRefusal(env, platform, stored);
+    if (refused) throw new HandoffFailure(refused);
     const home = rec.handoffChatId ? { chatId: rec.handoffChatId, threadId: null, setBy: null } : stored ? { chatId: stored.chat_id, threadId: stored.thread_id, setBy: stored.set_by } : null;
     if (!home) throw new HandoffFailure(`no home channel configured for ${platform}; run /sethome in the destination chat first`);
 

@@ -10,7 +10,7 @@ import { adapterFor } from "../../workers/platforms/registry.ts";
 import { ContextKeeper, durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import { HandoffRunner } from "./handoff.ts";
-import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, retainElsewhere, transcriptView, type SessionExport, type TranscriptView } from "./lifecycle.ts";
+import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, rekeyTakenTurns, retainElsewhere, transcriptView, type SessionExport, type TranscriptView } from "./lifecycle.ts";
 import { inFlight, type HandoffRequest } from "./handoff-state.ts";
 import { importFromD1 } from "./import.ts";
 import { D1Mirror } from "./mirror.ts";
@@ -192,8 +192,10 @@ export class SessionAgent extends DurableObject<Env> {
   // ---- Sessions ----------------------------------------------------------------------
 
   /** Creates this session (the CLI's POST /v1/sessions); D1 has it when this returns. */
-  async create(seed: SessionSeed, sessionId: string): Promise<SessionJson> {
-    const rec = this.#records.get() ?? this.#records.put(newRecord(seed, Date.now(), sessionId));
+  /** Creates the session; null when this id is taken (the caller makes another: a collision never joins a session). */
+  async create(seed: SessionSeed, sessionId: string): Promise<SessionJson | null> {
+    if (this.#records.get()) return null;
+    const rec = this.#records.put(newRecord(seed, Date.now(), sessionId));
     this.#init(rec.id);
     await this.#mirror.flush();
     return this.#json(rec);
@@ -263,6 +265,7 @@ export class SessionAgent extends DurableObject<Env> {
   /** Brings an exported session back into this empty object (and D1). False when it exists already. */
   async importData(data: SessionExport): Promise<boolean> {
     if (this.#records.get() || (await this.#session(data.session.id))) return false;
+    data = await rekeyTakenTurns(db(this.env), data);
     const rec = this.#records.put(recordFromExport(data));
     importSession(data, this.#init(rec.id));
     await this.#mirror.flush();
@@ -368,9 +371,11 @@ export class SessionAgent extends DurableObject<Env> {
 
   async requestHandoff(sessionId: string, req: HandoffRequest): Promise<HandoffAnswer> {
     if (!(await this.#session(sessionId))) return { ok: false, code: "not_found" };
+    const dest = await this.#handoff!.destinationFor(req);
+    if (!dest.ok) return { ok: false, code: "no_home_channel", message: dest.message };
     const answer = this.#handoff!.request(req);
     if (answer.ok) await this.#wakeAt(Date.now() + 1_000);
-    return answer;
+    return answer.ok ? { ok: true, to: dest.to } : answer;
   }
 
   async handoff(sessionId: string): Promise<{ found: boolean; handoff: HandoffJson }> {

@@ -1,4 +1,4 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, inArray, lt, ne } from "drizzle-orm";
 import type { Db } from "../../workers/db/client.ts";
 import { withAttachmentsJson, type MessageJson } from "../../workers/db/json.ts";
 import { messages, sessionRoutes, sessions, summaries, usage } from "../../workers/db/schema.ts";
@@ -8,6 +8,7 @@ import { inbox } from "../../workers/conversations/stubs.ts";
 import { sessionFilesPrefix } from "../../workers/conversations/files.ts";
 import type { SessionExport } from "../../workers/conversations/export.ts";
 import { formatToolList, listTools, type ToolRegistry } from "../../workers/agent/index.ts";
+import { webUrl } from "./handoff-state.ts";
 import { newRecord, type SessionRecord } from "./record.ts";
 
 export type { SessionExport } from "../../workers/conversations/export.ts";
@@ -55,12 +56,46 @@ export function exportSession(rec: SessionRecord, rt: SessionRuntime): SessionEx
   };
 }
 
-/** The session row of an export. Columns an older export lacks take their defaults; the running flag never comes along. */
-export function recordFromExport(data: SessionExport): SessionRecord {
+/** Why an imported handoff that was in flight is not carried out. */
+export const IMPORTED_IN_FLIGHT_ERROR = "was pending or running when exported; not carried out after import (request the handoff again)";
+
+/**
+ * The session row of an export. Columns an older export lacks take their defaults; the
+ * running flag never comes along, nor a handoff in flight (the next alarm or cron would
+ * carry it out into the chat the file names): pending or running becomes failed. Keys and
+ * turns only a live handoff owns are dropped; a destination link is kept only if http(s).
+ */
+export function recordFromExport(data: SessionExport, now = Date.now()): SessionRecord {
   const s = data.session;
   const base = newRecord({ source: s.source, model: typeof s.model === "string" ? s.model : "offline" }, s.startedAt, s.id);
   const summary = data.summary ? { summary: data.summary.summary, foldedThrough: data.summary.folded_through } : {};
-  return { ...base, ...(s as Partial<SessionRecord>), activeTurnId: null, turnStartedAt: null, ...summary };
+  const rec: SessionRecord = { ...base, ...(s as Partial<SessionRecord>), activeTurnId: null, turnStartedAt: null, handoffDestKey: null, handoffTurnId: null, ...summary };
+  rec.handoffDestUrl = webUrl(rec.handoffDestUrl);
+  if (rec.handoffState === "pending" || rec.handoffState === "running") Object.assign(rec, { handoffState: "failed", handoffError: IMPORTED_IN_FLIGHT_ERROR, handoffFinishedAt: now });
+  return rec;
+}
+
+/**
+ * The export with every turn id another session already has in D1's usage replaced by a
+ * fresh one (in its messages, usage and attachments alike): an imported session reusing
+ * another's turn ids rewrote that session's usage (and reset its user's daily budget).
+ */
+export async function rekeyTakenTurns(d: Db, data: SessionExport): Promise<SessionExport> {
+  const ids = [...new Set([...data.messages.map((m) => m.turn_id), ...data.usage.map((u) => u.turnId), ...data.attachments.map((a) => a.turnId)].filter((t): t is string => t !== null))];
+  const taken = new Set<string>();
+  for (let i = 0; i < ids.length; i += 90) {
+    const rows = await d.select({ turnId: usage.turnId }).from(usage).where(and(inArray(usage.turnId, ids.slice(i, i + 90)), ne(usage.sessionId, data.session.id)));
+    for (const r of rows) taken.add(r.turnId);
+  }
+  if (taken.size === 0) return data;
+  const fresh = new Map([...taken].map((t) => [t, crypto.randomUUID()]));
+  const to = (t: string) => fresh.get(t) ?? t;
+  return {
+    ...data,
+    messages: data.messages.map((m) => ({ ...m, turn_id: m.turn_id === null ? null : to(m.turn_id) })),
+    usage: data.usage.map((u) => ({ ...u, turnId: to(u.turnId) })),
+    attachments: data.attachments.map((a) => ({ ...a, turnId: to(a.turnId) })),
+  };
 }
 
 /** The `/tools` answer for a session's tools (undefined: the model takes no tools). */
@@ -92,9 +127,11 @@ export function importSession(data: SessionExport, rt: SessionRuntime): void {
     { synced: false },
   );
   for (const u of data.usage) rt.usage.record(u.turnId, u.userKey, { input: u.input, output: u.output }, u.createdAt);
+  // A stored file is this session's only: a key under another session's files is dropped (the reference stays).
+  const own = sessionFilesPrefix(data.session.id);
   for (const a of data.attachments) {
     const { turnId, createdAt, ...record } = a;
-    rt.attachments.put(turnId, [record as AttachmentRecord], createdAt);
+    rt.attachments.put(turnId, [{ ...record, key: record.key?.startsWith(own) && !record.key.includes("..") ? record.key : null } as AttachmentRecord], createdAt);
   }
 }
 

@@ -20,7 +20,11 @@ export interface EnqueueInput {
 
 export type EnqueueResult = { accepted: boolean; position: number; found: boolean };
 
-export type HandoffAnswer = { ok: true } | { ok: false; code: "turn_in_progress" | "handoff_in_flight" | "not_found" };
+/** A handoff request's answer: queued (and where to), or why not. */
+export type HandoffAnswer =
+  | { ok: true; to: string }
+  | { ok: false; code: "turn_in_progress" | "handoff_in_flight" | "not_found" }
+  | { ok: false; code: "no_home_channel"; message: string };
 
 /** How long a turn may go without the object proving it is alive before recovery kicks in. */
 export const WATCHDOG_MS = 30_000;

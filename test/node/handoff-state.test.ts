@@ -77,3 +77,21 @@ describe("handoff state machine (SPEC section 4)", () => {
     expect(inFlight(s.rec)).toBe(false);
   });
 });
+
+describe("regression: the console rendered a stored javascript: destination URL as a link", () => {
+  it("a completed handoff stores its destination link only when it is http(s)", () => {
+    for (const [url, stored] of [
+      ["javascript:alert(1)", null],
+      ["JaVaScRiPt:alert(1)", null],
+      ["data:text/html,<b>x</b>", null],
+      ["https://t.me/c/777/5", "https://t.me/c/777/5"],
+      ["http://example.test/x", "http://example.test/x"],
+    ] as const) {
+      const s = session();
+      s.apply(request(s.rec, req, 1));
+      s.apply(claim(s.rec, 2));
+      s.apply(complete(s.rec, { chatId: "-100777", threadId: "5", url }, 3));
+      expect(s.rec.handoffDestUrl).toBe(stored);
+    }
+  });
+});

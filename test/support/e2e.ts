@@ -34,7 +34,7 @@ export function platformVars(urls: { llm: string; telegram: string; discord: str
     TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token,
     TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
     TELEGRAM_ALLOWED_USERS: "1001,1002,1004",
-    // The owner: /sethome is for admins.
+    // /sethome is for admins only: 1001 sets the forum as home in the handoff and console runs.
     TELEGRAM_ADMIN_USERS: "1001",
     TELEGRAM_API_ROOT: urls.telegram,
     DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId,

@@ -61,7 +61,7 @@ describe("handoff requests", () => {
     await env.DB.prepare("DELETE FROM home_channels WHERE platform = 'slack'").run();
     expect(await code(await handoff(id, { platform: "slack" }))).toEqual([422, "no_home_channel"]);
 
-    await setHome(db(env), "slack", { chatId: "C5005", threadId: null, chatName: null, setBy: "U1001" });
+    await setHome(db(env), "slack", { chatId: "C5005", threadId: null, chatName: null, setBy: "U1009" });
     llm.hold(["busy "], ["done"]);
     const turn = await postTurn(id, "long");
     const busy = await handoff(id, { platform: "slack" });
@@ -85,11 +85,11 @@ describe("handoff requests", () => {
 describe("handoff to Telegram", () => {
   it("opens a forum topic, summarises there, and the topic's next message continues the same session", async () => {
     telegram.forums.add(FORUM);
-    await setHome(db(env), "telegram", { chatId: FORUM, threadId: null, chatName: "Forum", setBy: "1001" });
+    await setHome(db(env), "telegram", { chatId: FORUM, threadId: null, chatName: "Forum", setBy: "1007" });
     const id = await cliSession(["plan a trip to Lisbon", "book the hotel near the river"]);
     const res = await handoff(id, { platform: "telegram" });
     expect(res.status).toBe(202);
-    expect(await res.json()).toEqual({ handoff: { state: "pending", platform: "telegram" } });
+    expect(await res.json()).toEqual({ handoff: { state: "pending", platform: "telegram", to: expect.stringMatching(/^telegram chat -100777, thread: new topic; home set by \/sethome from user 1007 on \d{4}-\d\d-\d\d$/) } });
 
     const done = await finished(id);
     const topic = telegram.called("/createForumTopic")[0]!;
@@ -136,7 +136,7 @@ describe("handoff to Telegram", () => {
 
 describe("handoff to Discord and Slack", () => {
   it("Discord: a visible seed message, a thread on it, keyed like an interaction in that thread", async () => {
-    await setHome(db(env), "discord", { chatId: "3100", threadId: null, chatName: null, setBy: "2001" });
+    await setHome(db(env), "discord", { chatId: "3100", threadId: null, chatName: null, setBy: "2009" });
     const id = await cliSession(["hello discord"], "a very long session title ".repeat(5).trim());
     await handoff(id, { platform: "discord" });
     const done = await finished(id);
@@ -153,7 +153,7 @@ describe("handoff to Discord and Slack", () => {
   });
 
   it("Slack: a seed message whose ts anchors the thread, keyed like a reply in it", async () => {
-    await setHome(db(env), "slack", { chatId: "C4004", threadId: null, chatName: null, setBy: "U1001" });
+    await setHome(db(env), "slack", { chatId: "C4004", threadId: null, chatName: null, setBy: "U1009" });
     const id = await cliSession(["hi slack"]);
     await handoff(id, { platform: "slack" });
     const done = await finished(id);
@@ -197,7 +197,7 @@ describe("handoff failures", () => {
 
   it("an object evicted mid-handoff ends failed by the reclaim, never stuck, never delivered twice, and undone", async () => {
     telegram.forums.add(FORUM);
-    await setHome(db(env), "telegram", { chatId: FORUM, threadId: null, chatName: null, setBy: "1001" });
+    await setHome(db(env), "telegram", { chatId: FORUM, threadId: null, chatName: null, setBy: "1007" });
     const id = await cliSession(["something"]);
     llm.hold(["summary in progress "], ["never"]);
     await handoff(id, { platform: "telegram" });

@@ -123,7 +123,7 @@ describe("Telegram chat commands", () => {
     // Only an admin (TELEGRAM_ADMIN_USERS=1007 in the tests) may set the home channel.
     await tgCommand("sethome", "", 1007);
     const { platforms } = (await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; home_channel: unknown }> };
-    expect(platforms.find((p) => p.name === "telegram")!.home_channel).toEqual({ chat_id: "1007", thread_id: null, source: "sethome" });
+    expect(platforms.find((p) => p.name === "telegram")!.home_channel).toMatchObject({ chat_id: "1007", thread_id: null, source: "sethome", set_by: "1007" });
   });
 
   it("/sethome from an allowed user who is no admin is refused, naming TELEGRAM_ADMIN_USERS, and changes nothing", async () => {

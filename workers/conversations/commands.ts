@@ -1,13 +1,14 @@
 import { SESSION_INSTRUCTIONS_MAX_CHARS } from "../agent/index.ts";
 import { db } from "../db/client.ts";
-import { newSessionId } from "../db/ids.ts";
 import { setHome } from "../db/platform-state.ts";
-import { PLATFORM_LABEL } from "../platforms/names.ts";
+import { adminUsersSetting, PLATFORM_LABEL } from "../platforms/names.ts";
 import type { CommandEvent, PlatformAdapter } from "../platforms/types.ts";
 import { isAllowed, settings } from "../settings.ts";
 import { commandPermission, permissionRefusal } from "./permissions.ts";
 import { describeSession, recentForSource, resolveForSource, seedFor } from "./sessions.ts";
 import { sessionAgent } from "./stubs.ts";
+import { maySetHome } from "./home.ts";
+import { createSession } from "./new-session.ts";
 import { helpText, whoamiText } from "./texts.ts";
 
 /** What a chat command runs with: the key's Inbox hands it these. */
@@ -44,8 +45,7 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
       return parts.join(" ");
     }
     case "new": {
-      const id = newSessionId(Date.now());
-      await sessionAgent(env, id).create(seedFor(env, source, ctx.key), id);
+      const { id } = await createSession(env, seedFor(env, source, ctx.key));
       const previous = await ctx.bind(id);
       return previous ? `Started a new session (${id}). The previous one is kept: /resume ${previous}` : `Started a new session (${id}).`;
     }
@@ -65,6 +65,8 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
       return `Resumed ${describeSession(session)}. Your next message continues it.`;
     }
     case "sethome":
+      // It decides where every operator handoff goes: admins only (a DM set as home would take the CLI's sessions).
+      if (!maySetHome(env, source.platform, source.userId)) return `Only ${adminUsersSetting(source.platform)} may set the home channel: ask the operator to add your user id (${source.userId}) there, or to send /sethome here.`;
       await setHome(db(env), source.platform, { chatId: source.chatId, threadId: source.threadId ?? null, chatName: null, setBy: source.userId });
       return `This chat is now the ${PLATFORM_LABEL[source.platform]} home channel: sessions handed off from the CLI will arrive here.`;
     case "status": {
@@ -94,8 +96,7 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
 
 /** A fresh session bound to the key (for a command that needs one before the first message). */
 async function startSession(ctx: CommandContext): Promise<string> {
-  const id = newSessionId(Date.now());
-  await sessionAgent(ctx.env, id).create(seedFor(ctx.env, ctx.event.source, ctx.key), id);
+  const { id } = await createSession(ctx.env, seedFor(ctx.env, ctx.event.source, ctx.key));
   await ctx.bind(id);
   return id;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SESSION_INSTRUCTIONS_MAX_CHARS } from "../agent/index.ts";
 
 /**
  * The export format of sessions (`hermes-edge sessions export`, `GET …/export`): JSONL, one
@@ -7,11 +8,17 @@ import { z } from "zod";
  */
 export const EXPORT_VERSION = 1;
 
+/** Deeper JSON than any export has (a session line nests 2 levels, a message with tool calls 4). */
+export const IMPORT_MAX_DEPTH = 16;
+
+/** A tool call exactly as the agent stores it (`tool_calls: [null, 42]` made every later turn fail). */
+const ToolCall = z.object({ id: z.string().min(1).max(200), type: z.literal("function"), function: z.object({ name: z.string().min(1).max(200), arguments: z.string() }).strict() }).strict();
+
 const ExportedMessage = z.object({
   id: z.number().int().positive(),
   role: z.enum(["system", "user", "assistant", "tool"]),
   content: z.string().nullable(),
-  tool_calls: z.array(z.unknown()).nullable(),
+  tool_calls: z.array(ToolCall).max(128).nullable(),
   tool_call_id: z.string().nullable(),
   name: z.string().nullable(),
   finish_reason: z.string().nullable(),
@@ -42,8 +49,20 @@ const ExportedAttachment = z.object({
 
 const ExportedUsage = z.object({ turnId: z.string(), session: z.string(), userKey: z.string(), day: z.string(), input: z.number().int(), output: z.number().int(), createdAt: z.number().int() });
 
-/** The session row as exported (every column of `sessions`; validated loosely: ids and times must be right). */
-const ExportedSession = z.object({ id: z.string().min(1).max(200), source: z.string().min(1).max(40), startedAt: z.number().int(), lastActiveAt: z.number().int() }).passthrough();
+/**
+ * The session row as exported (every column of `sessions`): ids and times must be right,
+ * title and instructions take PATCH's limits, and every other column is a plain value.
+ */
+const ExportedSession = z
+  .object({
+    id: z.string().min(1).max(200),
+    source: z.string().min(1).max(40),
+    startedAt: z.number().int(),
+    lastActiveAt: z.number().int(),
+    title: z.string().max(200).nullable().optional(),
+    instructions: z.string().max(SESSION_INSTRUCTIONS_MAX_CHARS).nullable().optional(),
+  })
+  .catchall(z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]));
 
 const Line = z.discriminatedUnion("type", [
   z.object({ type: z.literal("session"), version: z.literal(EXPORT_VERSION), session: ExportedSession }),
@@ -81,6 +100,7 @@ export function fromJsonl(text: string): { ok: true; sessions: SessionExport[] }
   const lines = text.split("\n");
   for (const [i, raw] of lines.entries()) {
     if (raw.trim() === "") continue;
+    if (nestingOf(raw) > IMPORT_MAX_DEPTH) return { ok: false, error: `line ${i + 1}: nested deeper than ${IMPORT_MAX_DEPTH} levels (not an export)` };
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -102,6 +122,23 @@ export function fromJsonl(text: string): { ok: true; sessions: SessionExport[] }
     else current.attachments.push(line.attachment);
   }
   return { ok: true, sessions: out };
+}
+
+/** How deeply a line's JSON nests (brackets outside strings), read without parsing it. */
+export function nestingOf(line: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === "[" || ch === "{") max = Math.max(max, ++depth);
+    else if (ch === "]" || ch === "}") depth--;
+  }
+  return max;
 }
 
 /** A readable transcript. */

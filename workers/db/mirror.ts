@@ -79,7 +79,8 @@ function usageStatement(d: Db, rows: readonly TurnUsage[]) {
   return d
     .insert(usage)
     .values(rows.map((u) => ({ turnId: u.turnId, sessionId: u.session, userKey: u.userKey, day: u.day, inputTokens: u.input, outputTokens: u.output, createdAt: u.createdAt })))
-    .onConflictDoUpdate({ target: usage.turnId, set: { inputTokens: sql`excluded.input_tokens`, outputTokens: sql`excluded.output_tokens` } });
+    // A turn id another session has is never that session's to change (an import reused one).
+    .onConflictDoUpdate({ target: usage.turnId, set: { inputTokens: sql`excluded.input_tokens`, outputTokens: sql`excluded.output_tokens` }, setWhere: sql`${usage.sessionId} = excluded.session_id` });
 }
 
 /** A key's binding as its Inbox has it. */

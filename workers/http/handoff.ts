@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { homeChannel } from "../conversations/home.ts";
 import { sessionAgent } from "../conversations/stubs.ts";
 import { isPlatformName } from "../platforms/names.ts";
 import { settings } from "../settings.ts";
@@ -34,20 +33,13 @@ export const handoffRoutes = new Hono<{ Bindings: Env }>()
     const ps = settings(c.env).platforms[platform];
     if (!ps.enabled) throw new ApiError(422, "platform_not_configured", `${platform} is not configured on this Worker (set ${ps.missing.join(", ")})`);
     if (ps.gateway) throw new ApiError(422, "platform_not_configured", `${platform} turns run on a relay gateway, which keeps its own transcripts; hand off to a platform the Worker serves`);
-    const agent = sessionAgent(c.env, id);
-    const [home, result] = await Promise.all([
-      body.chat_id ? Promise.resolve(true) : homeChannel(c.env, platform).then(Boolean),
-      agent.requestHandoff(id, { platform, chatId: body.chat_id ?? null, thread: body.thread ?? true }),
-    ]);
+    // The session's object checks the destination (a home channel set by an admin) before it stores anything.
+    const result = await sessionAgent(c.env, id).requestHandoff(id, { platform, chatId: body.chat_id ?? null, thread: body.thread ?? true });
     if (!result.ok && result.code === "not_found") throw notFound(`session ${id}`);
-    if (!home) {
-      // The object, reading the same home channel, fails the request it took with that reason.
-      if (result.ok) c.executionCtx.waitUntil(agent.failPendingHandoff(id, `no home channel configured for ${platform}; run /sethome in the destination chat first`).catch(() => undefined));
-      throw new ApiError(422, "no_home_channel", `${platform} has no home channel: run /sethome in the destination chat, or pass chat_id`);
-    }
+    if (!result.ok && result.code === "no_home_channel") throw new ApiError(422, "no_home_channel", result.message);
     if (!result.ok && result.code === "turn_in_progress") throw new ApiError(409, "turn_in_progress", "the agent is busy: a turn is running in this session");
     if (!result.ok) throw new ApiError(409, "handoff_in_flight", "a handoff of this session is already pending or running");
-    return c.json({ handoff: { state: "pending", platform } }, 202);
+    return c.json({ handoff: { state: "pending", platform, to: result.to } }, 202);
   })
   .get("/:id/handoff", async (c) => {
     const id = c.req.param("id");

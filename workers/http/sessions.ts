@@ -2,9 +2,9 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { SESSION_INSTRUCTIONS_MAX_CHARS } from "../agent/index.ts";
 import { modelName } from "../conversations/sessions.ts";
+import { createSession } from "../conversations/new-session.ts";
 import { sessionAgent } from "../conversations/stubs.ts";
 import { db } from "../db/client.ts";
-import { newSessionId } from "../db/ids.ts";
 import { sessionJson } from "../db/json.ts";
 import { decodeCursor, encodeCursor, listSessions, MAX_REF_LENGTH } from "../db/sessions.ts";
 import { callerOf } from "./auth.ts";
@@ -43,8 +43,7 @@ function sessionIdOf(raw: string): string {
 export const sessionRoutes = new Hono<{ Bindings: Env }>()
   .post("/", async (c) => {
     const body = await jsonBody(c, CreateSession);
-    const id = newSessionId(Date.now());
-    const session = await sessionAgent(c.env, id).create({ source: callerOf(c.req.raw), title: body.title ?? null, model: modelName(c.env) }, id);
+    const session = await createSession(c.env, { source: callerOf(c.req.raw), title: body.title ?? null, model: modelName(c.env) });
     return c.json({ session }, 201);
   })
   .get("/", async (c) => {

@@ -43,3 +43,31 @@ export function settingKind(name: string): "secret" | "var" {
 export function adminUsersSetting(platform: PlatformName): string {
   return `${platform.toUpperCase()}_ADMIN_USERS`;
 }
+
+/** What a platform calls the fresh thread a handoff opens. */
+const THREAD_WORD: Record<PlatformName, string> = { telegram: "topic", discord: "thread", slack: "thread" };
+
+/** A home channel as the API shows it (`GET /v1/platforms`). */
+export interface HomeChannelInfo {
+  chat_id: string;
+  thread_id: string | null;
+  /** `sethome`: set in a chat; `env`: the `*_HOME_CHANNEL` default. */
+  source: string;
+  /** Who sent /sethome (null: from env). */
+  set_by?: string | null;
+  /** When /sethome was sent (epoch ms; null: from env). */
+  set_at?: number | null;
+}
+
+/**
+ * Where a handoff will go, for people to check before it is queued (CLI, console, API):
+ * "telegram chat -100123, thread: new topic; home set by /sethome from user 111 on 2026-12-01".
+ */
+export function describeHandoffDestination(platform: PlatformName, home: HomeChannelInfo, opts: { thread: boolean; explicit?: boolean }): string {
+  const thread = opts.thread ? `new ${THREAD_WORD[platform]}` : home.thread_id ? home.thread_id : "none (the chat itself)";
+  const where = `${platform} chat ${home.chat_id}, thread: ${thread}`;
+  if (opts.explicit) return `${where}; chat named in the request`;
+  if (home.source !== "sethome") return `${where}; home set by ${platform.toUpperCase()}_HOME_CHANNEL`;
+  const day = typeof home.set_at === "number" ? new Date(home.set_at).toISOString().slice(0, 10) : "an unknown day";
+  return `${where}; home set by /sethome from user ${home.set_by ?? "unknown"} on ${day}`;
+}

@@ -65,7 +65,7 @@ export interface Platform {
   name: string;
   enabled: boolean;
   relay: boolean;
-  home_channel: { chat_id: string; thread_id: string | null; source: string } | null;
+  home_channel: { chat_id: string; thread_id: string | null; source: string; handoff_to?: string; refused?: string | null } | null;
   missing?: string[];
   /** The missing settings with how each is declared (a secret, or a `[vars]` entry). */
   missing_settings?: Array<{ name: string; kind: "secret" | "var" }>;

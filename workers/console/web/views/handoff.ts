@@ -6,6 +6,19 @@ import type { Handoff, HandoffState, Platform } from "../types.ts";
 const WAIT_S = 25;
 const FINAL: ReadonlySet<HandoffState> = new Set(["completed", "failed"]);
 
+/** Only http(s) links are rendered (a stored `javascript:` URL must never become a link). */
+function isWebUrl(url: string): boolean {
+  return /^https?:\/\//i.test(url);
+}
+
+/** Where a handoff to `p` would land, shown before it is queued. */
+function destinationLine(p: Platform | undefined): string {
+  const home = p?.home_channel;
+  if (!p || !home) return "No home channel: an admin sends /sethome in the chat sessions should go to.";
+  if (home.refused) return `Refused: ${home.refused}`;
+  return `→ ${home.handoff_to ?? `${p.name} chat ${home.chat_id}`}`;
+}
+
 function stateView(hd: Handoff): HTMLElement {
   const dest = hd.destination;
   const where = dest ? `chat ${dest.chat_id}${dest.thread_id ? `, thread ${dest.thread_id}` : ""}` : null;
@@ -19,7 +32,7 @@ function stateView(hd: Handoff): HTMLElement {
     { class: `handoff-state ${hd.state}`, "data-state": hd.state },
     h("ol", { class: "steps" }, ...steps.map(([name, at, reached]) => h("li", { class: reached ? `reached ${name}` : "" }, h("span", {}, name), " ", h("time", {}, reached ? time(at) : "—")))),
     h("p", {}, `Handoff to ${hd.platform}: `, h("strong", {}, hd.state), hd.state === "completed" && where ? ` · now in ${where}` : null),
-    dest?.url ? h("p", {}, h("a", { href: dest.url, target: "_blank", rel: "noopener noreferrer", class: "destination" }, `Open it in ${hd.platform}`)) : null,
+    dest?.url && isWebUrl(dest.url) ? h("p", {}, h("a", { href: dest.url, target: "_blank", rel: "noopener noreferrer", class: "destination" }, `Open it in ${hd.platform}`)) : null,
     hd.error ? notice(hd.error, "error") : null,
   );
 }
@@ -33,6 +46,8 @@ export function handoffView(sessionId: string, initial: Handoff | null, platform
   const usable = platforms.filter((p) => p.enabled && !p.relay);
   const select = h("select", { id: "handoff-platform" }, ...usable.map((p) => h("option", { value: p.name }, `${p.name}${p.home_channel ? "" : " (no home channel)"}`)));
   const go = h("button", { type: "submit", disabled: usable.length === 0 }, "Hand off");
+  const to = h("p", { class: "muted", id: "handoff-destination" }, destinationLine(usable[0]));
+  select.addEventListener("change", () => (to.textContent = destinationLine(usable.find((p) => p.name === select.value))));
   const state = h("div", { "aria-live": "polite", id: "handoff-status" });
   let watching = false;
 
@@ -63,6 +78,7 @@ export function handoffView(sessionId: string, initial: Handoff | null, platform
     h("label", { for: "handoff-platform" }, "Hand this session to"),
     select,
     go,
+    usable.length > 0 ? to : null,
     usable.length === 0 ? h("p", { class: "muted" }, "No platform served by this Worker is configured (see Platforms).") : null,
   );
   form.addEventListener("submit", (e) => {

@@ -1,0 +1,22 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createSession } from "../../workers/conversations/new-session.ts";
+import { newSessionId } from "../../workers/db/ids.ts";
+import { call, newSession } from "./helpers.ts";
+
+describe("regression: session ids had 24 random bits, and a colliding id joined the existing session", () => {
+  it("ids carry at least 64 random bits", () => {
+    const id = newSessionId(Date.UTC(2026, 11, 1));
+    expect(id).toMatch(/^20261201_000000_[0-9a-f]{16}$/);
+  });
+
+  it("a new session whose id is taken gets another id; the existing one is untouched", async () => {
+    const existing = await newSession("someone else's");
+    const ids = [existing, `${existing}x`];
+    const made = await createSession(env, { source: "cli", title: "mine", model: "fake" }, Date.now, () => ids.shift()!);
+    expect(made.id).toBe(`${existing}x`);
+    expect(made.title).toBe("mine");
+    const { session } = (await (await call(`/v1/sessions/${existing}`)).json()) as { session: { title: string } };
+    expect(session.title).toBe("someone else's");
+  });
+});
