@@ -5,7 +5,9 @@ import { settings } from "../settings.ts";
 
 /**
  * `GET /v1/platforms`: each platform's state, the settings it still lacks (`missing`), and
- * the command that points it at this Worker (`setup`), for people setting it up.
+ * the command that points it at this Worker (`setup`), for people setting it up; and the
+ * settings whose values were not understood (`setting_problems`, as in `GET /v1/status`),
+ * which the console shows without the platform round trips `/v1/status` makes.
  */
 export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) => {
   const s = settings(c.env);
@@ -23,5 +25,5 @@ export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) =
       };
     }),
   );
-  return c.json({ platforms });
+  return c.json({ platforms, setting_problems: s.problems });
 });

@@ -1,6 +1,6 @@
 import { json } from "../api.ts";
 import { h, num, replace } from "../dom.ts";
-import type { Gateway, Platform } from "../types.ts";
+import type { Gateway, Platform, SettingProblem } from "../types.ts";
 import { badge } from "./badges.ts";
 
 function platformCard(p: Platform): HTMLElement {
@@ -52,15 +52,27 @@ function gatewayTable(gateways: Gateway[]): HTMLElement {
   );
 }
 
-/** Each platform's state and what it still needs; each relay gateway's connection and buffer. */
+/** The settings the Worker did not understand, each saying what it does instead and what to write. */
+function settingProblems(problems: SettingProblem[]): HTMLElement | null {
+  if (problems.length === 0) return null;
+  return h(
+    "section",
+    { class: "panel", "aria-labelledby": "settings-title", "data-setting-problems": String(problems.length) },
+    h("h2", { id: "settings-title" }, "Settings with problems"),
+    h("ul", {}, ...problems.map((p) => h("li", { class: "notice error", "data-setting": p.setting }, p.message))),
+  );
+}
+
+/** The settings with problems; each platform's state and what it still needs; each relay gateway's connection and buffer. */
 export async function platformsView(root: HTMLElement, signal: AbortSignal): Promise<void> {
-  const [{ platforms }, { gateways }] = await Promise.all([
-    json<{ platforms: Platform[] }>("GET", "/v1/platforms", undefined, signal),
+  const [{ platforms, setting_problems }, { gateways }] = await Promise.all([
+    json<{ platforms: Platform[]; setting_problems?: SettingProblem[] }>("GET", "/v1/platforms", undefined, signal),
     json<{ gateways: Gateway[] }>("GET", "/v1/relay", undefined, signal),
   ]);
   replace(
     root,
     h("h1", {}, "Platforms"),
+    settingProblems(setting_problems ?? []),
     h("div", { class: "cards" }, ...platforms.map(platformCard)),
     h("section", { class: "panel", "aria-labelledby": "relay-title" }, h("h2", { id: "relay-title" }, "Relay gateways"), gatewayTable(gateways)),
   );
