@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../cli/local.ts";
@@ -53,5 +53,23 @@ describe("the settings catalog is what the docs and config files say", () => {
       expect(e.meaning.length, name).toBeGreaterThan(10);
       expect(/^[A-Z][A-Z0-9_]*(<NAME>)?$/.test(name), name).toBe(true);
     }
+  });
+
+  it("no code outside workers/settings* reads a setting from env: it gets catalog values passed in", () => {
+    const sources = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const p = path.join(dir, name);
+        if (statSync(p).isDirectory()) return p.endsWith(path.join("console", "assets")) ? [] : sources(p);
+        return name.endsWith(".ts") ? [p] : [];
+      });
+    const names = entries.map(([n]) => n).filter((n) => !n.includes("<"));
+    const read = new RegExp(`\\benv\\??\\.(${names.join("|")})\\b|\\benv\\[`);
+    const bad = ["workers", "durable-objects"].flatMap((dir) =>
+      sources(path.join(PROJECT_ROOT, dir))
+        .map((f) => path.relative(PROJECT_ROOT, f))
+        .filter((rel) => !rel.startsWith("workers/settings"))
+        .flatMap((rel) => readFileSync(path.join(PROJECT_ROOT, rel), "utf8").split("\n").flatMap((line, i) => (read.test(line) ? [`${rel}:${i + 1}: ${line.trim()}`] : []))),
+    );
+    expect(bad).toEqual([]);
   });
 });

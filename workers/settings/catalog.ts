@@ -57,7 +57,13 @@ const budgetOff = "the budget is off (unlimited)";
 
 /**
  * Every setting the Worker reads, one entry each (a name with `<NAME>` stands for a family
- * read by computed name). Add a setting here, then read it from `settings(env)`.
+ * read by computed name). To add one: an entry here (a parser from ./parse.ts, or a zod
+ * schema through `fromSchema`), its row in README's configuration table, the name in
+ * wrangler.toml [vars] (a var) or in .dev.vars.example and workers/env.d.ts (a secret), then
+ * read it in workers/settings.ts and pass the value in (test/node/settings-catalog.test.ts
+ * checks all of these). A new platform's names (SPEC section 9: WHATSAPP_*, MATRIX_*,
+ * DISCORD_GATEWAY, BRIDGE_PLATFORMS) join with its adapter, under its own group, so that
+ * declaring them never enables anything before the code that reads them exists.
  */
 export const CATALOG = {
   API_TOKEN: spec({ kind: "secret", group: "core", meaning: "bearer token for /v1/*, the CLI and the console; unset: /v1/* answers 503 not_configured", parse: text }),
