@@ -164,6 +164,7 @@ function parse(env: Env): Settings {
 }
 
 const cache = new WeakMap<object, Settings>();
+const logged = new Set<string>();
 
 /** The Worker's settings: parsed on first use per `env` object (once per isolate), then shared. */
 export function settings(env: Env): Settings {
@@ -171,8 +172,13 @@ export function settings(env: Env): Settings {
   if (!s) {
     s = parse(env);
     cache.set(env, s);
-    // Once per isolate (the env object lives as long as it): never a secret's value.
-    for (const p of s.problems) console.warn(`[settings] ${p.message}`);
+    // Each problem once per isolate (the Worker and its objects may each hold an env object);
+    // a message never carries a secret's value.
+    for (const p of s.problems) {
+      if (logged.has(p.message)) continue;
+      logged.add(p.message);
+      console.warn(`[settings] ${p.message}`);
+    }
   }
   return s;
 }

@@ -33,8 +33,8 @@ describe("settings that say what is wrong", () => {
     expect(problems[1]!.fix).toBe("correct DAILY_TOKEN_BUDGET in wrangler.toml [vars] and deploy again (npm run deploy); locally: wrangler dev --var DAILY_TOKEN_BUDGET:…");
     expect(problems[2]!.fix).toBe("npx wrangler secret put RELAY_SECRETS (locally: .dev.vars)");
     expect(JSON.stringify(body)).not.toContain("s3cr3t");
-    // Logged once for this env (once per isolate), with the component prefix and no secret.
-    await get("/v1/status", e);
+    // Logged once per isolate, with the component prefix and no secret: not again for a new env object.
+    await get("/v1/status", misconfigured());
     const lines = warn.mock.calls.map((c) => String(c[0]));
     expect(lines).toEqual([`[settings] ${POLICY}`, `[settings] ${BUDGET}`, `[settings] ${SECRETS}`]);
   });
