@@ -66,6 +66,9 @@ export function formatStatus(r: StatusReport, now: number, style: Style): string
   if (r.reachable) out.push(line("token", "token", r.token.accepted ? `accepted (${r.token.source})` : `refused (${r.token.source})`));
   const w = r.worker;
   if (w) {
+    // An older Worker sends no setting_problems.
+    const unread = w.setting_problems?.length ?? 0;
+    out.push(line("settings", "settings", unread === 0 ? "all understood" : `${unread} not understood (below)`));
     out.push(line("model", "model", `${w.model.model === w.model.provider ? w.model.provider : `${w.model.provider} ${w.model.model}`}: ${w.model.detail}`));
     for (const p of w.platforms) {
       if (!p.enabled) {

@@ -1,8 +1,12 @@
-import { parseContextTokens, type ModelConfig } from "./agent/index.ts";
+import type { ModelConfig } from "./agent/index.ts";
+import { parseMcpServers, tokenSecretName, type EdgeMcpEnv } from "./agent/mcp/index.ts";
 import { attachmentSettings, type AttachmentSettings } from "./attachments/index.ts";
 import { PLATFORMS, isPlatformName, type PlatformName } from "./platforms/names.ts";
 import { parseRelaySecrets } from "./relay/token.ts";
 import type { BusyPolicy } from "./runtime/index.ts";
+import { readCatalog, settingProblem, type CatalogValues, type SettingName, type SettingProblem } from "./settings/catalog.ts";
+
+export { CATALOG, type SettingProblem, type SettingSpec } from "./settings/catalog.ts";
 
 /** A trimmed setting; empty or missing means unset. */
 export function setting(v: string | undefined | null): string | undefined {
@@ -66,89 +70,101 @@ export interface Settings {
   relayBufferLimit: number;
   /** Attachments: the largest fetched (`ATTACHMENT_MAX_BYTES`) and speech-to-text (`LLM_TRANSCRIBE_MODEL`). */
   attachments: AttachmentSettings;
+  /** What each platform's adapter is built from (the registry reads these, never `env`). */
+  adapters: AdapterSettings;
+  /** `MCP_SERVERS`, `TOOL_TIMEOUT_MS` (valid, or its default) and the listed servers' `MCP_TOKEN_<NAME>` secrets. */
+  mcp: EdgeMcpEnv & Record<string, string | undefined>;
+  /** Settings whose values were not understood (each also logged once per isolate). */
+  problems: SettingProblem[];
+}
+
+/** The platform adapters' own settings (API roots default to the platforms' public ones). */
+export interface AdapterSettings {
+  telegram: { token: string | undefined; webhookSecret: string | undefined; apiRoot: string };
+  discord: { applicationId: string | undefined; publicKey: string | undefined; botToken: string | undefined; apiBase: string };
+  slack: { botToken: string | undefined; signingSecret: string | undefined; apiUrl: string };
 }
 
 /** Frames kept for a gateway that is away (default); past this the oldest are dropped. */
 export const RELAY_BUFFER_LIMIT = 10_000;
 
-const NAMES: Record<PlatformName, { required: Array<keyof Env>; allowed: keyof Env; admins: keyof Env; home: keyof Env; homeThread?: keyof Env }> = {
+/** The settings whose value is text (or unset). */
+type TextSetting = { [K in SettingName]: CatalogValues[K] extends string | undefined ? K : never }[SettingName];
+const NAMES: Record<PlatformName, { required: TextSetting[]; allowed: TextSetting; admins: TextSetting; home: TextSetting; homeThread?: TextSetting }> = {
   telegram: { required: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"], allowed: "TELEGRAM_ALLOWED_USERS", admins: "TELEGRAM_ADMIN_USERS", home: "TELEGRAM_HOME_CHANNEL", homeThread: "TELEGRAM_HOME_CHANNEL_THREAD_ID" },
   discord: { required: ["DISCORD_BOT_TOKEN", "DISCORD_PUBLIC_KEY"], allowed: "DISCORD_ALLOWED_USERS", admins: "DISCORD_ADMIN_USERS", home: "DISCORD_HOME_CHANNEL" },
   slack: { required: ["SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"], allowed: "SLACK_ALLOWED_USERS", admins: "SLACK_ADMIN_USERS", home: "SLACK_HOME_CHANNEL" },
 };
 
-const read = (env: Env, name: keyof Env) => setting(env[name] as string | undefined);
-
 /**
  * Which gateway serves each relayed platform, from config only (never from a frame):
  * `RELAY_PLATFORMS` entries are `platform` (served by the first gateway id in
- * RELAY_SECRETS) or `platform:gatewayId`. Entries naming an unknown gateway are ignored.
+ * RELAY_SECRETS) or `platform:gatewayId`. Entries naming an unknown platform or gateway are
+ * ignored, and said.
  */
-function relayAssignments(env: Env, secrets: Map<string, string[]>): Map<PlatformName, string> {
+function relayAssignments(raw: string | undefined, secrets: Map<string, string[]>, problems: SettingProblem[]): Map<PlatformName, string> {
   const ids = [...secrets.keys()];
   const out = new Map<PlatformName, string>();
-  if (ids.length === 0) return out;
-  for (const entry of list(env.RELAY_PLATFORMS)) {
+  for (const entry of list(raw)) {
     const at = entry.indexOf(":");
     const platform = (at < 0 ? entry : entry.slice(0, at)).trim().toLowerCase();
-    const gateway = at < 0 ? ids[0]! : entry.slice(at + 1).trim();
-    if (isPlatformName(platform) && ids.includes(gateway)) out.set(platform, gateway);
+    const gateway = at < 0 ? ids[0] : entry.slice(at + 1).trim();
+    if (!isPlatformName(platform)) problems.push(settingProblem("RELAY_PLATFORMS", raw ?? "", `names '${platform}', which is not a platform (${PLATFORMS.join(", ")}): that entry is ignored`));
+    else if (gateway === undefined) problems.push(settingProblem("RELAY_PLATFORMS", raw ?? "", `relays ${platform} but RELAY_SECRETS names no gateway: ${platform} runs at the edge; set RELAY_SECRETS (gatewayId:secret)`));
+    else if (!ids.includes(gateway)) problems.push(settingProblem("RELAY_PLATFORMS", raw ?? "", `names the gateway '${gateway}', which RELAY_SECRETS does not list: ${platform} runs at the edge; add ${gateway}:<secret> to RELAY_SECRETS`));
+    else out.set(platform, gateway);
   }
   return out;
 }
 
 function parse(env: Env): Settings {
-  const delay = setting(env.OFFLINE_STREAM_DELAY_MS);
-  const relaySecrets = parseRelaySecrets(setting(env.RELAY_SECRETS));
-  const relayed = relayAssignments(env, relaySecrets);
-  const limit = Number(setting(env.RELAY_BUFFER_LIMIT));
+  const { values: v, problems } = readCatalog(env as unknown as Record<string, unknown>);
+  const relaySecrets = parseRelaySecrets(v.RELAY_SECRETS);
+  const relayed = relayAssignments(v.RELAY_PLATFORMS, relaySecrets, problems);
   const platforms = Object.fromEntries(
     PLATFORMS.map((name) => {
       const n = NAMES[name];
-      const missing = n.required.filter((k) => !read(env, k)) as string[];
-      const home = read(env, n.home);
+      const missing = n.required.filter((k) => !v[k]) as string[];
+      const home = v[n.home];
       const settings: PlatformSettings = {
         name,
         enabled: missing.length === 0,
         missing,
-        allowed: allowList(read(env, n.allowed)),
-        admins: allowList(read(env, n.admins)),
-        envHome: home ? { chatId: home, threadId: (n.homeThread && read(env, n.homeThread)) || null } : null,
+        allowed: allowList(v[n.allowed]),
+        admins: allowList(v[n.admins]),
+        envHome: home ? { chatId: home, threadId: (n.homeThread && v[n.homeThread]) || null } : null,
         gateway: relayed.get(name) ?? null,
       };
       return [name, settings];
     }),
   ) as Record<PlatformName, PlatformSettings>;
-  const model: ModelConfig = {
-    provider: setting(env.LLM_PROVIDER),
-    ai: env.AI,
-    baseUrl: setting(env.LLM_BASE_URL),
-    apiKey: setting(env.LLM_API_KEY),
-    model: setting(env.LLM_MODEL),
-    offlineDelayMs: delay !== undefined && Number.isFinite(Number(delay)) ? Math.max(0, Number(delay)) : undefined,
-  };
+  const model: ModelConfig = { provider: v.LLM_PROVIDER, ai: env.AI, baseUrl: v.LLM_BASE_URL, apiKey: v.LLM_API_KEY, model: v.LLM_MODEL, offlineDelayMs: v.OFFLINE_STREAM_DELAY_MS };
+  // MCP_TOKEN_<NAME> secrets are read by computed name, for the servers MCP_SERVERS lists.
+  const mcpTokens = parseMcpServers(v.MCP_SERVERS, { source: "MCP_SERVERS", commands: false }).servers.map((s) => tokenSecretName(s.name));
   return {
-    apiToken: setting(env.API_TOKEN),
+    apiToken: v.API_TOKEN,
     model,
-    systemPrompt: setting(env.SYSTEM_PROMPT),
-    contextTokens: parseContextTokens(setting(env.LLM_CONTEXT_TOKENS)),
-    dailyTokenBudget: positiveInt(setting(env.DAILY_TOKEN_BUDGET)),
-    retentionDays: positiveInt(setting(env.RETENTION_DAYS)),
-    busyPolicy: setting(env.BUSY_POLICY) === "interrupt" ? "interrupt" : "queue",
+    systemPrompt: v.SYSTEM_PROMPT,
+    contextTokens: v.LLM_CONTEXT_TOKENS,
+    dailyTokenBudget: v.DAILY_TOKEN_BUDGET,
+    retentionDays: v.RETENTION_DAYS,
+    busyPolicy: v.BUSY_POLICY,
     platforms,
+    adapters: {
+      telegram: { token: v.TELEGRAM_BOT_TOKEN, webhookSecret: v.TELEGRAM_WEBHOOK_SECRET, apiRoot: v.TELEGRAM_API_ROOT },
+      discord: { applicationId: v.DISCORD_APPLICATION_ID, publicKey: v.DISCORD_PUBLIC_KEY, botToken: v.DISCORD_BOT_TOKEN, apiBase: v.DISCORD_API_BASE },
+      slack: { botToken: v.SLACK_BOT_TOKEN, signingSecret: v.SLACK_SIGNING_SECRET, apiUrl: v.SLACK_API_URL },
+    },
+    mcp: { MCP_SERVERS: v.MCP_SERVERS, TOOL_TIMEOUT_MS: String(v.TOOL_TIMEOUT_MS), ...Object.fromEntries(mcpTokens.map((k) => [k, setting((env as unknown as Record<string, string | undefined>)[k])])) },
     relaySecrets,
-    relayBufferLimit: Number.isInteger(limit) && limit > 0 ? limit : RELAY_BUFFER_LIMIT,
-    attachments: attachmentSettings({ maxBytes: setting(env.ATTACHMENT_MAX_BYTES), transcribeModel: setting(env.LLM_TRANSCRIBE_MODEL), model }),
+    relayBufferLimit: v.RELAY_BUFFER_LIMIT ?? RELAY_BUFFER_LIMIT,
+    attachments: attachmentSettings({ maxBytes: v.ATTACHMENT_MAX_BYTES === null ? undefined : String(v.ATTACHMENT_MAX_BYTES), transcribeModel: v.LLM_TRANSCRIBE_MODEL, model }),
+    problems,
   };
-}
-
-/** A positive whole number, or null (unset or not a number). */
-function positiveInt(v: string | undefined): number | null {
-  const n = Number(v);
-  return v !== undefined && Number.isInteger(n) && n > 0 ? n : null;
 }
 
 const cache = new WeakMap<object, Settings>();
+const logged = new Set<string>();
 
 /** The Worker's settings: parsed on first use per `env` object (once per isolate), then shared. */
 export function settings(env: Env): Settings {
@@ -156,6 +172,13 @@ export function settings(env: Env): Settings {
   if (!s) {
     s = parse(env);
     cache.set(env, s);
+    // Each problem once per isolate (the Worker and its objects may each hold an env object);
+    // a message never carries a secret's value.
+    for (const p of s.problems) {
+      if (logged.has(p.message)) continue;
+      logged.add(p.message);
+      console.warn(`[settings] ${p.message}`);
+    }
   }
   return s;
 }

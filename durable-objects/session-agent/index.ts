@@ -124,7 +124,7 @@ export class SessionAgent extends DurableObject<Env> {
   }
 
   #tools(model: ReturnType<typeof createModel>) {
-    this.#mcp ??= edgeMcpSource(this.env);
+    this.#mcp ??= edgeMcpSource(settings(this.env).mcp);
     return toolsFor(model, { sources: this.#mcp ? [this.#mcp] : [] });
   }
 

@@ -124,12 +124,13 @@ describe("hermes-edge status", () => {
     expect(lines[0]).toBe(`hermes-edge status · ${worker.url}`);
     expect(lines).toContain("✓ Worker     hermes-edge 0.1.0");
     expect(lines).toContain("✓ token      accepted (HERMES_EDGE_TOKEN)");
+    expect(lines).toContain("✓ settings   all understood");
     expect(lines).toContain("✓ model      openai fake: answers (no model list: HTTP 404)");
     expect(lines.find((l) => l.startsWith("✓ telegram"))).toContain("local Worker: the platform cannot reach it");
     expect(lines).toContain("✓ D1         10/10 migrations applied");
     expect(lines.at(-1)).toBe("no problems found");
-    const json = JSON.parse((await cli(["status", "--json"])).out) as { reachable: boolean; token: { accepted: boolean }; problems: unknown[]; worker: { migrations: { missing: string[] } } };
-    expect(json).toMatchObject({ reachable: true, token: { accepted: true }, problems: [], worker: { migrations: { missing: [] } } });
+    const json = JSON.parse((await cli(["status", "--json"])).out) as { reachable: boolean; token: { accepted: boolean }; problems: unknown[]; worker: { migrations: { missing: string[] }; setting_problems: unknown[] } };
+    expect(json).toMatchObject({ reachable: true, token: { accepted: true }, problems: [], worker: { migrations: { missing: [] }, setting_problems: [] } });
   });
 
   it("a wrong token, or no Worker at all, is exit code 1 with the fix", async () => {

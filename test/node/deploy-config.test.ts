@@ -5,17 +5,10 @@ import { describe, expect, it } from "vitest";
 import { withoutSecretsTable, writeLocalDevConfig } from "../../cli/local-config.ts";
 import { consoleLink, ensureDevToken, PROJECT_ROOT } from "../../cli/local.ts";
 import { MIGRATIONS } from "../../workers/db/migrations.ts";
-import { BLANK_VARS } from "../support/wrangler-dev.ts";
 
 const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8");
 
 describe("deployment configuration", () => {
-  it("the README's configuration table names every setting: wrangler.toml's [vars] and .dev.vars.example's secrets", () => {
-    const readme = read("README.md");
-    const missing = Object.keys(BLANK_VARS).filter((name) => !name.startsWith("MCP_TOKEN_") && !readme.includes(`| \`${name}\``) && !readme.includes(`, \`${name}\` |`));
-    expect(missing).toEqual([]);
-  });
-
   it("the Worker's list of D1 migrations (what `status` checks) is the migrations folder", () => {
     const files = readdirSync(path.join(PROJECT_ROOT, "migrations")).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, "")).sort();
     expect([...MIGRATIONS]).toEqual(files);

@@ -5,7 +5,7 @@ import { formatStatus, type StatusReport } from "../../cli/status.ts";
 const plain = styleFor({ isTTY: false }, {});
 
 describe("hermes-edge status output", () => {
-  it("marks the parts with problems, lists each with its fix, and shows a platform that is not enabled without calling it a problem", () => {
+  it("marks the parts with problems (a setting not understood too), lists each with its fix, and shows a platform that is not enabled without calling it a problem", () => {
     const now = Date.UTC(2026, 11, 1, 12);
     const report: StatusReport = {
       url: "https://he.example.workers.dev",
@@ -23,8 +23,10 @@ describe("hermes-edge status output", () => {
         gateways: [{ id: "gw1", connected: false, platforms: [], buffered: 4, dropped: 0 }],
         migrations: { expected: 9, applied: 9, missing: [] },
         cron: { last_run: now - 90_000 },
+        setting_problems: [{ setting: "DAILY_TOKEN_BUDGET", value: "10k", message: "DAILY_TOKEN_BUDGET=10k is not a positive whole number: the budget is off (unlimited); write a number such as 10000" }],
       },
       problems: [
+        { area: "settings", problem: "DAILY_TOKEN_BUDGET=10k is not a positive whole number: the budget is off (unlimited); write a number such as 10000", fix: "correct DAILY_TOKEN_BUDGET in wrangler.toml [vars]" },
         { area: "telegram", problem: "Telegram delivers to https://old.example/webhooks/telegram, not https://he.example.workers.dev/webhooks/telegram", fix: "npx hermes-edge setup telegram --url https://he.example.workers.dev" },
         { area: "relay", problem: "gateway gw1 serves slack but is not connected (4 message(s) waiting)", fix: "run it: … npx hermes-edge gateway" },
       ],
@@ -33,6 +35,7 @@ describe("hermes-edge status output", () => {
       "hermes-edge status · https://he.example.workers.dev",
       "✓ Worker     hermes-edge 0.1.0",
       "✓ token      accepted (profile 'default')",
+      "✗ settings   1 not understood (below)",
       "✓ model      openai gpt-4o-mini: answers; lists gpt-4o-mini",
       "✗ telegram   webhook https://old.example/webhooks/telegram · 3 update(s) waiting · home -100/7",
       "– discord    not enabled (set DISCORD_PUBLIC_KEY, DISCORD_BOT_TOKEN)",
@@ -41,7 +44,9 @@ describe("hermes-edge status output", () => {
       "✓ D1         9/9 migrations applied",
       "✓ cron       ran 1m ago",
       "",
-      "2 problems:",
+      "3 problems:",
+      "  ✗ settings: DAILY_TOKEN_BUDGET=10k is not a positive whole number: the budget is off (unlimited); write a number such as 10000",
+      "    fix: correct DAILY_TOKEN_BUDGET in wrangler.toml [vars]",
       "  ✗ telegram: Telegram delivers to https://old.example/webhooks/telegram, not https://he.example.workers.dev/webhooks/telegram",
       "    fix: npx hermes-edge setup telegram --url https://he.example.workers.dev",
       "  ✗ relay: gateway gw1 serves slack but is not connected (4 message(s) waiting)",
@@ -62,9 +67,11 @@ describe("hermes-edge status output", () => {
         gateways: [],
         migrations: { expected: 9, applied: 9, missing: [] },
         cron: { last_run: null },
+        setting_problems: [],
       },
       problems: [],
     };
     expect(formatStatus(report, 0, plain)).toContain("✓ model      offline: the built-in offline model (canned replies)");
+    expect(formatStatus(report, 0, plain)).toContain("✓ settings   all understood");
   });
 });

@@ -6,6 +6,13 @@ import type { PlatformName } from "../platforms/names.ts";
  * it as these types.
  */
 
+/** A setting whose value was not understood; `value` is null for secrets (never shown). */
+export interface SettingProblemJson {
+  setting: string;
+  value: string | null;
+  message: string;
+}
+
 /** A problem, and which part of the setup it is in. */
 export interface StatusProblem {
   area: string;
@@ -33,6 +40,8 @@ export interface WorkerStatus {
   gateways: Array<{ id: string; connected: boolean; platforms: string[]; buffered: number; dropped: number }>;
   migrations: { expected: number; applied: number; missing: string[] };
   cron: { last_run: number | null };
+  /** Settings whose values were not understood (each is also one of `problems`, area `settings`). */
+  setting_problems: SettingProblemJson[];
   problems: StatusProblem[];
 }
 

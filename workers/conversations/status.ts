@@ -6,7 +6,7 @@ import { PLATFORMS, type PlatformName } from "../platforms/names.ts";
 
 export type { PlatformStatus, StatusProblem, WorkerStatus } from "./status-types.ts";
 import { adapterFor } from "../platforms/registry.ts";
-import { settings } from "../settings.ts";
+import { CATALOG, settings, type SettingProblem } from "../settings.ts";
 import { VERSION } from "../version.ts";
 import { homeChannel } from "./home.ts";
 import type { PlatformStatus, StatusProblem, WorkerStatus } from "./status-types.ts";
@@ -38,6 +38,7 @@ export async function workerStatus(env: Env, origin: string, now: number): Promi
     Promise.all(PLATFORMS.map((name) => platformStatus(env, name, origin, local))),
     Promise.all([...s.relaySecrets.keys()].map(async (id) => ({ id, ...(await relayObject(env, id).status()) }))),
   ]);
+  for (const p of s.problems) problems.push(settingFix(p));
   const { problem, ...modelInfo } = model;
   if (problem) problems.push({ area: "model", ...problem });
   for (const p of platforms) problems.push(...p.problems);
@@ -58,8 +59,16 @@ export async function workerStatus(env: Env, origin: string, now: number): Promi
     gateways,
     migrations: { expected: MIGRATIONS.length, applied: MIGRATIONS.length - missing.length, missing },
     cron: { last_run: lastRun },
+    setting_problems: s.problems,
     problems,
   };
+}
+
+/** A setting's problem as a status problem: its message, and where that setting is set. */
+export function settingFix(p: SettingProblem): StatusProblem {
+  const secret = (CATALOG as Record<string, { kind: string }>)[p.setting]?.kind === "secret";
+  const fix = secret ? `npx wrangler secret put ${p.setting} (locally: .dev.vars)` : `correct ${p.setting} in wrangler.toml [vars] and deploy again (npm run deploy); locally: wrangler dev --var ${p.setting}:…`;
+  return { area: "settings", problem: p.message, fix };
 }
 
 async function platformStatus(env: Env, name: PlatformName, origin: string, local: boolean): Promise<PlatformStatus & { problems: StatusProblem[] }> {

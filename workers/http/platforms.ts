@@ -11,6 +11,8 @@ import { settings } from "../settings.ts";
  * this Worker (`setup`), for people setting it up. `worker.local`: the request reached the
  * Worker on a loopback host (`npm start`, `npm run dev`), where settings go in `.dev.vars`
  * and platforms need a tunnel to reach it.
+ * The settings whose values were not understood (`setting_problems`, as in `GET /v1/status`),
+ * which the console shows without the platform round trips `/v1/status` makes.
  */
 export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) => {
   const s = settings(c.env);
@@ -36,5 +38,5 @@ export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) =
       };
     }),
   );
-  return c.json({ platforms, worker: { origin, local: isLoopbackHost(url.hostname) } });
+  return c.json({ platforms, worker: { origin, local: isLoopbackHost(url.hostname) }, setting_problems: s.problems });
 });

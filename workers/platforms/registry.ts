@@ -1,4 +1,4 @@
-import { setting, settings } from "../settings.ts";
+import { settings } from "../settings.ts";
 import { DiscordAdapter } from "./discord/index.ts";
 import { isPlatformName, type PlatformName } from "./names.ts";
 import { SlackAdapter } from "./slack/index.ts";
@@ -7,14 +7,16 @@ import type { PlatformAdapter } from "./types.ts";
 
 const adapters = new WeakMap<object, Map<PlatformName, PlatformAdapter>>();
 
+/** Builds an enabled platform's adapter from its catalog settings (enabled: its pair is set). */
 function build(env: Env, name: PlatformName): PlatformAdapter {
+  const a = settings(env).adapters;
   switch (name) {
     case "telegram":
-      return new TelegramAdapter({ token: setting(env.TELEGRAM_BOT_TOKEN)!, webhookSecret: setting(env.TELEGRAM_WEBHOOK_SECRET)!, apiRoot: setting(env.TELEGRAM_API_ROOT) ?? "https://api.telegram.org" });
+      return new TelegramAdapter({ token: a.telegram.token ?? "", webhookSecret: a.telegram.webhookSecret ?? "", apiRoot: a.telegram.apiRoot });
     case "discord":
-      return new DiscordAdapter({ applicationId: setting(env.DISCORD_APPLICATION_ID) ?? "", publicKey: setting(env.DISCORD_PUBLIC_KEY)!, botToken: setting(env.DISCORD_BOT_TOKEN), apiBase: setting(env.DISCORD_API_BASE) ?? "https://discord.com/api/v10" });
+      return new DiscordAdapter({ applicationId: a.discord.applicationId ?? "", publicKey: a.discord.publicKey ?? "", botToken: a.discord.botToken, apiBase: a.discord.apiBase });
     case "slack":
-      return new SlackAdapter({ botToken: setting(env.SLACK_BOT_TOKEN)!, signingSecret: setting(env.SLACK_SIGNING_SECRET)!, apiUrl: setting(env.SLACK_API_URL) ?? "https://slack.com/api/" });
+      return new SlackAdapter({ botToken: a.slack.botToken ?? "", signingSecret: a.slack.signingSecret ?? "", apiUrl: a.slack.apiUrl });
   }
 }
 

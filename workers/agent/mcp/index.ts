@@ -63,14 +63,15 @@ export interface EdgeMcpOptions extends McpSourceOptions, Omit<RemoteOptions, "t
 /**
  * The MCP tool source of one session object, from `MCP_SERVERS` (JSON list of
  * `{"name","url"}`), `MCP_TOKEN_<NAME>` and `TOOL_TIMEOUT_MS`; null when `MCP_SERVERS` is
- * unset or empty. A bad config never throws: its problems become notes for the model and
- * log lines, and the good entries are used.
+ * unset or empty. The Worker passes `settings(env).mcp` (the catalog's values). A bad config
+ * never throws: its problems become notes for the model and log lines, and the good entries
+ * are used.
  */
-export function edgeMcpSource(env: EdgeMcpEnv, opts: EdgeMcpOptions = {}): McpToolSource | null {
-  const parsed = parseMcpServers(env.MCP_SERVERS, { source: "MCP_SERVERS", commands: false });
+export function edgeMcpSource(config: EdgeMcpEnv, opts: EdgeMcpOptions = {}): McpToolSource | null {
+  const parsed = parseMcpServers(config.MCP_SERVERS, { source: "MCP_SERVERS", commands: false });
   if (parsed.servers.length === 0 && parsed.problems.length === 0) return null;
-  const timeout = parseToolTimeout(env.TOOL_TIMEOUT_MS);
+  const timeout = parseToolTimeout(config.TOOL_TIMEOUT_MS);
   const problems = timeout.problem ? [...parsed.problems, timeout.problem] : parsed.problems;
-  const specs = parsed.servers.filter(isUrlEntry).map((entry) => remoteServer(entry, { ...opts, token: tokenFor(env, entry.name) }));
+  const specs = parsed.servers.filter(isUrlEntry).map((entry) => remoteServer(entry, { ...opts, token: tokenFor(config, entry.name) }));
   return new McpToolSource(specs, problems, { callTimeoutMs: timeout.ms, ...opts });
 }

@@ -81,6 +81,13 @@ export interface WorkerPlace {
   local: boolean;
 }
 
+/** A setting whose value the Worker did not understand (`setting_problems` of `/v1/platforms`); `value` is null for secrets. */
+export interface SettingProblem {
+  setting: string;
+  value: string | null;
+  message: string;
+}
+
 export interface Gateway {
   id: string;
   connected: boolean;

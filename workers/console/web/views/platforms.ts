@@ -1,7 +1,7 @@
 import { json } from "../api.ts";
 import { h, num, replace } from "../dom.ts";
 import { platformSteps } from "../steps.ts";
-import type { Gateway, Platform, WorkerPlace } from "../types.ts";
+import type { Gateway, Platform, SettingProblem, WorkerPlace } from "../types.ts";
 import { badge } from "./badges.ts";
 
 function stepList(p: Platform, where: "local" | "deployed", origin: string): HTMLElement {
@@ -54,10 +54,21 @@ function gatewayTable(gateways: Gateway[]): HTMLElement {
   );
 }
 
-/** Each platform's state and what it still needs; each relay gateway's connection and buffer. */
+/** The settings the Worker did not understand, each saying what it does instead and what to write. */
+function settingProblems(problems: SettingProblem[]): HTMLElement | null {
+  if (problems.length === 0) return null;
+  return h(
+    "section",
+    { class: "panel", "aria-labelledby": "settings-title", "data-setting-problems": String(problems.length) },
+    h("h2", { id: "settings-title" }, "Settings with problems"),
+    h("ul", {}, ...problems.map((p) => h("li", { class: "notice error", "data-setting": p.setting }, p.message))),
+  );
+}
+
+/** The settings with problems; each platform's state and what it still needs; each relay gateway's connection and buffer. */
 export async function platformsView(root: HTMLElement, signal: AbortSignal): Promise<void> {
-  const [{ platforms, worker }, { gateways }] = await Promise.all([
-    json<{ platforms: Platform[]; worker?: WorkerPlace }>("GET", "/v1/platforms", undefined, signal),
+  const [{ platforms, worker, setting_problems }, { gateways }] = await Promise.all([
+    json<{ platforms: Platform[]; worker?: WorkerPlace; setting_problems?: SettingProblem[] }>("GET", "/v1/platforms", undefined, signal),
     json<{ gateways: Gateway[] }>("GET", "/v1/relay", undefined, signal),
   ]);
   const origin = worker?.origin ?? location.origin;
@@ -82,6 +93,7 @@ export async function platformsView(root: HTMLElement, signal: AbortSignal): Pro
       place,
       h("span", { class: "muted" }, ` (from its address, ${new URL(origin).host}: ${detected})`),
     ),
+    settingProblems(setting_problems ?? []),
     cards,
     h("section", { class: "panel", "aria-labelledby": "relay-title" }, h("h2", { id: "relay-title" }, "Relay gateways"), gatewayTable(gateways)),
   );
