@@ -9,6 +9,8 @@ interface HermesSecrets {
   SLACK_BOT_TOKEN?: string;
   SLACK_SIGNING_SECRET?: string;
   RELAY_SECRETS?: string;
+  /** Not a secret, but optional and absent from [vars]: fetch_url's DNS-over-HTTPS endpoint (default Cloudflare's). */
+  FETCH_URL_DOH_URL?: string;
   /** The Workers AI binding, present only when wrangler.toml has `[ai] binding = "AI"`. */
   AI?: Ai;
 }

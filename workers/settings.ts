@@ -1,4 +1,4 @@
-import { parseContextTokens, type ModelConfig } from "./agent/index.ts";
+import { DEFAULT_DOH_URL, parseContextTokens, type ModelConfig } from "./agent/index.ts";
 import { attachmentSettings, type AttachmentSettings } from "./attachments/index.ts";
 import { PLATFORMS, isPlatformName, type PlatformName } from "./platforms/names.ts";
 import { parseRelaySecrets } from "./relay/token.ts";
@@ -56,6 +56,8 @@ export interface Settings {
   systemPrompt: string | undefined;
   /** `LLM_CONTEXT_TOKENS`: the token budget of one model request. */
   contextTokens: number;
+  /** `FETCH_URL_DOH_URL`: the DNS-over-HTTPS (JSON) endpoint fetch_url resolves names with. */
+  fetchUrlDohUrl: string;
   /** `DAILY_TOKEN_BUDGET`: tokens per platform user per UTC day (null: unlimited). */
   dailyTokenBudget: number | null;
   /** `RETENTION_DAYS`: messages older than this are deleted by the cron (null: kept). */
@@ -133,6 +135,7 @@ function parse(env: Env): Settings {
     systemPrompt: setting(env.SYSTEM_PROMPT),
     contextTokens: parseContextTokens(setting(env.LLM_CONTEXT_TOKENS)),
     dailyTokenBudget: positiveInt(setting(env.DAILY_TOKEN_BUDGET)),
+    fetchUrlDohUrl: setting(env.FETCH_URL_DOH_URL) ?? DEFAULT_DOH_URL,
     retentionDays: positiveInt(setting(env.RETENTION_DAYS)),
     busyPolicy: setting(env.BUSY_POLICY) === "interrupt" ? "interrupt" : "queue",
     platforms,

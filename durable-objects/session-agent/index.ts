@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { createModel, toolsFor } from "../../workers/agent/index.ts";
+import { createModel, dohResolver, toolsFor } from "../../workers/agent/index.ts";
 import { edgeMcpSource, type McpToolSource } from "../../workers/agent/mcp/index.ts";
 import { adapterChannel } from "../../workers/conversations/channels.ts";
 import { edgeAttachments } from "../../workers/conversations/files.ts";
@@ -125,7 +125,8 @@ export class SessionAgent extends DurableObject<Env> {
 
   #tools(model: ReturnType<typeof createModel>) {
     this.#mcp ??= edgeMcpSource(this.env);
-    return toolsFor(model, { sources: this.#mcp ? [this.#mcp] : [] });
+    // No DNS API here: names are resolved over DNS-over-HTTPS (FETCH_URL_DOH_URL) before fetch_url reaches them.
+    return toolsFor(model, { resolve: dohResolver(settings(this.env).fetchUrlDohUrl), sources: this.#mcp ? [this.#mcp] : [] });
   }
 
   /** The session row, imported once from D1 for a session older than this object's storage. */
