@@ -14,7 +14,7 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * `/v1/*`: the bearer API_TOKEN, compared in constant time, or the web console's signed
- * session cookie (workers/console). A request that carries a bearer header is judged by it
+ * session cookie with its per-tab key header (workers/console). A request that carries a bearer header is judged by it
  * alone. A cookie travels with any request the browser makes, so one that changes
  * something must also come from the console's own origin (403 otherwise). Bearer checks
  * are counted per client by its SignInGuard, exactly like console sign-ins (429 with
@@ -40,7 +40,7 @@ export const requireApiToken: MiddlewareHandler<{ Bindings: Env }> = async (c, n
     if (!judged.ok) throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
     return next();
   }
-  if (!(await consoleSignedIn(c.req.raw, expected, Date.now()))) throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
+  if (!(await consoleSignedIn(c.req.raw, expected, Date.now()))) throw new ApiError(401, "unauthorized", "missing or wrong bearer token (a console request needs its cookie and this tab's key: sign in again in this tab)");
   if (!SAFE_METHODS.has(c.req.method) && !sameOrigin(c.req.raw)) {
     throw new ApiError(403, "forbidden", "a console request that changes something must come from the console's own origin");
   }
