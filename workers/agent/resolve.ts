@@ -1,15 +1,16 @@
-import { z } from "zod";
-
 /** Resolves a host name to its IPv4 and IPv6 addresses (an empty list: no such name). */
 export type Resolver = (hostname: string, signal?: AbortSignal) => Promise<string[]>;
 
 /** Where the Worker asks by default (`FETCH_URL_DOH_URL` overrides): Cloudflare's DNS-over-HTTPS JSON API. */
 export const DEFAULT_DOH_URL = "https://cloudflare-dns.com/dns-query";
 
-const DohAnswer = z.object({
-  Status: z.number(),
-  Answer: z.array(z.object({ type: z.number(), data: z.string() })).optional(),
-});
+/** The fields of a DoH JSON answer used here, checked by hand (the agent core imports no libraries). */
+function dohAnswer(body: unknown): { Status: number; Answer: Array<{ type: number; data: string }> } {
+  const b = body as { Status?: unknown; Answer?: unknown } | null;
+  if (typeof b !== "object" || b === null || typeof b.Status !== "number") throw new Error("DNS-over-HTTPS answered something that is not a DNS answer");
+  const answers = Array.isArray(b.Answer) ? b.Answer : [];
+  return { Status: b.Status, Answer: answers.filter((a): a is { type: number; data: string } => typeof a === "object" && a !== null && typeof a.type === "number" && typeof a.data === "string") };
+}
 
 /** DNS record types: A and AAAA. */
 const A = 1;
@@ -29,11 +30,11 @@ export function dohResolver(endpoint: string = DEFAULT_DOH_URL, fetchImpl: typeo
       url.searchParams.set("type", type === A ? "A" : "AAAA");
       const res = await fetchImpl(url.toString(), { headers: { accept: "application/dns-json" }, ...(signal ? { signal } : {}) });
       if (!res.ok) throw new Error(`DNS-over-HTTPS answered ${res.status}`);
-      const body = DohAnswer.parse(await res.json());
+      const body = dohAnswer(await res.json());
       // 3: NXDOMAIN (no such name): no addresses. Any other error: unknown, so refused.
       if (body.Status === 3) return [];
       if (body.Status !== 0) throw new Error(`DNS-over-HTTPS status ${body.Status}`);
-      return (body.Answer ?? []).filter((a) => a.type === type).map((a) => a.data.trim());
+      return body.Answer.filter((a) => a.type === type).map((a) => a.data.trim());
     };
     const [v4, v6] = await Promise.all([ask(A), ask(AAAA)]);
     return [...v4, ...v6];
