@@ -16,9 +16,9 @@ import { conversation, textOf } from "../../test/support/fake-llm.ts";
 import { sl } from "../../test/support/fixtures.ts";
 import { serve, type LoopbackServer } from "../../test/support/http.ts";
 import { slackHeaders } from "../../test/support/signing.ts";
-import { pause, type Tally } from "./harness.ts";
+import { pause, until, type ListedSession, type Tally } from "./harness.ts";
 import type { Stack } from "./stack.ts";
-import { all, freshUser, quiet, sendDm, untilPosted } from "./telegram-dm.ts";
+import { all, freshUser, sendDm, untilPosted } from "./telegram-dm.ts";
 
 export const CHAOS_BUDGET = 2_500;
 const TURN_TOKENS = { prompt_tokens: 800, completion_tokens: 200 };
@@ -77,8 +77,7 @@ export async function budgetBurst(s: Stack, t: Tally): Promise<void> {
     }),
   ]);
   t.cases += 30;
-  await quiet(s.telegram, 4000, 90_000);
-  await quiet(s.slack, 4000, 90_000);
+  await settled(s, (x) => x.session_key === `agent:main:telegram:dm:${user}` || x.source === "slack");
   const asked = s.llm.calls.map((c) => askedIn(c.body));
   const dmTurns = asked.filter((a) => a.startsWith("burst ")).length;
   const chatTurns = asked.filter((a) => a.startsWith("many chats ")).length;
@@ -90,6 +89,21 @@ export async function budgetBurst(s: Stack, t: Tally): Promise<void> {
   if (slow > 1) t.add("doubled", `the slow-down notice was said ${slow} times`);
   const told = said.filter((m) => m.startsWith("You have used today's allowance")).length;
   t.info.push(`k: 20 DMs at once: ${dmTurns} turn(s) ran, ${slow} slow-down and ${told} budget notice(s); one user in 10 chats: ${chatTurns} turn(s) ran`);
+}
+
+/**
+ * Waits (bounded) until the sessions `mine` picks have no turn running and nothing new
+ * reached the model or the platforms for 5 s: a turn still to start would show by then.
+ */
+async function settled(s: Stack, mine: (x: ListedSession & { running?: boolean }) => boolean): Promise<void> {
+  let calls = -1;
+  let since = Date.now();
+  await until(120_000, "the burst's turns to end", async () => {
+    const { sessions } = await s.api.json<{ sessions: Array<ListedSession & { running?: boolean }> }>("/v1/sessions?limit=200");
+    const n = s.llm.calls.length + s.telegram.calls.length + s.slack.calls.length;
+    if (n !== calls) [calls, since] = [n, Date.now()];
+    return sessions.filter(mine).some((x) => x.running) || Date.now() - since < 5_000 ? undefined : true;
+  }, 250);
 }
 
 export async function hostNameSsrf(s: Stack, r: SsrfRig, t: Tally): Promise<void> {
@@ -121,10 +135,19 @@ export async function bearerGuessing(s: Stack, t: Tally): Promise<void> {
   const other = statuses.filter((x) => x !== 401 && x !== 429);
   if (other.length > 0) t.add("breached", `a wrong token was answered ${[...new Set(other)].join(", ")}`);
   if (held === 0) t.add("breached", "200 wrong tokens at once: none was throttled (no 429)");
+  // The burst may outlast its waits: one more wrong guess that is judged (401) starts a new
+  // wait of seconds, and the right token sent at once must be refused within it.
+  for (let i = 0; ; i++) {
+    const res = await get(`late-guess-${i}`);
+    await res.arrayBuffer();
+    if (res.status === 401) break;
+    if (res.status !== 429 || i > 50) throw new Error(`a late guess answered ${res.status}`);
+    await pause(Number(res.headers.get("retry-after") || 1) * 1000);
+  }
   const right = await get(s.api.token);
   const wait = Number(right.headers.get("retry-after"));
   await right.arrayBuffer();
-  if (right.status !== 429) t.add("breached", `the right token right after the guesses answered ${right.status}, not 429`);
+  if (right.status !== 429) t.add("breached", `the right token right after a judged guess answered ${right.status}, not 429`);
   // After the wait it works again (and the next scenarios' API calls are not held up).
   await pause((Number.isFinite(wait) && wait > 0 ? wait : 1) * 1000 + 200);
   const after = await get(s.api.token);
