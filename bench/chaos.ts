@@ -9,10 +9,12 @@
  *      wrangler killed under a live gateway)
  *   h. a non-admin's /sethome, then the operator's handoff (issue 20)
  *   i. hostile session imports (issue 20)
+ *   k. a parallel DM burst against DAILY_TOKEN_BUDGET   l. host-name SSRF through fetch_url
+ *   m. bearer guessing, then the right token          (issue 20: bench/chaos/trust-limits.ts)
  * b and c run on every platform; g also through the relay intake, replayed to a gateway.
  * Prints lost / doubled / truncated / 5xx / breached per scenario; exits 1 unless all are 0.
  * Every wait is bounded; every process it starts is stopped on exit, error or signal.
- * Run: npm run bench:chaos [-- --rounds 3 --parallel 3 --bodies 300 --only a,b,f]
+ * Run: npm run bench:chaos [-- --rounds 3 --parallel 3 --bodies 300 --only a,b,f,k]
  */
 import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -25,13 +27,14 @@ import { hostileImports, nonAdminSethome } from "./chaos/trust-admin.ts";
 import { report } from "./chaos/report.ts";
 import { startStack, type Stack } from "./chaos/stack.ts";
 import { dmAllowList } from "./chaos/telegram-dm.ts";
+import { bearerGuessing, budgetBurst, CHAOS_BUDGET, hostNameSsrf, ssrfRig } from "./chaos/trust-limits.ts";
 
 const { values } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
     parallel: { type: "string", default: "3" },
     bodies: { type: "string", default: "300" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,k,l,m" },
     /** Writes what wrangler and the gateway printed to this file (to see why a count is not zero). */
     log: { type: "string" },
   },
@@ -94,6 +97,19 @@ if (["d", "e", "g"].some((k) => only.has(k))) {
     if (values.log) appendFileSync(values.log, `--- relaying Worker\n${s.worker.output()}\n`);
     await r.close();
     await s.stop();
+  }
+}
+if (["k", "l", "m"].some((k) => only.has(k))) {
+  const r = await ssrfRig();
+  const s = await startStack({ TELEGRAM_ALLOWED_USERS: `1001,${dmAllowList()}`, DAILY_TOKEN_BUDGET: String(CHAOS_BUDGET), FETCH_URL_DOH_URL: `${r.doh.url}/dns-query` });
+  try {
+    await scenario("k", "k. parallel DM burst against the budget", s, (t) => budgetBurst(s, t));
+    await scenario("l", "l. host-name SSRF through fetch_url", s, (t) => hostNameSsrf(s, r, t));
+    await scenario("m", "m. bearer guessing, then the right token", s, (t) => bearerGuessing(s, t));
+  } finally {
+    if (values.log) appendFileSync(values.log, `--- budget and SSRF Worker\n${s.worker.output()}\n`);
+    await s.stop();
+    await r.close();
   }
 }
 console.log(report(tallies, Date.now() - started));

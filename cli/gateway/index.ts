@@ -1,4 +1,5 @@
 import { lookup } from "node:dns/promises";
+import { hostname } from "node:os";
 import { createModel, toolsFor, type ModelConfig } from "../../workers/agent/index.ts";
 import type { PlatformName } from "../../workers/platforms/names.ts";
 import { checkConnectorFrame } from "../../workers/relay/frames.ts";
@@ -99,7 +100,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   // Local (stdio) and remote MCP servers from --mcp: the user's own programs become tools.
   const mcp = config.mcpServers.length > 0 ? gatewayMcpSource(config.mcpServers, { env: io.env, log }) : null;
   // The gateway runs inside a private network: names are resolved and checked first.
-  const tools = toolsFor(model, { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address), sources: mcp ? [mcp] : [] });
+  const tools = toolsFor(model, { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address), localNames: [hostname()], sources: mcp ? [mcp] : [] });
   const sessions = new GatewaySessions({
     store,
     model,

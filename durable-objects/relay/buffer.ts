@@ -15,6 +15,9 @@ const SCHEMA = [
   CREATE TABLE media_keys (key TEXT PRIMARY KEY, at INTEGER NOT NULL);
   CREATE INDEX media_keys_at ON media_keys (at);
   CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
+  // The chat (session key) a frame is for: a full buffer drops from the chat with the most waiting.
+  `ALTER TABLE buffer ADD COLUMN chat TEXT;
+  CREATE INDEX buffer_chat ON buffer (chat, seq)`,
 ];
 
 /** A buffered frame: its text, what its attachments are (fetched, or still to fetch), and where it went. */
@@ -60,12 +63,18 @@ export class RelayStore {
     return first;
   }
 
-  /** Stores a frame (`pending`: attachments to fetch before it may go), then drops the oldest beyond `limit` (returning how many). */
-  buffer(bufferId: string, deliveryKey: string, frame: string, now: number, limit: number, pending: string | null = null): number {
-    this.#sql.exec("INSERT INTO buffer (buffer_id, delivery_key, frame, created_at, media, ready) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(delivery_key) DO NOTHING", bufferId, deliveryKey, frame, now, pending, pending === null ? 1 : 0);
+  /**
+   * Stores a frame for `chat` (`pending`: attachments to fetch before it may go), then,
+   * beyond `limit`, drops the oldest frame of the chat with the most frames waiting (so one
+   * user flooding evicts their own messages, not another chat's), returning how many.
+   */
+  buffer(bufferId: string, deliveryKey: string, frame: string, now: number, limit: number, pending: string | null = null, chat: string | null = null): number {
+    this.#sql.exec("INSERT INTO buffer (buffer_id, delivery_key, frame, created_at, media, ready, chat) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(delivery_key) DO NOTHING", bufferId, deliveryKey, frame, now, pending, pending === null ? 1 : 0, chat);
     const excess = this.buffered() - limit;
     if (excess <= 0) return 0;
-    this.#sql.exec("DELETE FROM buffer WHERE seq IN (SELECT seq FROM buffer ORDER BY seq LIMIT ?)", excess);
+    for (let i = 0; i < excess; i++) {
+      this.#sql.exec("DELETE FROM buffer WHERE seq = (SELECT MIN(seq) FROM buffer WHERE chat IS (SELECT chat FROM buffer GROUP BY chat ORDER BY COUNT(*) DESC, MIN(seq) LIMIT 1))");
+    }
     this.#sql.exec("INSERT INTO counters (name, value) VALUES ('dropped', ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", excess);
     return excess;
   }

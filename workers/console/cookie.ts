@@ -51,6 +51,21 @@ export async function verifySession(apiToken: string, value: string, nowMs: numb
   return safeEqual(m[3]!, await hmacSha256Hex(apiToken, `${PURPOSE}:${m[1]}:${m[2]}`));
 }
 
+/** Domain separation for the per-tab key: a different HMAC under API_TOKEN. */
+const TAB_PURPOSE = "hermes-edge console tab v1";
+
+/** The header the console sends its per-tab key in, with the cookie, on every `/v1` request. */
+export const TAB_HEADER = "x-hermes-console-tab";
+
+/**
+ * The per-tab key of a session value: the HMAC of its nonce under API_TOKEN. Sign-in hands
+ * it to the page once (it keeps it in sessionStorage); cookies are not port-scoped, so on
+ * loopback every local server the browser visits receives the cookie, but not this key.
+ */
+export async function tabKey(apiToken: string, sessionValue: string): Promise<string> {
+  return hmacSha256Hex(apiToken, `${TAB_PURPOSE}:${sessionValue}`);
+}
+
 /** The value of cookie `name` in a `Cookie` header, or null. */
 export function readCookie(header: string | null, name: string): string | null {
   if (!header) return null;
