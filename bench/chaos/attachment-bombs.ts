@@ -74,7 +74,7 @@ async function sendPdf(s: Stack, c: Case, tally: Tally): Promise<void> {
 export async function attachmentBombs(s: Stack, o: { rounds: number }, tally: Tally): Promise<void> {
   const cases: Case[] = [
     { name: "pages-30000", bytes: pdfWithPages(30_000), note: "PDF of 30,000 pages: read the first 200" },
-    { name: "flate-bomb", bytes: pdfFlateBomb(50 * 1024 * 1024), note: "a PDF whose compressed content inflates past 24 MB, so it was not read" },
+    { name: "flate-bomb", bytes: await pdfFlateBomb(50 * 1024 * 1024), note: "a PDF whose compressed content inflates past 24 MB, so it was not read" },
   ];
   const health = sampleHealth(s.worker.url, tally);
   try {

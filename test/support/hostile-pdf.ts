@@ -1,8 +1,8 @@
 /**
  * Hostile PDFs, built from code (no binary blobs): one with many tiny pages, and a Flate
- * bomb (a small file whose one content stream inflates to many megabytes).
+ * bomb (a small file whose one content stream inflates to many megabytes). Runtime-neutral
+ * (Buffer aside, which workerd's nodejs_compat has): the bomb is deflated by CompressionStream.
  */
-import { deflateSync } from "node:zlib";
 
 /** A PDF of these objects (bodies as text, stream data as bytes), with a correct xref table. */
 function pdf(objects: Array<string | { dict: string; data: Uint8Array }>): Uint8Array {
@@ -42,13 +42,13 @@ export function pdfWithPages(pages: number): Uint8Array {
 }
 
 /** A one-page PDF whose content stream is `inflated` bytes of spaces, Flate-compressed (50 MB: about 50 KB). */
-export function pdfFlateBomb(inflated: number): Uint8Array {
-  const data = deflateSync(Buffer.alloc(inflated, 0x20), { level: 9 });
+export async function pdfFlateBomb(inflated: number): Promise<Uint8Array> {
+  const data = new Uint8Array(await new Response(new Blob([new Uint8Array(inflated).fill(0x20)]).stream().pipeThrough(new CompressionStream("deflate"))).arrayBuffer());
   return pdf([
     "<< /Type /Catalog /Pages 2 0 R >>",
     "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
     "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 60 20] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-    { dict: "<< /Length %LEN% /Filter /FlateDecode >>", data: new Uint8Array(data) },
+    { dict: "<< /Length %LEN% /Filter /FlateDecode >>", data },
     FONT,
   ]);
 }
