@@ -7,6 +7,7 @@
  *   c. the final edit answered 500, then 429   g. signed hostile bodies per platform
  *   d. the gateway SIGKILLed with messages in flight, restarted on the same --db (and d',
  *      wrangler killed under a live gateway)
+ *   j. a 30,000-page PDF and a Flate bomb sent through Telegram, /health sampled each second
  *   h. a non-admin's /sethome, then the operator's handoff (issue 20)
  *   i. hostile session imports (issue 20)
  *   k. a parallel DM burst against DAILY_TOKEN_BUDGET   l. host-name SSRF through fetch_url
@@ -19,6 +20,7 @@
 import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { midDelivery, midTurn, platformErrors } from "./chaos/crash.ts";
+import { attachmentBombs } from "./chaos/attachment-bombs.ts";
 import { Tally } from "./chaos/harness.ts";
 import { hostileBodies } from "./chaos/hostile.ts";
 import { connectorKilled, gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
@@ -34,7 +36,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     parallel: { type: "string", default: "3" },
     bodies: { type: "string", default: "300" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,k,l,m" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,k,l,m" },
     /** Writes what wrangler and the gateway printed to this file (to see why a count is not zero). */
     log: { type: "string" },
   },
@@ -70,7 +72,7 @@ async function scenario(key: string, name: string, s: Stack, run: (t: Tally) => 
 }
 
 console.log(`bench/chaos: ${o.rounds} round(s) × ${o.parallel} chat(s) per kill, ${o.bodies} hostile bodies per platform; wrangler dev on loopback`);
-if (["a", "b", "c", "f", "g", "h", "i"].some((k) => only.has(k))) {
+if (["a", "b", "c", "f", "g", "h", "i", "j"].some((k) => only.has(k))) {
   const s = await startStack({ TELEGRAM_ALLOWED_USERS: `1001,1002,1003,${dmAllowList()}` });
   try {
     await scenario("a", "a. kill -9 mid-turn", s, (t) => midTurn(s, o, t));
@@ -80,6 +82,7 @@ if (["a", "b", "c", "f", "g", "h", "i"].some((k) => only.has(k))) {
     await scenario("g", "g. signed hostile bodies, at the edge", s, (t) => hostileBodies(s, o, t));
     await scenario("h", "h. non-admin /sethome, then a handoff", s, (t) => nonAdminSethome(s, o, t));
     await scenario("i", "i. hostile imports", s, (t) => hostileImports(s, o, t));
+    await scenario("j", "j. attachment bombs (30,000 pages, Flate bomb)", s, (t) => attachmentBombs(s, o, t));
   } finally {
     if (values.log) appendFileSync(values.log, `--- edge Worker\n${s.worker.output()}\n`);
     await s.stop();
