@@ -110,6 +110,6 @@ describe("hermes-edge setup", () => {
   it("refuses an unknown platform with the usage", async () => {
     const r = await run(["setup", "irc"], {});
     expect(r.code).toBe(2);
-    expect(r.err).toContain("Usage: hermes-edge setup");
+    expect(r.err).toContain("usage: hermes-edge setup");
   });
 });
