@@ -7,6 +7,7 @@
  *   c. the final edit answered 500, then 429   g. signed hostile bodies per platform
  *   d. the gateway SIGKILLed with messages in flight, restarted on the same --db (and d',
  *      wrangler killed under a live gateway)
+ *   n. escape codes in a DM (OSC 52, window title, clear screen) through the real CLI
  * b and c run on every platform; g also through the relay intake, replayed to a gateway.
  * Prints lost / doubled / truncated / 5xx / breached per scenario; exits 1 unless all are 0.
  * Every wait is bounded; every process it starts is stopped on exit, error or signal.
@@ -16,6 +17,7 @@ import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { midDelivery, midTurn, platformErrors } from "./chaos/crash.ts";
 import { Tally } from "./chaos/harness.ts";
+import { escapeCodes } from "./chaos/escape-codes.ts";
 import { hostileBodies } from "./chaos/hostile.ts";
 import { connectorKilled, gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
 import { sharedResume } from "./chaos/resume.ts";
@@ -28,7 +30,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     parallel: { type: "string", default: "3" },
     bodies: { type: "string", default: "300" },
-    only: { type: "string", default: "a,b,c,d,e,f,g" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,n" },
     /** Writes what wrangler and the gateway printed to this file (to see why a count is not zero). */
     log: { type: "string" },
   },
@@ -64,7 +66,7 @@ async function scenario(key: string, name: string, s: Stack, run: (t: Tally) => 
 }
 
 console.log(`bench/chaos: ${o.rounds} round(s) × ${o.parallel} chat(s) per kill, ${o.bodies} hostile bodies per platform; wrangler dev on loopback`);
-if (["a", "b", "c", "f", "g"].some((k) => only.has(k))) {
+if (["a", "b", "c", "f", "g", "n"].some((k) => only.has(k))) {
   const s = await startStack({ TELEGRAM_ALLOWED_USERS: `1001,1002,1003,${dmAllowList()}` });
   try {
     await scenario("a", "a. kill -9 mid-turn", s, (t) => midTurn(s, o, t));
@@ -72,6 +74,7 @@ if (["a", "b", "c", "f", "g"].some((k) => only.has(k))) {
     await scenario("c", "c. final edit 500, then 429", s, (t) => platformErrors(s, o, t));
     await scenario("f", "f. shared-chat /resume", s, (t) => sharedResume(s, o, t));
     await scenario("g", "g. signed hostile bodies, at the edge", s, (t) => hostileBodies(s, o, t));
+    await scenario("n", "n. escape codes through the CLI", s, (t) => escapeCodes(s, o, t));
   } finally {
     if (values.log) appendFileSync(values.log, `--- edge Worker\n${s.worker.output()}\n`);
     await s.stop();

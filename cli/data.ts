@@ -88,7 +88,7 @@ export async function exportSessions(ctx: DataContext, ref: string | undefined, 
   if (opts.out) await mkdir(opts.out, { recursive: true });
   const files: string[] = [];
   for (const [i, s] of chosen.entries()) {
-    const text = await ctx.api.text(`${sessionPath(s.id)}/export?format=${opts.format}`);
+    const text = await ctx.api.text(`${sessionPath(s.id)}/export?format=${opts.format}`, opts.out ? "file" : opts.format === "md" ? "text" : "jsonl");
     if (!opts.out) {
       ctx.io.stdout.write(opts.format === "md" && i > 0 ? `\n---\n\n${text}` : text);
       continue;
