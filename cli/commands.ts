@@ -50,7 +50,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "interactive chat (a terminal, or lines piped on stdin)",
     synopsis: "chat [--resume <id|title|latest>] [--no-wait]",
     about:
-      "Interactive chat with the agent. Replies stream as they arrive; Ctrl-C stops a\nrunning reply, Ctrl-C at the prompt or /quit leaves. With stdin piped, each line\nis one message and the chat ends at end of input. When the session is busy with\nanother turn, the chat waits for it (Ctrl-C stops waiting).",
+      "Interactive chat with the agent. Replies stream as they arrive; Ctrl-C stops a\nrunning reply or clears a half-typed line; Ctrl-C at an empty prompt, Ctrl-D or\n/quit leaves; Tab completes a /command. With stdin piped, each line is one message and the chat ends at end of input. When the session is busy with\nanother turn, the chat waits for it (Ctrl-C stops waiting).",
     flags: [
       { name: "resume", short: "r", type: "string", value: "<ref>", help: 'continue a session: its id, its title, or "latest"' },
       { name: "no-wait", type: "boolean", help: "fail instead of waiting when the session is busy" },

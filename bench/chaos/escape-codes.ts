@@ -47,7 +47,8 @@ export async function escapeCodes(s: Stack, o: { rounds: number }, t: Tally): Pr
       const bad = DRIVES_TERMINAL.exec(out);
       if (bad) t.add("breached", `${what} printed U+${bad[0].charCodeAt(0).toString(16).padStart(4, "0")} from a DM`);
       else if (out.includes("52;c;") || out.includes("pwned")) t.add("breached", `${what} printed an escape sequence's body`);
-      if (code !== 0 || !out.includes(args.includes("--json") ? "escape" : VISIBLE)) t.add("lost", `${what}: exit ${code}, the DM's words not shown`);
+      // A list shows the session (its title may be written after the turn); the rest show the DM's words.
+      if (code !== 0 || !out.includes(args[1] === "list" ? session.id : VISIBLE)) t.add("lost", `${what}: exit ${code}, the session or the DM's words not shown`);
     }
   }
   t.info.push(`${o.rounds} hostile DM(s), each through sessions list / show / messages / export --format md / list --json`);
