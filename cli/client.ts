@@ -142,7 +142,9 @@ export class ApiClient {
       const hint =
         this.target.tokenSource === "none"
           ? "no token is set; run `hermes-edge login`, or set HERMES_EDGE_TOKEN to the Worker's API_TOKEN"
-          : `the token from ${this.target.tokenSource} does not match the Worker's API_TOKEN`;
+          : this.target.tokenSource === "HERMES_EDGE_TOKEN"
+            ? "HERMES_EDGE_TOKEN does not match the Worker's API_TOKEN (the variable overrides `hermes-edge login` and ./.dev.vars: fix it, or unset it)"
+            : `the token from ${this.target.tokenSource} does not match the Worker's API_TOKEN`;
       return new ApiRefusal(401, code, `the Worker at ${this.target.baseUrl} rejected the token (401): ${hint}`);
     }
     if (res.status === 503 && code === "not_configured") {
