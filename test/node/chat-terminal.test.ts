@@ -69,4 +69,14 @@ describe("the terminal chat", () => {
     t.stdin.write("\x03");
     expect(await t.exit).toBe(0);
   });
+
+  it("/handoff to a platform that is not configured names the settings it lacks and the setup command", async () => {
+    worker.transcripts.set("s3", []);
+    worker.platforms = [{ name: "telegram", enabled: false, relay: false, home_channel: null, missing: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"], setup: "npx hermes-edge setup telegram --url http://x" }];
+    const t = memoryIo({ HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: worker.token, NO_COLOR: "1" });
+    const exit = createCli(["chat", "--resume", "s3"], t.io).run();
+    t.stdin.end("/handoff telegram\n");
+    expect(await exit).toBe(1);
+    expect(t.err()).toContain("error: telegram is not configured on the Worker: set TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET on the Worker (locally in .dev.vars, then restart it; deployed: npx wrangler secret put <NAME>), then run npx hermes-edge setup telegram --url http://x");
+  });
 });
