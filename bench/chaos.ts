@@ -12,6 +12,7 @@
  *   i. hostile session imports (issue 20)
  *   k. a parallel DM burst against DAILY_TOKEN_BUDGET   l. host-name SSRF through fetch_url
  *   m. bearer guessing, then the right token          (issue 20: bench/chaos/trust-limits.ts)
+ *   n. escape codes in a DM (OSC 52, window title, clear screen) through the real CLI
  * b and c run on every platform; g also through the relay intake, replayed to a gateway.
  * Prints lost / doubled / truncated / 5xx / breached per scenario; exits 1 unless all are 0.
  * Every wait is bounded; every process it starts is stopped on exit, error or signal.
@@ -22,6 +23,7 @@ import { parseArgs } from "node:util";
 import { midDelivery, midTurn, platformErrors } from "./chaos/crash.ts";
 import { attachmentBombs } from "./chaos/attachment-bombs.ts";
 import { Tally } from "./chaos/harness.ts";
+import { escapeCodes } from "./chaos/escape-codes.ts";
 import { hostileBodies } from "./chaos/hostile.ts";
 import { connectorKilled, gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
 import { sharedResume } from "./chaos/resume.ts";
@@ -36,7 +38,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     parallel: { type: "string", default: "3" },
     bodies: { type: "string", default: "300" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,k,l,m" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,k,l,m,n" },
     /** Writes what wrangler and the gateway printed to this file (to see why a count is not zero). */
     log: { type: "string" },
   },
@@ -72,7 +74,7 @@ async function scenario(key: string, name: string, s: Stack, run: (t: Tally) => 
 }
 
 console.log(`bench/chaos: ${o.rounds} round(s) × ${o.parallel} chat(s) per kill, ${o.bodies} hostile bodies per platform; wrangler dev on loopback`);
-if (["a", "b", "c", "f", "g", "h", "i", "j"].some((k) => only.has(k))) {
+if (["a", "b", "c", "f", "g", "h", "i", "j", "n"].some((k) => only.has(k))) {
   const s = await startStack({ TELEGRAM_ALLOWED_USERS: `1001,1002,1003,${dmAllowList()}` });
   try {
     await scenario("a", "a. kill -9 mid-turn", s, (t) => midTurn(s, o, t));
@@ -83,6 +85,7 @@ if (["a", "b", "c", "f", "g", "h", "i", "j"].some((k) => only.has(k))) {
     await scenario("h", "h. non-admin /sethome, then a handoff", s, (t) => nonAdminSethome(s, o, t));
     await scenario("i", "i. hostile imports", s, (t) => hostileImports(s, o, t));
     await scenario("j", "j. attachment bombs (30,000 pages, Flate bomb)", s, (t) => attachmentBombs(s, o, t));
+    await scenario("n", "n. escape codes through the CLI", s, (t) => escapeCodes(s, o, t));
   } finally {
     if (values.log) appendFileSync(values.log, `--- edge Worker\n${s.worker.output()}\n`);
     await s.stop();

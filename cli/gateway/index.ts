@@ -7,7 +7,7 @@ import { realClock, type BusyPolicy, type Clock } from "../../workers/runtime/in
 import { CliError } from "../client.ts";
 import type { CliIo } from "../io.ts";
 import { styleFor } from "../io.ts";
-import { RelayClient, nodeWebSocket, type RelayEnd, type SocketFactory } from "./client.ts";
+import { REFUSED_HINT, RelayClient, nodeWebSocket, type RelayEnd, type SocketFactory } from "./client.ts";
 import { InboundHandler } from "./inbound.ts";
 import { gatewayReadDeps } from "./media.ts";
 import { attachmentSettings, readTurnAttachments, type AttachmentSettings } from "../../workers/attachments/index.ts";
@@ -30,7 +30,7 @@ export { OUTBOUND_TIMEOUT_MS } from "./outbox.ts";
 export const SHUTDOWN_GRACE_MS = 2_000;
 
 /** Printed (and exit code 1) when the connector keeps refusing credentials that once worked. */
-export const DISABLED_MESSAGE = "relay disabled: the connector refused this gateway's credentials (4401)";
+export const DISABLED_MESSAGE = `relay disabled: ${REFUSED_HINT}; then start the gateway again`;
 
 /** A validated gateway configuration (see `readGatewayConfig`). */
 export interface GatewayConfig {

@@ -259,10 +259,14 @@ export class SessionAgent extends DurableObject<Env> {
     return describeTools(this.#tools(createModel(settings(this.env).model)));
   }
 
-  /** The whole session from its own storage (exports). */
+  /**
+   * The whole session from its own storage (exports). The stored row's counters and title
+   * are filled in only on the way out (to D1, to the API): so here too, or an export says
+   * "0 messages, 0 tokens" and is headed by the id where the API shows a title.
+   */
   async exportData(sessionId: string): Promise<SessionExport | null> {
     const rec = await this.#session(sessionId);
-    return rec ? exportSession(rec, this.#runtime!) : null;
+    return rec ? exportSession(withCounters(this.#sql, rec), this.#runtime!) : null;
   }
 
   /** Brings an exported session back into this empty object (and D1). False when it exists already. */

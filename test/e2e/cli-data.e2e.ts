@@ -70,7 +70,7 @@ describe("hermes-edge sessions set / usage / export / delete / import", () => {
     const exported = readFileSync(file, "utf8");
     expect(exported.split("\n")[0]).toContain('"type":"session"');
     const md = await cli(["sessions", "export", id, "--format", "md"]);
-    expect(md.out).toContain("data trip");
+    expect(md.out.split("\n")[0]).toBe("# data trip");
     expect(md.out).toContain("question 3");
 
     // On a terminal it asks; anything but yes keeps the session.
@@ -137,7 +137,8 @@ describe("hermes-edge status", () => {
     const m = memoryIo({ HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: "wrong", NO_COLOR: "1" }, tmpdir());
     expect(await createCli(["status"], m.io).run()).toBe(1);
     expect(m.out()).toContain("✗ token      refused (HERMES_EDGE_TOKEN)");
-    expect(m.out()).toContain("fix: log in with the Worker's API_TOKEN: npx hermes-edge login");
+    // The variable overrides a login, so the fix is the variable, not `login`.
+    expect(m.out()).toContain("fix: HERMES_EDGE_TOKEN is set and overrides `hermes-edge login` and ./.dev.vars: set it to the Worker's API_TOKEN, or unset it");
     const gone = memoryIo({ HERMES_EDGE_URL: "http://127.0.0.1:9", HERMES_EDGE_TOKEN: "x", NO_COLOR: "1" }, tmpdir());
     expect(await createCli(["status"], gone.io).run()).toBe(1);
     expect(gone.out()).toContain("✗ Worker     not reachable");
