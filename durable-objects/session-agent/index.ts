@@ -259,11 +259,7 @@ export class SessionAgent extends DurableObject<Env> {
     return describeTools(this.#tools(createModel(settings(this.env).model)));
   }
 
-  /**
-   * The whole session from its own storage (exports). The stored row's counters and title
-   * are filled in only on the way out (to D1, to the API): so here too, or an export says
-   * "0 messages, 0 tokens" and is headed by the id where the API shows a title.
-   */
+  /** The whole session from its own storage (exports), with the counters and title every way out fills in. */
   async exportData(sessionId: string): Promise<SessionExport | null> {
     const rec = await this.#session(sessionId);
     return rec ? exportSession(withCounters(this.#sql, rec), this.#runtime!) : null;
