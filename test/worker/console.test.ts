@@ -234,8 +234,8 @@ describe("routes the console reads", () => {
 
 describe("regression: sessions made in the console said source: cli", () => {
   it("a session made in the console has source console; one made with the bearer token (the CLI) has source cli", async () => {
-    const cookie = cookieOf(await signIn(TOKEN));
-    const made = await withCookie("/v1/sessions", cookie, { method: "POST", body: JSON.stringify({ title: "typed in the console" }), origin: ORIGIN });
+    const tab = await tabOf(await signIn(TOKEN));
+    const made = await withCookie("/v1/sessions", tab, { method: "POST", body: JSON.stringify({ title: "typed in the console" }), origin: ORIGIN });
     expect(made.status).toBe(201);
     const { session } = (await made.json()) as { session: { id: string; source: string } };
     expect(session.source).toBe("console");
@@ -247,8 +247,8 @@ describe("regression: sessions made in the console said source: cli", () => {
   });
 
   it("console sessions are the operator's, like CLI ones: *_ADMIN_USERS may /resume them, other users may not", async () => {
-    const cookie = cookieOf(await signIn(TOKEN));
-    const made = await withCookie("/v1/sessions", cookie, { method: "POST", body: JSON.stringify({ title: "console notes" }), origin: ORIGIN });
+    const tab = await tabOf(await signIn(TOKEN));
+    const made = await withCookie("/v1/sessions", tab, { method: "POST", body: JSON.stringify({ title: "console notes" }), origin: ORIGIN });
     const { id } = ((await made.json()) as { session: { id: string } }).session;
     await tgCommand("resume", id, 1002);
     expect(telegram.texts(1002).at(-1)).toContain("No session matches");
