@@ -10,6 +10,7 @@ import { inboundFrameEvent } from "../relay/frames.ts";
 import { isAllowed, settings } from "../settings.ts";
 import { commandPermission, permissionRefusal } from "./permissions.ts";
 import { describeSession, suggestForSource } from "./sessions.ts";
+import { takeBatch } from "./batch.ts";
 import { inbox, refusalKey, relayObject } from "./stubs.ts";
 import { helpText, refusalText, whoamiText } from "./texts.ts";
 
@@ -56,11 +57,18 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
   const ingest = adapter.ingest(new TextDecoder().decode(raw), c.req.raw.headers);
   after(c, platform, adapter.warm?.());
   if (ingest.kind === "suggest") return suggest(env, ingest.request);
+  if (ingest.kind === "batch") return takeBatch(c, adapter, ingest, (event) => takeEvent(c, adapter, event));
   if (ingest.kind !== "event") {
     if (ingest.malformed) console.warn(`${platform}: ignored a signed delivery that does not match the platform's schema (${ingest.malformed})`);
     return ingest.kind === "respond" ? ingest.response : ok();
   }
-  const { event } = ingest;
+  return takeEvent(c, adapter, ingest.event);
+}
+
+/** One verified event: refused, answered, relayed or taken in by its key's Inbox (exactly once per delivery id). */
+async function takeEvent(c: Context<{ Bindings: Env }>, adapter: PlatformAdapter, event: PlatformEvent): Promise<Response> {
+  const env = c.env;
+  const ps = settings(env).platforms[adapter.name];
   // Not for the bot and outside a thread: nothing can make it a turn, except the rest of an
   // album whose caption was for the bot (its Inbox joins them and drops a lone one; a
   // gateway gets each part as it comes, so only addressed ones).

@@ -106,7 +106,21 @@ export type Ingest =
   | { kind: "ignore"; reason: string; malformed?: string }
   | { kind: "event"; event: PlatformEvent }
   /** An autocomplete request (Discord): answer `respond(choices)` at once, after a quick look-up. */
-  | { kind: "suggest"; request: SuggestRequest };
+  | { kind: "suggest"; request: SuggestRequest }
+  /**
+   * A delivery that batches updates (WhatsApp: entries × changes × messages): each event is
+   * taken in on its own (and exactly once, by its delivery id), each note posted once, and
+   * `log` lines (a status Meta says failed, a skipped group message) logged; then 2xx.
+   */
+  | { kind: "batch"; events: PlatformEvent[]; notes: BatchNote[]; log: string[]; malformed?: string };
+
+/** A short answer to a message that is no turn (a type the bot cannot read), posted once per `deliveryId`. */
+export interface BatchNote {
+  deliveryId: string;
+  source: SessionSource;
+  target: ReplyTarget;
+  text: string;
+}
 
 /** One choice an autocomplete offers: what shows, and the value the command then gets. */
 export interface Choice {
@@ -189,6 +203,11 @@ export interface PlatformAdapter {
    * parses the body and never calls out.
    */
   verify(headers: Headers, rawBody: Uint8Array, now: number): Promise<Verification>;
+  /**
+   * Answers a `GET` on the webhook URL (WhatsApp's subscription check, `hub.challenge`);
+   * absent where the platform sends none. Compares secrets in constant time; no I/O.
+   */
+  handshake?(query: URLSearchParams): Promise<Response>;
   /** Turns a verified body (decoded as UTF-8) into an event, or an immediate answer. No I/O. */
   ingest(body: string, headers: Headers): Ingest;
   /** The HTTP answer once an event is taken in (the reply follows by API call): 200, or Discord's deferred response. */

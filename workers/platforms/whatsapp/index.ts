@@ -1,0 +1,145 @@
+import type { Download } from "../../attachments/index.ts";
+import { showMarkdown, type Part, type RenderSpec } from "../parts.ts";
+import type { Attachment, Capabilities, CommandStyle, HandoffThread, Ingest, PlatformAdapter, PlatformEvent, PlatformHealth, ReplyTarget, Shown, Verification } from "../types.ts";
+import { graph, type GraphSettings } from "./api.ts";
+import { downloadWhatsAppMedia } from "./files.ts";
+import { whatsappHealth } from "./health.ts";
+import { parseWhatsAppBody } from "./parse.ts";
+import { whatsappTarget, whatsappTargets } from "./target.ts";
+import { verifyWhatsApp, whatsappHandshake } from "./verify.ts";
+
+export { parseWhatsAppBody, UNSUPPORTED_NOTE, whatsappSource } from "./parse.ts";
+export { whatsappTarget, whatsappTargets, type WhatsAppTarget } from "./target.ts";
+export { SIGNATURE_HEADER, verifyWhatsApp, whatsappHandshake } from "./verify.ts";
+
+/** Settings the WhatsApp adapter runs on. */
+export interface WhatsAppSettings {
+  accessToken: string;
+  appSecret: string;
+  verifyToken: string;
+  phoneNumberId: string;
+  apiBase: string;
+  fetch?: typeof fetch;
+  /** The clock the typing indicator's refresh is measured with (tests inject one). */
+  now?: () => number;
+}
+
+/** WhatsApp cannot edit a sent message: replies are not streamed by edits but posted as they complete. */
+export const WHATSAPP_CAPABILITIES: Capabilities = {
+  maxMessageLength: 4096,
+  lengthUnit: "utf16",
+  threads: false,
+  edits: false,
+  typing: true,
+  editIntervalMs: { private: 1000, group: 1000 },
+};
+
+export const WHATSAPP_RENDER: RenderSpec = { dialect: "whatsapp", limit: WHATSAPP_CAPABILITIES.maxMessageLength, unit: WHATSAPP_CAPABILITIES.lengthUnit };
+
+/** The typing indicator lasts 25 s (or until the reply): sent again only after this long. */
+export const TYPING_RESEND_MS = 20_000;
+
+/** When each answered message last had its typing indicator sent (per isolate, bounded). */
+const typingSent = new Map<string, number>();
+
+/** WhatsApp through Meta's Cloud API: signed webhooks in, `POST /{phone-number-id}/messages` out. */
+export class WhatsAppAdapter implements PlatformAdapter {
+  readonly name = "whatsapp" as const;
+  readonly capabilities = WHATSAPP_CAPABILITIES;
+  readonly targets = whatsappTargets;
+  readonly commands: CommandStyle = { prefix: "/", howToTalk: "Send a message to talk to the agent." };
+  readonly #s: WhatsAppSettings;
+  readonly #g: GraphSettings;
+  readonly #now: () => number;
+
+  /** Does no I/O. */
+  constructor(settings: WhatsAppSettings) {
+    this.#s = settings;
+    this.#g = { apiBase: settings.apiBase, accessToken: settings.accessToken, fetch: settings.fetch ?? ((input, init) => fetch(input, init)) };
+    this.#now = settings.now ?? Date.now;
+  }
+
+  handshake(query: URLSearchParams): Promise<Response> {
+    return whatsappHandshake(query, this.#s.verifyToken);
+  }
+
+  verify(headers: Headers, rawBody: Uint8Array): Promise<Verification> {
+    return verifyWhatsApp(headers, rawBody, this.#s.appSecret);
+  }
+
+  ingest(body: string): Ingest {
+    return parseWhatsAppBody(body);
+  }
+
+  ack(_event: PlatformEvent): Response {
+    return new Response(null, { status: 200 });
+  }
+
+  answerInline(): Response | null {
+    return null;
+  }
+
+  /** Sends one message; the first part of a reply quotes the message it answers. */
+  async #send(target: ReplyTarget, part: Part, quote: boolean): Promise<string> {
+    const t = whatsappTargets.read(target);
+    const body = {
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: t.waId,
+      type: "text",
+      text: { body: part.text, preview_url: false },
+      ...(quote && t.replyTo ? { context: { message_id: t.replyTo } } : {}),
+    };
+    const r = await graph<{ messages?: Array<{ id?: unknown }> }>(this.#g, "POST", `${encodeURIComponent(this.#s.phoneNumberId)}/messages`, body, "send message");
+    const id = r.messages?.[0]?.id;
+    return typeof id === "string" ? id : "";
+  }
+
+  /**
+   * Posts the parts not shown yet. A message cannot be edited on WhatsApp: one already showing
+   * a part stays as it is (the capability keeps the reply streamer from live updates).
+   */
+  show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
+    const io = { send: (p: Part, i: number) => this.#send(target, p, i === 0), edit: async () => {} };
+    return showMarkdown(io, markdown, WHATSAPP_RENDER, ids, mode);
+  }
+
+  async post(target: ReplyTarget, markdown: string): Promise<string[]> {
+    return (await this.show(target, markdown, [], "final")).ids;
+  }
+
+  /** Marks the answered message read and shows "typing…" (25 s or until the reply), at most every {@link TYPING_RESEND_MS}. */
+  async typing(target: ReplyTarget): Promise<void> {
+    const t = whatsappTargets.read(target);
+    if (!t.replyTo) return;
+    const now = this.#now();
+    const last = typingSent.get(t.replyTo);
+    if (last !== undefined && now - last < TYPING_RESEND_MS) return;
+    typingSent.set(t.replyTo, now);
+    if (typingSent.size > 1024) typingSent.delete(typingSent.keys().next().value!);
+    const body = { messaging_product: "whatsapp", status: "read", message_id: t.replyTo, typing_indicator: { type: "text" } };
+    await graph(this.#g, "POST", `${encodeURIComponent(this.#s.phoneNumberId)}/messages`, body, "typing indicator");
+  }
+
+  /** WhatsApp has no threads: the destination chat itself takes the session. */
+  async createHandoffThread(_parentChatId: string, _name: string): Promise<HandoffThread | null> {
+    return null;
+  }
+
+  async destination(chatId: string, _threadId: string | null) {
+    whatsappTargets.read(whatsappTarget(chatId, null));
+    return { source: { platform: "whatsapp" as const, chatType: "dm" as const, chatId, threadId: null }, target: whatsappTarget(chatId, null) };
+  }
+
+  download(a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
+    return downloadWhatsAppMedia(this.#g, a, opts);
+  }
+
+  describeTarget(target: ReplyTarget): { chatId: string; threadId: string | null } {
+    return whatsappTargets.where(whatsappTargets.read(target));
+  }
+
+  health(origin: string): Promise<PlatformHealth> {
+    return whatsappHealth(this.#g, this.#s.phoneNumberId, origin);
+  }
+}
