@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { renderMessage } from "../../workers/format/index.ts";
 import { PlatformApiError } from "../../workers/platforms/types.ts";
 import { graphError } from "../../workers/platforms/whatsapp/api.ts";
+import { handoffWindow, OUTSIDE_WINDOW, WINDOW_MS } from "../../workers/platforms/whatsapp/window.ts";
 import { parseWhatsAppBody, verifyWhatsApp, WhatsAppAdapter, whatsappHandshake, whatsappTarget } from "../../workers/platforms/whatsapp/index.ts";
 import { WHATSAPP_TEST, whatsappHeaders } from "../support/signing.ts";
 import { wa } from "../support/whatsapp-fixtures.ts";
@@ -98,5 +99,46 @@ describe("WhatsApp Graph API errors", () => {
     }
     expect(calls).toHaveLength(3);
     expect(calls[0]).toEqual({ messaging_product: "whatsapp", status: "read", message_id: "wamid.typing1", typing_indicator: { type: "text" } });
+  });
+});
+
+describe("WhatsApp's 24-hour rule for handoffs", () => {
+  const now = 1_800_000_000_000;
+  const setup = (answer: () => Response) => {
+    const sent: Array<Record<string, unknown>> = [];
+    const fetchFake: typeof fetch = async (_url, init) => (sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>), answer());
+    return { sent, g: { apiBase: "https://graph.example/v23.0", accessToken: "t", fetch: fetchFake } };
+  };
+
+  it("inside the window: goes on, nothing sent", async () => {
+    const { sent, g } = setup(() => Response.json({}));
+    expect(await handoffWindow(g, { phoneNumberId: "1", template: "handoff", now }, "16505551234", "Trip", now - WINDOW_MS + 1)).toEqual({ ok: true });
+    expect(sent).toEqual([]);
+  });
+
+  it("outside it (or never written) without a template: refused with the reason, nothing sent", async () => {
+    const { sent, g } = setup(() => Response.json({}));
+    for (const last of [null, now - WINDOW_MS]) expect(await handoffWindow(g, { phoneNumberId: "1", template: null, now }, "16505551234", "Trip", last)).toEqual({ ok: false, reason: OUTSIDE_WINDOW });
+    expect(sent).toEqual([]);
+  });
+
+  it("outside it with WHATSAPP_HANDOFF_TEMPLATE: sends the template with the session title, and that is the notice", async () => {
+    const { sent, g } = setup(() => Response.json({ messages: [{ id: "wamid.t" }] }));
+    expect(await handoffWindow(g, { phoneNumberId: "1", template: "session_handoff:de", now }, "16505551234", "Reise nach Rom", null)).toEqual({ ok: true, announced: true });
+    expect(sent).toEqual([
+      {
+        messaging_product: "whatsapp",
+        recipient_type: "individual",
+        to: "16505551234",
+        type: "template",
+        template: { name: "session_handoff", language: { code: "de" }, components: [{ type: "body", parameters: [{ type: "text", text: "Reise nach Rom" }] }] },
+      },
+    ]);
+  });
+
+  it("a refused template fails the handoff with Meta's reason", async () => {
+    const { g } = setup(() => Response.json({ error: { message: "Template name does not exist in the translation", code: 132001 } }, { status: 404 }));
+    const r = await handoffWindow(g, { phoneNumberId: "1", template: "nope", now }, "16505551234", "Trip", null);
+    expect(r.ok === false && r.reason).toMatch(/handoff template nope was refused: WhatsApp handoff template: Template name does not exist/);
   });
 });

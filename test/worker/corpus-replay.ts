@@ -153,9 +153,10 @@ function whatsappDelivery(entry: CorpusEntry): Json {
           const mime = typeof media.mime_type === "string" ? media.mime_type.split(";")[0]!.trim() : null;
           const c2 = contentFor(typeof media.filename === "string" ? media.filename : null, mime, kind);
           const path = `/corpus/${media.id}`;
-          media.url = `https://media.whatsapp.test${path}`;
+          const url = `https://media.whatsapp.test${path}`;
+          media.url = url;
           whatsappMedia.serve(path, c2.bytes, c2.mime);
-          whatsapp.media.set(media.id, { url: media.url, mime_type: c2.mime });
+          whatsapp.media.set(media.id, { url, mime_type: c2.mime });
         }
       }
       for (const ct of (Array.isArray(v.contacts) ? v.contacts : []) as Json[]) {

@@ -224,6 +224,14 @@ export interface PlatformAdapter {
   post(target: ReplyTarget, markdown: string): Promise<string[]>;
   /** Shows "typing…" for a few seconds. */
   typing?(target: ReplyTarget): Promise<void>;
+  /**
+   * May a handoff write first into `chatId` now? Asked before the handoff touches the session,
+   * with when the user there last wrote to the bot (null: never, as far as this Worker
+   * knows). WhatsApp: inside its 24-hour window yes; outside it, its handoff template is sent
+   * (`announced`: the template is the handoff's notice, no summary turn runs), else no, with
+   * the reason. Absent: always yes.
+   */
+  handoffGate?(chatId: string, title: string, lastInboundAt: number | null): Promise<{ ok: true; announced?: boolean } | { ok: false; reason: string }>;
   /** A fresh thread under `parentChatId` for a handed-off session, or null where impossible. */
   createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null>;
   /** The source and reply target of messages in a chat or thread, as a real message there has. */

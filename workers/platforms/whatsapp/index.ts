@@ -7,10 +7,12 @@ import { whatsappHealth } from "./health.ts";
 import { parseWhatsAppBody } from "./parse.ts";
 import { whatsappTarget, whatsappTargets } from "./target.ts";
 import { verifyWhatsApp, whatsappHandshake } from "./verify.ts";
+import { handoffWindow } from "./window.ts";
 
 export { parseWhatsAppBody, UNSUPPORTED_NOTE, whatsappSource } from "./parse.ts";
 export { whatsappTarget, whatsappTargets, type WhatsAppTarget } from "./target.ts";
 export { SIGNATURE_HEADER, verifyWhatsApp, whatsappHandshake } from "./verify.ts";
+export { OUTSIDE_WINDOW, WINDOW_MS } from "./window.ts";
 
 /** Settings the WhatsApp adapter runs on. */
 export interface WhatsAppSettings {
@@ -19,8 +21,10 @@ export interface WhatsAppSettings {
   verifyToken: string;
   phoneNumberId: string;
   apiBase: string;
+  /** WHATSAPP_HANDOFF_TEMPLATE: sent for a handoff outside the 24-hour window (null: such a handoff fails). */
+  handoffTemplate?: string | null;
   fetch?: typeof fetch;
-  /** The clock the typing indicator's refresh is measured with (tests inject one). */
+  /** The clock of the typing refresh and the 24-hour window (tests inject one). */
   now?: () => number;
 }
 
@@ -119,6 +123,12 @@ export class WhatsAppAdapter implements PlatformAdapter {
     if (typingSent.size > 1024) typingSent.delete(typingSent.keys().next().value!);
     const body = { messaging_product: "whatsapp", status: "read", message_id: t.replyTo, typing_indicator: { type: "text" } };
     await graph(this.#g, "POST", `${encodeURIComponent(this.#s.phoneNumberId)}/messages`, body, "typing indicator");
+  }
+
+  /** The 24-hour rule: inside it as elsewhere; outside it the handoff template, or a refusal with the reason. */
+  handoffGate(chatId: string, title: string, lastInboundAt: number | null) {
+    const waId = whatsappTargets.read(whatsappTarget(chatId, null)).waId;
+    return handoffWindow(this.#g, { phoneNumberId: this.#s.phoneNumberId, template: this.#s.handoffTemplate ?? null, now: this.#now() }, waId, title, lastInboundAt);
   }
 
   /** WhatsApp has no threads: the destination chat itself takes the session. */
