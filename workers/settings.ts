@@ -85,7 +85,15 @@ export interface AdapterSettings {
   telegram: { token: string | undefined; webhookSecret: string | undefined; apiRoot: string };
   discord: { applicationId: string | undefined; publicKey: string | undefined; botToken: string | undefined; apiBase: string };
   slack: { botToken: string | undefined; signingSecret: string | undefined; apiUrl: string };
-  whatsapp: { accessToken: string | undefined; appSecret: string | undefined; verifyToken: string | undefined; phoneNumberId: string | undefined; businessAccountId: string | undefined; apiBase: string; handoffTemplate: string | undefined };
+  whatsapp: {
+    accessToken: string | undefined;
+    appSecret: string | undefined;
+    verifyToken: string | undefined;
+    phoneNumberId: string | undefined;
+    businessAccountId: string | undefined;
+    apiBase: string;
+    handoffTemplate: string | undefined;
+  };
 }
 
 /** Frames kept for a gateway that is away (default); past this the oldest are dropped. */

@@ -39,8 +39,18 @@ describe("WhatsApp verification, hostile input", () => {
     const h = new Headers(await whatsappHeaders(body));
     expect(await verifyWhatsApp(h, bytes, WHATSAPP_TEST.appSecret)).toEqual({ ok: true });
     const sig = h.get("x-hub-signature-256")!;
-    const variants = ["", "sha256=", `${sig} `.repeat(2), sig.replace("sha256=", "sha256:"), `sha256=${"g".repeat(64)}`, `sha256=${sig.slice(7, 70)}`, `sha512=${sig.slice(7)}`, "x".repeat(10_000)];
-    for (const v of variants) expect((await verifyWhatsApp(new Headers({ "x-hub-signature-256": v }), bytes, WHATSAPP_TEST.appSecret)).ok, v.slice(0, 20)).toBe(false);
+    const variants = [
+      "",
+      "sha256=",
+      `${sig} `.repeat(2),
+      sig.replace("sha256=", "sha256:"),
+      `sha256=${"g".repeat(64)}`,
+      `sha256=${sig.slice(7, 70)}`,
+      `sha512=${sig.slice(7)}`,
+      "x".repeat(10_000),
+    ];
+    for (const v of variants)
+      expect((await verifyWhatsApp(new Headers({ "x-hub-signature-256": v }), bytes, WHATSAPP_TEST.appSecret)).ok, v.slice(0, 20)).toBe(false);
     expect(await verifyWhatsApp(new Headers(), bytes, WHATSAPP_TEST.appSecret)).toEqual({ ok: false, reason: "missing" });
     const flipped = bytes.slice();
     flipped[flipped.length - 2] ^= 1;
@@ -51,7 +61,8 @@ describe("WhatsApp verification, hostile input", () => {
     const q = (t: string) => new URLSearchParams({ "hub.mode": "subscribe", "hub.challenge": "1158201444", "hub.verify_token": t });
     const ok = await whatsappHandshake(q(WHATSAPP_TEST.verifyToken), WHATSAPP_TEST.verifyToken);
     expect([ok.status, await ok.text()]).toEqual([200, "1158201444"]);
-    for (const t of ["", WHATSAPP_TEST.verifyToken.toUpperCase(), `${WHATSAPP_TEST.verifyToken}\u0000`]) expect((await whatsappHandshake(q(t), WHATSAPP_TEST.verifyToken)).status).toBe(403);
+    for (const t of ["", WHATSAPP_TEST.verifyToken.toUpperCase(), `${WHATSAPP_TEST.verifyToken}\u0000`])
+      expect((await whatsappHandshake(q(t), WHATSAPP_TEST.verifyToken)).status).toBe(403);
   });
 });
 
@@ -71,7 +82,9 @@ describe("WhatsApp parsing", () => {
   });
 
   it("logs a failed status of one of our messages, and takes no turn from statuses", () => {
-    const ingest = parseWhatsAppBody(JSON.stringify(wa.envelope(wa.status("wamid.1", "failed", "1", [{ code: 131047, title: "Re-engagement message" }]), wa.status("wamid.1", "read", "1"))));
+    const ingest = parseWhatsAppBody(
+      JSON.stringify(wa.envelope(wa.status("wamid.1", "failed", "1", [{ code: 131047, title: "Re-engagement message" }]), wa.status("wamid.1", "read", "1"))),
+    );
     expect(ingest).toEqual({ kind: "batch", events: [], notes: [], log: ["whatsapp: message wamid.1 to 1 failed: 131047 Re-engagement message"] });
   });
 });
@@ -91,7 +104,15 @@ describe("WhatsApp Graph API errors", () => {
     let now = 0;
     const calls: unknown[] = [];
     const fetchFake: typeof fetch = async (_url, init) => (calls.push(JSON.parse(String(init?.body))), Response.json({ success: true }));
-    const a = new WhatsAppAdapter({ accessToken: "t", appSecret: "s", verifyToken: "v", phoneNumberId: "1", apiBase: "https://graph.example/v23.0", fetch: fetchFake, now: () => now });
+    const a = new WhatsAppAdapter({
+      accessToken: "t",
+      appSecret: "s",
+      verifyToken: "v",
+      phoneNumberId: "1",
+      apiBase: "https://graph.example/v23.0",
+      fetch: fetchFake,
+      now: () => now,
+    });
     const target = whatsappTarget("16505551234", "wamid.typing1");
     for (const at of [0, 4_000, 19_999, 20_000, 24_000, 40_000]) {
       now = at;
@@ -118,13 +139,17 @@ describe("WhatsApp's 24-hour rule for handoffs", () => {
 
   it("outside it (or never written) without a template: refused with the reason, nothing sent", async () => {
     const { sent, g } = setup(() => Response.json({}));
-    for (const last of [null, now - WINDOW_MS]) expect(await handoffWindow(g, { phoneNumberId: "1", template: null, now }, "16505551234", "Trip", last)).toEqual({ ok: false, reason: OUTSIDE_WINDOW });
+    for (const last of [null, now - WINDOW_MS])
+      expect(await handoffWindow(g, { phoneNumberId: "1", template: null, now }, "16505551234", "Trip", last)).toEqual({ ok: false, reason: OUTSIDE_WINDOW });
     expect(sent).toEqual([]);
   });
 
   it("outside it with WHATSAPP_HANDOFF_TEMPLATE: sends the template with the session title, and that is the notice", async () => {
     const { sent, g } = setup(() => Response.json({ messages: [{ id: "wamid.t" }] }));
-    expect(await handoffWindow(g, { phoneNumberId: "1", template: "session_handoff:de", now }, "16505551234", "Reise nach Rom", null)).toEqual({ ok: true, announced: true });
+    expect(await handoffWindow(g, { phoneNumberId: "1", template: "session_handoff:de", now }, "16505551234", "Reise nach Rom", null)).toEqual({
+      ok: true,
+      announced: true,
+    });
     expect(sent).toEqual([
       {
         messaging_product: "whatsapp",

@@ -6,7 +6,8 @@
 import { FakeApi, type ApiCall } from "./fake-platforms.ts";
 import { WHATSAPP_TEST } from "./signing.ts";
 
-const graphError = (message: string, code: number, status = 400) => Response.json({ error: { message, type: "OAuthException", code, fbtrace_id: "AbCdEf" } }, { status });
+const graphError = (message: string, code: number, status = 400) =>
+  Response.json({ error: { message, type: "OAuthException", code, fbtrace_id: "AbCdEf" } }, { status });
 
 export class FakeWhatsApp extends FakeApi {
   /** Media ids → what `GET /{media-id}` answers (its url on the media host). */
@@ -22,7 +23,9 @@ export class FakeWhatsApp extends FakeApi {
 
   /** The texts sent to `waId`, in order. */
   texts(waId: string): string[] {
-    return this.sent().filter((c) => c.body.to === waId && c.body.type === "text").map((c) => String((c.body.text as { body: string }).body));
+    return this.sent()
+      .filter((c) => c.body.to === waId && c.body.type === "text")
+      .map((c) => String((c.body.text as { body: string }).body));
   }
 
   /** Every `POST /{phone-number-id}/messages` that sent a message (not a read receipt). */

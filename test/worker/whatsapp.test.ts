@@ -75,8 +75,19 @@ describe("WhatsApp: signed webhooks (POST)", () => {
     await settle();
     const id = (payload.entry[0]!.changes[0]!.value as { messages: Array<{ id: string }> }).messages[0]!.id;
     const sent = whatsapp.sent().at(-1)!;
-    expect(sent.body).toMatchObject({ messaging_product: "whatsapp", to: "15550001001", type: "text", text: { body: "echo: hi whatsapp" }, context: { message_id: id } });
-    expect(whatsapp.receipts().map((c) => c.body)).toContainEqual({ messaging_product: "whatsapp", status: "read", message_id: id, typing_indicator: { type: "text" } });
+    expect(sent.body).toMatchObject({
+      messaging_product: "whatsapp",
+      to: "15550001001",
+      type: "text",
+      text: { body: "echo: hi whatsapp" },
+      context: { message_id: id },
+    });
+    expect(whatsapp.receipts().map((c) => c.body)).toContainEqual({
+      messaging_product: "whatsapp",
+      status: "read",
+      message_id: id,
+      typing_indicator: { type: "text" },
+    });
     expect(await routeOf("agent:main:whatsapp:dm:15550001001")).not.toBeNull();
   });
 
@@ -109,7 +120,9 @@ describe("WhatsApp: signed webhooks (POST)", () => {
   });
 
   it("answers an unsupported type with one short note, once per message id, never a 5xx", async () => {
-    const poll = wa.envelope(wa.value("15550001001", [wa.message("15550001001", "unsupported", { unsupported: { type: "poll_creation" }, errors: [{ code: 131051 }] })]));
+    const poll = wa.envelope(
+      wa.value("15550001001", [wa.message("15550001001", "unsupported", { unsupported: { type: "poll_creation" }, errors: [{ code: 131051 }] })]),
+    );
     expect((await toWhatsApp(poll)).status).toBe(200);
     expect((await toWhatsApp(poll)).status).toBe(200);
     const odd = wa.envelope(wa.value("15550001001", [wa.message("15550001001", "hologram", { hologram: { id: 1 } })]));

@@ -15,7 +15,12 @@ type Batch = Extract<Ingest, { kind: "batch" }>;
  * event's Inbox fails the delivery (5xx): the platform redelivers it all, and what was
  * already taken in is a duplicate then.
  */
-export async function takeBatch(c: Context<{ Bindings: Env }>, adapter: PlatformAdapter, batch: Batch, take: (event: PlatformEvent) => Promise<Response>): Promise<Response> {
+export async function takeBatch(
+  c: Context<{ Bindings: Env }>,
+  adapter: PlatformAdapter,
+  batch: Batch,
+  take: (event: PlatformEvent) => Promise<Response>,
+): Promise<Response> {
   const platform = adapter.name;
   if (batch.malformed) console.warn(`${platform}: skipped part of a signed delivery that does not match the platform's schema (${batch.malformed})`);
   for (const line of batch.log) console.warn(line);
@@ -24,10 +29,12 @@ export async function takeBatch(c: Context<{ Bindings: Env }>, adapter: Platform
   for (const note of batch.notes) {
     if (!isAllowed(allowed, note.source.userId)) continue;
     if (await inbox(c.env, refusalKey(platform, note.source.chatId)).firstSight(`${platform}:${note.deliveryId}`)) {
-      c.executionCtx.waitUntil(adapter.post(note.target, note.text).then(
-        () => undefined,
-        (err: unknown) => console.error(`${platform}: follow-up failed`, err instanceof Error ? err.message : String(err)),
-      ));
+      c.executionCtx.waitUntil(
+        adapter.post(note.target, note.text).then(
+          () => undefined,
+          (err: unknown) => console.error(`${platform}: follow-up failed`, err instanceof Error ? err.message : String(err)),
+        ),
+      );
     }
   }
   return new Response(null, { status: 200 });

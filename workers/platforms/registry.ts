@@ -20,7 +20,14 @@ function build(env: Env, name: PlatformName): PlatformAdapter {
       return new SlackAdapter({ botToken: a.slack.botToken ?? "", signingSecret: a.slack.signingSecret ?? "", apiUrl: a.slack.apiUrl });
     case "whatsapp": {
       const w = a.whatsapp;
-      return new WhatsAppAdapter({ accessToken: w.accessToken ?? "", appSecret: w.appSecret ?? "", verifyToken: w.verifyToken ?? "", phoneNumberId: w.phoneNumberId ?? "", apiBase: w.apiBase, handoffTemplate: w.handoffTemplate ?? null });
+      return new WhatsAppAdapter({
+        accessToken: w.accessToken ?? "",
+        appSecret: w.appSecret ?? "",
+        verifyToken: w.verifyToken ?? "",
+        phoneNumberId: w.phoneNumberId ?? "",
+        apiBase: w.apiBase,
+        handoffTemplate: w.handoffTemplate ?? null,
+      });
     }
   }
 }

@@ -19,11 +19,21 @@ export function graphError(status: number, body: unknown, retryAfterHeader: stri
   const e = (body as { error?: { message?: unknown; code?: unknown; error_subcode?: unknown } } | null)?.error;
   const code = typeof e?.code === "number" ? e.code : null;
   const message = typeof e?.message === "string" ? e.message.slice(0, 300) : `HTTP ${status}`;
-  const stable = status === 429 || (code !== null && RATE_LIMITED.has(code)) ? "rate_limited" : code === REENGAGEMENT ? "outside_window" : code !== null && BAD_TOKEN.has(code) ? "unauthorized" : codeForStatus(status);
+  const stable =
+    status === 429 || (code !== null && RATE_LIMITED.has(code))
+      ? "rate_limited"
+      : code === REENGAGEMENT
+        ? "outside_window"
+        : code !== null && BAD_TOKEN.has(code)
+          ? "unauthorized"
+          : codeForStatus(status);
   const after = Number(retryAfterHeader);
   // Meta rarely says how long: a minute is its usual window for these limits.
   const retryAfter = Number.isFinite(after) && after > 0 ? after : stable === "rate_limited" ? 60 : undefined;
-  return new PlatformApiError("whatsapp", stable, `WhatsApp ${what}: ${message}${code !== null ? ` (code ${code})` : ""}`, { status, ...(retryAfter !== undefined ? { retryAfter } : {}) });
+  return new PlatformApiError("whatsapp", stable, `WhatsApp ${what}: ${message}${code !== null ? ` (code ${code})` : ""}`, {
+    status,
+    ...(retryAfter !== undefined ? { retryAfter } : {}),
+  });
 }
 
 /** One Graph API call (JSON in and out) with the access token; refusals become {@link PlatformApiError}s. */

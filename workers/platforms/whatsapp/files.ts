@@ -34,6 +34,13 @@ export async function downloadWhatsAppMedia(g: GraphSettings, a: Attachment, opt
   if (typeof info.file_size === "number" && info.file_size > opts.maxBytes) return { ok: false, reason: "too_large", detail: `${info.file_size} bytes` };
   if (typeof info.url !== "string" || !isHttps(info.url)) return { ok: false, reason: "failed", detail: "WhatsApp gave no https URL for the media" };
   // No redirects: a redirect elsewhere would take the token along.
-  const got = await fetchCapped(g.fetch, info.url, { headers: { authorization: `Bearer ${g.accessToken}` }, redirect: "manual" }, opts.maxBytes, "WhatsApp's media server", opts.signal);
-  return got.ok && got.mime === null && typeof info.mime_type === "string" ? { ...got, mime: info.mime_type.split(";")[0]!.trim() || null } : got;
+  const got = await fetchCapped(
+    g.fetch,
+    info.url,
+    { headers: { authorization: `Bearer ${g.accessToken}` }, redirect: "manual" },
+    opts.maxBytes,
+    "WhatsApp's media server",
+    opts.signal,
+  );
+  return got.ok && got.mime === null && typeof info.mime_type === "string" ? { ...got, mime: (info.mime_type.split(";")[0] ?? "").trim() || null } : got;
 }

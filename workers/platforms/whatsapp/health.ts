@@ -30,15 +30,24 @@ export async function whatsappHealth(g: GraphSettings, phoneNumberId: string, or
   try {
     const n = await phoneNumberInfo(g, phoneNumberId);
     const problems: PlatformHealth["problems"] = [];
-    if (n.qualityRating === "RED") problems.push({ problem: "Meta rates this number's recent messages low quality (RED): its sending limit may drop", fix: "see the number's Insights in WhatsApp Manager" });
-    return { detail: `number ${n.displayPhoneNumber || phoneNumberId} (${n.verifiedName || "no verified name"}) · quality ${n.qualityRating} · webhooks should go to ${origin}/webhooks/whatsapp`, problems };
+    if (n.qualityRating === "RED")
+      problems.push({
+        problem: "Meta rates this number's recent messages low quality (RED): its sending limit may drop",
+        fix: "see the number's Insights in WhatsApp Manager",
+      });
+    return {
+      detail: `number ${n.displayPhoneNumber || phoneNumberId} (${n.verifiedName || "no verified name"}) · quality ${n.qualityRating} · webhooks should go to ${origin}/webhooks/whatsapp`,
+      problems,
+    };
   } catch (err) {
     const refused = err instanceof PlatformApiError && (err.code === "unauthorized" || err.code === "not_found" || err.code === "rejected");
     return {
       detail: refused ? "token or number refused" : "not reachable",
       problems: [
         {
-          problem: refused ? `Meta refused the phone number lookup: ${err.message}` : `cannot reach WhatsApp: ${err instanceof Error ? err.message : String(err)}`,
+          problem: refused
+            ? `Meta refused the phone number lookup: ${err.message}`
+            : `cannot reach WhatsApp: ${err instanceof Error ? err.message : String(err)}`,
           fix: refused ? "check WHATSAPP_PHONE_NUMBER_ID and the token: npx wrangler secret put WHATSAPP_ACCESS_TOKEN" : "try again later",
         },
       ],

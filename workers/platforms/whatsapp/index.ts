@@ -1,6 +1,18 @@
 import type { Download } from "../../attachments/index.ts";
 import { showMarkdown, type Part, type RenderSpec } from "../parts.ts";
-import type { Attachment, Capabilities, CommandStyle, HandoffThread, Ingest, PlatformAdapter, PlatformEvent, PlatformHealth, ReplyTarget, Shown, Verification } from "../types.ts";
+import type {
+  Attachment,
+  Capabilities,
+  CommandStyle,
+  HandoffThread,
+  Ingest,
+  PlatformAdapter,
+  PlatformEvent,
+  PlatformHealth,
+  ReplyTarget,
+  Shown,
+  Verification,
+} from "../types.ts";
 import { graph, type GraphSettings } from "./api.ts";
 import { downloadWhatsAppMedia } from "./files.ts";
 import { whatsappHealth } from "./health.ts";
@@ -94,7 +106,13 @@ export class WhatsAppAdapter implements PlatformAdapter {
       text: { body: part.text, preview_url: false },
       ...(quote && t.replyTo ? { context: { message_id: t.replyTo } } : {}),
     };
-    const r = await graph<{ messages?: Array<{ id?: unknown }> }>(this.#g, "POST", `${encodeURIComponent(this.#s.phoneNumberId)}/messages`, body, "send message");
+    const r = await graph<{ messages?: Array<{ id?: unknown }> }>(
+      this.#g,
+      "POST",
+      `${encodeURIComponent(this.#s.phoneNumberId)}/messages`,
+      body,
+      "send message",
+    );
     const id = r.messages?.[0]?.id;
     return typeof id === "string" ? id : "";
   }
@@ -120,7 +138,8 @@ export class WhatsAppAdapter implements PlatformAdapter {
     const last = typingSent.get(t.replyTo);
     if (last !== undefined && now - last < TYPING_RESEND_MS) return;
     typingSent.set(t.replyTo, now);
-    if (typingSent.size > 1024) typingSent.delete(typingSent.keys().next().value!);
+    const oldest = typingSent.size > 1024 ? typingSent.keys().next().value : undefined;
+    if (oldest !== undefined) typingSent.delete(oldest);
     const body = { messaging_product: "whatsapp", status: "read", message_id: t.replyTo, typing_indicator: { type: "text" } };
     await graph(this.#g, "POST", `${encodeURIComponent(this.#s.phoneNumberId)}/messages`, body, "typing indicator");
   }
@@ -128,7 +147,13 @@ export class WhatsAppAdapter implements PlatformAdapter {
   /** The 24-hour rule: inside it as elsewhere; outside it the handoff template, or a refusal with the reason. */
   handoffGate(chatId: string, title: string, lastInboundAt: number | null) {
     const waId = whatsappTargets.read(whatsappTarget(chatId, null)).waId;
-    return handoffWindow(this.#g, { phoneNumberId: this.#s.phoneNumberId, template: this.#s.handoffTemplate ?? null, now: this.#now() }, waId, title, lastInboundAt);
+    return handoffWindow(
+      this.#g,
+      { phoneNumberId: this.#s.phoneNumberId, template: this.#s.handoffTemplate ?? null, now: this.#now() },
+      waId,
+      title,
+      lastInboundAt,
+    );
   }
 
   /** WhatsApp has no threads: the destination chat itself takes the session. */

@@ -61,7 +61,7 @@ function contentOf(m: WhatsAppMessage): { text: string; attachments: Attachment[
 /** `/stop`, `/resume abc`: commands are written as the first word of a text message. */
 function textCommand(text: string): { name: string; args: string } | null {
   const m = /^\/([a-z]+)\b\s*(.*)$/is.exec(text.trim());
-  return m ? { name: m[1]!.toLowerCase(), args: m[2]!.trim() } : null;
+  return m ? { name: (m[1] ?? "").toLowerCase(), args: (m[2] ?? "").trim() } : null;
 }
 
 function eventOf(m: WhatsAppMessage, source: SessionSource, text: string, attachments: Attachment[]): PlatformEvent {

@@ -21,7 +21,9 @@ export async function setupWhatsApp(g: GraphSettings, opts: { phoneNumberId: str
   try {
     number = await phoneNumberInfo(g, opts.phoneNumberId);
   } catch (err) {
-    throw new Error(`Meta refused the phone number lookup: ${err instanceof Error ? err.message : String(err)} (are WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID right?)`);
+    throw new Error(
+      `Meta refused the phone number lookup: ${err instanceof Error ? err.message : String(err)} (are WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID right?)`,
+    );
   }
   let subscribed: boolean | null = null;
   if (opts.businessAccountId) {
@@ -29,7 +31,9 @@ export async function setupWhatsApp(g: GraphSettings, opts: { phoneNumberId: str
       const r = await graph<{ success?: unknown }>(g, "POST", `${encodeURIComponent(opts.businessAccountId)}/subscribed_apps`, {}, "subscribe the app");
       subscribed = r.success === true;
     } catch (err) {
-      throw new Error(`Meta refused to subscribe the app to business account ${opts.businessAccountId}: ${err instanceof Error ? err.message : String(err)} (is WHATSAPP_BUSINESS_ACCOUNT_ID right, and does the token have whatsapp_business_management?)`);
+      throw new Error(
+        `Meta refused to subscribe the app to business account ${opts.businessAccountId}: ${err instanceof Error ? err.message : String(err)} (is WHATSAPP_BUSINESS_ACCOUNT_ID right, and does the token have whatsapp_business_management?)`,
+      );
     }
   }
   return { number, subscribed, callbackUrl: `${opts.url.replace(/\/+$/, "")}/webhooks/whatsapp` };

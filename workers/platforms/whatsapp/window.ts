@@ -38,7 +38,10 @@ export async function handoffWindow(
   try {
     await graph(g, "POST", `${encodeURIComponent(opts.phoneNumberId)}/messages`, body, "handoff template");
   } catch (err) {
-    return { ok: false, reason: `outside WhatsApp's 24-hour window, and the handoff template ${t.name} was refused: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      ok: false,
+      reason: `outside WhatsApp's 24-hour window, and the handoff template ${t.name} was refused: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
   return { ok: true, announced: true };
 }
