@@ -45,11 +45,12 @@ describe("handoff into WhatsApp, inside and outside its 24-hour window", () => {
   });
 
   it("outside the window with no template: fails with the reason before touching the session (no binding, no turn, nothing sent)", async () => {
+    // A number no test writes from (the runtime's storage is shared with the other files).
     const id = await cliSession("never wrote");
     const turns = llm.calls.length;
-    const h = await handOff(id, "15550001006");
+    const h = await handOff(id, "15550009006");
     expect(h).toMatchObject({ state: "failed", error: OUTSIDE_WINDOW });
-    expect(await routeOf(key("15550001006"))).toBeNull();
+    expect(await routeOf(key("15550009006"))).toBeNull();
     expect(llm.calls.length).toBe(turns);
     expect(whatsapp.sent()).toEqual([]);
   });
