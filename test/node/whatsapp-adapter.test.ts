@@ -167,3 +167,43 @@ describe("WhatsApp's 24-hour rule for handoffs", () => {
     expect(r.ok === false && r.reason).toMatch(/handoff template nope was refused: WhatsApp handoff template: Template name does not exist/);
   });
 });
+
+describe("WhatsApp replies without edits", () => {
+  const rig = () => {
+    const bodies: string[] = [];
+    let n = 0;
+    const fetchFake: typeof fetch = async (_url, init) => {
+      const body = JSON.parse(String(init?.body)) as { text?: { body: string } };
+      if (body.text) bodies.push(body.text.body);
+      return Response.json({ messages: [{ id: `wamid.p${++n}` }] });
+    };
+    const a = new WhatsAppAdapter({
+      accessToken: "t",
+      appSecret: "s",
+      verifyToken: "v",
+      phoneNumberId: "1",
+      apiBase: "https://graph.example/v23.0",
+      fetch: fetchFake,
+    });
+    return { a, bodies, target: whatsappTarget("16505551234", "wamid.q") };
+  };
+
+  it("posts only what the messages it already sent do not show, and the final delivery the rest", async () => {
+    const { a, bodies, target } = rig();
+    const first = await a.show(target, "One.", [], "live");
+    const second = await a.show(target, "One.\n\nTwo.", first.ids, "live");
+    const final = await a.show(target, "One.\n\nTwo.\n\nThree **end**.", second.ids, "final");
+    expect(bodies).toEqual(["One.", "Two.", "Three *end*."]);
+    expect(final.ids).toHaveLength(3);
+    // A re-run of the delivery (the same ids) posts nothing again.
+    expect((await a.show(target, "One.\n\nTwo.\n\nThree **end**.", final.ids, "final")).ids).toEqual(final.ids);
+    expect(bodies).toHaveLength(3);
+  });
+
+  it("posts the whole reply again when it no longer starts with what was posted (a repeat, never a loss)", async () => {
+    const { a, bodies, target } = rig();
+    const first = await a.show(target, "Draft.", [], "live");
+    await a.show(target, "Something else entirely.", first.ids, "final");
+    expect(bodies).toEqual(["Draft.", "Something else entirely."]);
+  });
+});

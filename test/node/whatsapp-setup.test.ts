@@ -31,13 +31,21 @@ describe("hermes-edge setup whatsapp", () => {
     expect(r.out).toContain(`the app is subscribed to business account ${WHATSAPP_TEST.waba}'s webhooks`);
     expect(r.out).toContain(`Callback URL:  ${URL}/webhooks/whatsapp`);
     expect(r.out).toContain("Verify token:  paste-me");
-    expect(graph.calls.map((c) => `${c.method} ${c.path.replace(/\?.*$/, "")}`)).toEqual([`GET /v23.0/${WHATSAPP_TEST.phoneNumberId}`, `POST /v23.0/${WHATSAPP_TEST.waba}/subscribed_apps`]);
+    expect(graph.calls.map((c) => `${c.method} ${c.path.replace(/\?.*$/, "")}`)).toEqual([
+      `GET /v23.0/${WHATSAPP_TEST.phoneNumberId}`,
+      `POST /v23.0/${WHATSAPP_TEST.waba}/subscribed_apps`,
+    ]);
   });
 
   it("without WHATSAPP_BUSINESS_ACCOUNT_ID it subscribes nothing, and says so; --json has the same facts", async () => {
     const r = await run(["setup", "whatsapp", "--url", URL, "--json"], SETTINGS);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({ subscribed: null, callbackUrl: `${URL}/webhooks/whatsapp`, verifyToken: "paste-me", number: { qualityRating: "GREEN" } });
+    expect(JSON.parse(r.out)).toMatchObject({
+      subscribed: null,
+      callbackUrl: `${URL}/webhooks/whatsapp`,
+      verifyToken: "paste-me",
+      number: { qualityRating: "GREEN" },
+    });
     expect(graph.calls.filter((c) => c.method === "POST")).toEqual([]);
   });
 

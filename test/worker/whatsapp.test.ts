@@ -179,4 +179,16 @@ describe("WhatsApp: signed webhooks (POST)", () => {
     expect(whatsapp.texts("15550001001").at(-1)).toContain("15550001001");
     expect(llm.calls).toEqual([]);
   });
+
+  it("sends a long reply as paragraph-sized messages within 4,096 characters, each once and in order, never editing", async () => {
+    const paras = Array.from({ length: 8 }, (_, i) => `Paragraph ${i + 1}: ${"lorem ipsum ".repeat(70).trim()}.`);
+    llm.text(...paras.flatMap((p, i) => [i === 0 ? p : `\n\n${p}`]));
+    await toWhatsApp(wa.dm("15550001002", "tell me a lot"));
+    await settle();
+    const texts = whatsapp.texts("15550001002");
+    expect(texts.length).toBeGreaterThan(1);
+    for (const t of texts) expect(t.length).toBeLessThanOrEqual(4096);
+    expect(texts.join("\n\n")).toBe(paras.join("\n\n"));
+    expect(whatsapp.calls.some((c) => c.method !== "POST" && c.method !== "GET")).toBe(false);
+  });
 });

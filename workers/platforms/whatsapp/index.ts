@@ -1,5 +1,5 @@
 import type { Download } from "../../attachments/index.ts";
-import { showMarkdown, type Part, type RenderSpec } from "../parts.ts";
+import { renderParts, type Part, type RenderSpec } from "../parts.ts";
 import type {
   Attachment,
   Capabilities,
@@ -17,6 +17,7 @@ import { graph, type GraphSettings } from "./api.ts";
 import { downloadWhatsAppMedia } from "./files.ts";
 import { whatsappHealth } from "./health.ts";
 import { parseWhatsAppBody } from "./parse.ts";
+import { postedLength, tagPosted } from "./posted.ts";
 import { whatsappTarget, whatsappTargets } from "./target.ts";
 import { verifyWhatsApp, whatsappHandshake } from "./verify.ts";
 import { handoffWindow } from "./window.ts";
@@ -40,14 +41,15 @@ export interface WhatsAppSettings {
   now?: () => number;
 }
 
-/** WhatsApp cannot edit a sent message: replies are not streamed by edits but posted as they complete. */
+/** WhatsApp cannot edit a sent message: a reply is posted paragraph by paragraph as it completes, not edited. */
 export const WHATSAPP_CAPABILITIES: Capabilities = {
   maxMessageLength: 4096,
   lengthUnit: "utf16",
   threads: false,
   edits: false,
   typing: true,
-  editIntervalMs: { private: 1000, group: 1000 },
+  // Between two posts of completed paragraphs: a natural pace, not a message per token.
+  editIntervalMs: { private: 2500, group: 2500 },
 };
 
 export const WHATSAPP_RENDER: RenderSpec = { dialect: "whatsapp", limit: WHATSAPP_CAPABILITIES.maxMessageLength, unit: WHATSAPP_CAPABILITIES.lengthUnit };
@@ -106,6 +108,8 @@ export class WhatsAppAdapter implements PlatformAdapter {
       text: { body: part.text, preview_url: false },
       ...(quote && t.replyTo ? { context: { message_id: t.replyTo } } : {}),
     };
+    // Sending ends the typing indicator: the next refresh may show it again at once.
+    if (t.replyTo) typingSent.delete(t.replyTo);
     const r = await graph<{ messages?: Array<{ id?: unknown }> }>(
       this.#g,
       "POST",
@@ -118,12 +122,18 @@ export class WhatsAppAdapter implements PlatformAdapter {
   }
 
   /**
-   * Posts the parts not shown yet. A message cannot be edited on WhatsApp: one already showing
-   * a part stays as it is (the capability keeps the reply streamer from live updates).
+   * Posts what `ids` do not show yet (a message cannot be edited on WhatsApp): the reply
+   * streamer shows the completed paragraphs as they come, the final delivery the rest. Each
+   * id records how much of the reply was posted with it (see ./posted.ts).
    */
-  show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
-    const io = { send: (p: Part, i: number) => this.#send(target, p, i === 0), edit: async () => {} };
-    return showMarkdown(io, markdown, WHATSAPP_RENDER, ids, mode);
+  async show(target: ReplyTarget, markdown: string, ids: readonly string[], _mode: "live" | "final"): Promise<Shown> {
+    const rest = markdown.slice(postedLength(ids, markdown)).trim();
+    const out = [...ids];
+    if (rest === "") return { ids: out, complete: true };
+    const parts = renderParts(rest, WHATSAPP_RENDER, "final");
+    const sent: string[] = [];
+    for (const part of parts) sent.push(await this.#send(target, part, out.length + sent.length === 0));
+    return { ids: [...out, ...sent.map((id) => tagPosted(id, markdown, markdown.length))], complete: true };
   }
 
   async post(target: ReplyTarget, markdown: string): Promise<string[]> {
