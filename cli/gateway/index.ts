@@ -112,7 +112,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     context: config.context,
     log,
     fetch: io.fetch,
-    attachments: (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, gatewayReadDeps(attachmentsSettings, io.fetch, log), signal),
+    attachments: (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, gatewayReadDeps(attachmentsSettings, io.fetch, log, store.readingMarks(turn.turnId)), signal),
   });
   const handler = new InboundHandler({ store, sessions, outbox, descriptor: (p) => client.descriptor(p), send: (f) => client.send(f), log, now: () => clock.now() });
   const client: RelayClient = new RelayClient({
