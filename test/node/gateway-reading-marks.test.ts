@@ -26,7 +26,7 @@ describe("regression: the gateway re-read, after a crash, the PDF that had crash
     expect(await after.readingMarks("t1").has(0)).toBe(true);
     expect(await after.readingMarks("t2").has(0)).toBe(false);
     const fetched: string[] = [];
-    const fetchImpl = (async (input: RequestInfo | URL) => {
+    const fetchImpl = (async (input: string | URL | Request) => {
       fetched.push(String(input));
       return new Response(pdfWithPages(3), { headers: { "content-type": "application/pdf" } });
     }) as typeof fetch;
