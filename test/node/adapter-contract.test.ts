@@ -171,8 +171,9 @@ function adapterContract(entry: AdapterEntry): void {
       const message = eventOf(adapter, entry.dm(a));
       expect(message.kind).toBe("message");
       expect(await answer(adapter.ack(message))).toEqual(entry.acks.message);
-      const command = eventOf(adapter, entry.group(a, entry.handoffParent));
-      if (command.kind === "command") expect(await answer(adapter.ack(command))).toEqual(entry.acks.command);
+      const command = eventOf(adapter, entry.command(a));
+      expect(command).toMatchObject({ kind: "command", name: "status" });
+      expect(await answer(adapter.ack(command))).toEqual(entry.acks.command);
     });
 
     it("answers its handshake at once", async () => {
@@ -187,7 +188,7 @@ function adapterContract(entry: AdapterEntry): void {
 
     it("answers inline only with a 2xx JSON body, cut to one message", async () => {
       const { adapter } = entry.make();
-      const event = eventOf(adapter, entry.group(a, entry.handoffParent));
+      const event = eventOf(adapter, entry.command(a));
       const inline = adapter.answerInline(event, "x".repeat(adapter.capabilities.maxMessageLength * 2));
       if (inline === null) return;
       expect(inline.status).toBe(200);

@@ -38,6 +38,8 @@ export interface AdapterEntry {
   dm(user: string): Delivery;
   /** A message addressed to the bot in a shared chat `chatId`, outside any thread. */
   group(user: string, chatId: string): Delivery;
+  /** `/status` from `user`, in the platform's spelling of a command. */
+  command(user: string): Delivery;
   /** A message from `user` in the thread `threadId` of chat `chatId`, as a handoff thread's `{chatId, threadId}` names it. */
   inThread(user: string, chatId: string, threadId: string): Delivery;
   /** A chat where a handoff thread can be made. */
@@ -85,6 +87,7 @@ const telegram: AdapterEntry = {
   users: ["1001", "1002"],
   dm: (u) => json(tg.dm("hi", Number(u))),
   group: (u, chat) => json(tg.group("hi", { mention: true, userId: Number(u), chatId: Number(chat) })),
+  command: (u) => json(tg.command("status", "", Number(u))),
   inThread: (u, chat, thread) => json(tg.topic("hi", Number(thread), { userId: Number(u), chatId: Number(chat) })),
   handoffParent: "-100777",
   sampleThread: "55",
@@ -111,6 +114,7 @@ const discord: AdapterEntry = {
   users: ["2001", "2002"],
   dm: (u) => json(dc.command("ask", { prompt: "hi" }, { userId: u, channelId: `7${u}`, dm: true })),
   group: (u, chat) => json(dc.command("ask", { prompt: "hi" }, { userId: u, channelId: chat })),
+  command: (u) => json(dc.command("status", {}, { userId: u, channelId: "3001" })),
   inThread: (u, chat, thread) => json(dc.command("ask", { prompt: "hi" }, { userId: u, thread: { id: thread, parent: chat } })),
   handoffParent: "3001",
   sampleThread: "4444",
@@ -137,6 +141,7 @@ const slack: AdapterEntry = {
   users: ["U1001", "U1002"],
   dm: (u) => json(sl.dm("hi", u, `D${u}`)),
   group: (u, chat) => ({ body: sl.slash("stop", u, chat), form: true }),
+  command: (u) => ({ body: sl.slash("status", u, "C1001"), form: true }),
   inThread: (u, chat, thread) => json(sl.threadReply("hi", thread, u, chat)),
   handoffParent: "C1001",
   sampleThread: "1700000000.000900",
