@@ -75,7 +75,8 @@ function adapterContract(entry: AdapterEntry): void {
 
     it("shares one session per thread, and splits it per user only with threadSessionsPerUser", () => {
       const { adapter } = entry.make();
-      const [x, y] = [eventOf(adapter, entry.inThread(a, entry.handoffParent, entry.sampleThread)).source, eventOf(adapter, entry.inThread(b, entry.handoffParent, entry.sampleThread)).source];
+      const say = (user: string) => eventOf(adapter, entry.inThread(user, entry.handoffParent, entry.sampleThread)).source;
+      const [x, y] = [say(a), say(b)];
       expect(buildSessionKey(x)).toBe(entry.keys.thread);
       expect(buildSessionKey(y)).toBe(entry.keys.thread);
       expect(buildSessionKey(x, { threadSessionsPerUser: true })).toBe(`${buildSessionKey(x)}:${a}`);
@@ -124,7 +125,10 @@ function adapterContract(entry: AdapterEntry): void {
     it("refuses a wrong secret or signature, and a body changed after signing", async () => {
       const { adapter } = entry.make();
       expect(await adapter.verify(new Headers(await entry.signWrong(body, NOW)), enc(body), NOW)).toEqual({ ok: false, reason: "bad_signature" });
-      if (entry.signsTime) expect(await adapter.verify(new Headers(await entry.sign(body, NOW)), enc(`${body} `), NOW)).toEqual({ ok: false, reason: "bad_signature" });
+      // Platforms that sign, sign the body with the time; a shared secret (Telegram's) covers neither.
+      if (!entry.signsTime) return;
+      const changed = await adapter.verify(new Headers(await entry.sign(body, NOW)), enc(`${body} `), NOW);
+      expect(changed).toEqual({ ok: false, reason: "bad_signature" });
     });
 
     it("refuses a delivery signed too long ago or too far ahead, where the platform signs the time", async () => {
@@ -157,7 +161,8 @@ function adapterContract(entry: AdapterEntry): void {
       const ingest = adapter.ingest(body, new Headers({ "content-type": contentType }));
       expect(calls.length, "ingest called the platform").toBe(before);
       expect("malformed" in ingest ? ingest.malformed : undefined).toBeUndefined();
-      expect(fitsExpectation(e.expect, ingest), `${e.expect}, got ${JSON.stringify(ingest.kind === "event" ? { kind: ingest.event.kind, addressed: ingest.event.addressed } : ingest)}`).toBe(true);
+      const got = ingest.kind === "event" ? { kind: ingest.event.kind, addressed: ingest.event.addressed } : ingest;
+      expect(fitsExpectation(e.expect, ingest), `${e.expect}, got ${JSON.stringify(got)}`).toBe(true);
       if (ingest.kind === "event") {
         expect(ingest.event.source.platform).toBe(entry.name);
         expect(adapter.targets.decode(ingest.event.target), "its reply target decodes").not.toBeNull();

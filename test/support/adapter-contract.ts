@@ -103,7 +103,13 @@ const discord: AdapterEntry = {
   make(bot) {
     const fake = new FakeDiscord();
     const fakeFetch = viaFake(fake);
-    const adapter = new DiscordAdapter({ applicationId: String(bot?.application_id ?? DISCORD_TEST.applicationId), publicKey: DISCORD_TEST_PUBLIC_KEY, botToken: DISCORD_TEST.botToken, apiBase: "https://discord.contract.test/api/v10", fetch: fakeFetch });
+    const adapter = new DiscordAdapter({
+      applicationId: String(bot?.application_id ?? DISCORD_TEST.applicationId),
+      publicKey: DISCORD_TEST_PUBLIC_KEY,
+      botToken: DISCORD_TEST.botToken,
+      apiBase: "https://discord.contract.test/api/v10",
+      fetch: fakeFetch,
+    });
     return { adapter, calls: fake.calls, fakeFetch, allowThreadsIn: () => undefined };
   },
   sign: (body, now) => discordHeaders(body, String(Math.floor(now / 1000))),
@@ -131,7 +137,12 @@ const slack: AdapterEntry = {
   make() {
     const fake = new FakeSlack();
     const fakeFetch = viaFake(fake);
-    const adapter = new SlackAdapter({ botToken: SLACK_TEST.token, signingSecret: SLACK_TEST.secret, apiUrl: "https://slack.contract.test/api", fetch: fakeFetch });
+    const adapter = new SlackAdapter({
+      botToken: SLACK_TEST.token,
+      signingSecret: SLACK_TEST.secret,
+      apiUrl: "https://slack.contract.test/api",
+      fetch: fakeFetch,
+    });
     return { adapter, calls: fake.calls, fakeFetch, allowThreadsIn: () => undefined };
   },
   sign: (body, now) => slackHeaders(body, SLACK_TEST.secret, Math.floor(now / 1000)),
@@ -146,7 +157,11 @@ const slack: AdapterEntry = {
   handoffParent: "C1001",
   sampleThread: "1700000000.000900",
   // The workspace is the key's scope.
-  keys: { dm: `agent:main:slack:dm:${SLACK_TEST.team}:DU1001`, group: `agent:main:slack:group:${SLACK_TEST.team}:C1001`, thread: `agent:main:slack:group:${SLACK_TEST.team}:C1001:1700000000.000900` },
+  keys: {
+    dm: `agent:main:slack:dm:${SLACK_TEST.team}:DU1001`,
+    group: `agent:main:slack:group:${SLACK_TEST.team}:C1001`,
+    thread: `agent:main:slack:group:${SLACK_TEST.team}:C1001:1700000000.000900`,
+  },
   acks: { message: { status: 200, json: null }, command: { status: 200, json: null } },
   handshake: { corpus: "url-verification", json: { challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" } },
   shownTexts: (calls) => calls.filter((c) => /\/chat\.(postMessage|update)$/.test(c.path)).map((c) => String(c.body.text)),
