@@ -32,7 +32,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   adapter: ["agent", "attachments", "format", "names", "platforms", "security"], // workers/platforms/<name>/
   registry: ["adapter", "names", "platforms", "settings"], // the one place adapters are picked
   links: ["adapter", "names"], // links to a chat, per platform
-  console: ["security"], // the web console's cookie, throttle and headers (its routes are http)
+  console: ["agent", "security"], // the web console's cookie, throttle and headers (its routes are http)
   web: ["agent"], // the console's front end, bundled for the browser (workers/console/web/): the SSE parser
   runtime: ["agent", "attachments", "names", "platforms"], // the one turn runtime (edge and gateway)
   relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
@@ -131,6 +131,13 @@ describe("module boundaries", () => {
       }
     }
     expect(leaks).toEqual([]);
+  });
+
+  it("keeps the application layer free of the HTTP framework: conversations/ returns results, http/ makes responses", () => {
+    const app = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/conversations/"));
+    expect(app.length).toBeGreaterThan(0);
+    const bad = app.flatMap((f) => importsOf(f).filter((s) => s === "hono" || s.startsWith("hono/")).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    expect(bad).toEqual([]);
   });
 
   it("keeps the agent core free of runtime, SDK and adapter imports", () => {
