@@ -15,8 +15,6 @@ import { settings } from "../../workers/settings.ts";
 import { ALBUM_MAX, ALBUM_WAIT_MS, joinAlbum } from "./album.ts";
 import { InboxStore, type Binding } from "./store.ts";
 
-/** Delivery ids are remembered this long: longer than any platform redelivers or a signature is accepted. */
-export const SEEN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** At most one refusal per chat per this long. */
 export const REFUSAL_INTERVAL_MS = 10 * 60 * 1000;
 /** The outbox is looked at again this soon if a hand-on failed (or the object died mid-way). */
@@ -77,7 +75,6 @@ export class Inbox extends DurableObject<Env> {
     if (event.addressed === false && !binding?.bound && !albumPart) return "ignored";
     const deliveryKey = `${event.source.platform}:${event.deliveryId}`;
     if (!this.#store.firstTime(deliveryKey, now)) return "duplicate";
-    this.#store.pruneSeen(now - SEEN_RETENTION_MS);
     this.#store.push(deliveryKey, event, now);
     await this.#armAlarm(now + (event.kind === "message" && event.album ? ALBUM_WAIT_MS : RETRY_MS));
     void this.#drain();
@@ -116,9 +113,7 @@ export class Inbox extends DurableObject<Env> {
 
   /** True the first time this object sees a delivery (an answer that needs no session, given once). */
   async firstSight(deliveryKey: string): Promise<boolean> {
-    const now = Date.now();
-    this.#store.pruneSeen(now - SEEN_RETENTION_MS);
-    return this.#store.firstTime(deliveryKey, now);
+    return this.#store.firstTime(deliveryKey, Date.now());
   }
 
   /** True at most once per {@link REFUSAL_INTERVAL_MS} (this object is a chat's refusal limiter). */
