@@ -27,8 +27,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   attachments: ["agent"], // reading what people send: downloads, PDFs, speech to text, image parts
   security: [], // constant-time compares, HMAC
   version: [],
+  json: [], // parse JSON and report the first zod issue
   settings: ["agent", "attachments", "names", "relay", "runtime"], // every setting, parsed once
-  platforms: ["agent", "attachments", "format", "names", "security"], // neutral types, parts, session keys
+  platforms: ["agent", "attachments", "format", "json", "names", "security"], // neutral types, parts, session keys
   adapter: ["agent", "attachments", "format", "names", "platforms", "security"], // workers/platforms/<name>/
   registry: ["adapter", "names", "platforms", "settings"], // the one place adapters are picked
   links: ["adapter", "names"], // links to a chat, per platform
@@ -37,9 +38,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   runtime: ["agent", "attachments", "names", "platforms"], // the one turn runtime (edge and gateway)
   relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
   db: ["attachments", "links", "runtime"],
-  conversations: ["agent", "attachments", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
+  conversations: ["agent", "attachments", "db", "errors", "format", "json", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
   objects: ["agent", "attachments", "console", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
-  http: ["agent", "attachments", "console", "conversations", "db", "errors", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
+  http: ["agent", "attachments", "console", "conversations", "db", "errors", "json", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
   cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "runtime"],
 };
@@ -51,7 +52,7 @@ const MAY_IMPORT_TYPES: Record<string, readonly string[]> = { cli: ["conversatio
 const typeImportsOf = (file: string) => new Set([...readFileSync(file, "utf8").matchAll(/^import type \{[^}]*\} from ["']([^"']+)["']/gm)].map((m) => m[1]!));
 
 function layerOf(rel: string): string {
-  const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/version.ts": "version", "workers/platforms/registry.ts": "registry", "workers/platforms/links.ts": "links", "workers/console/routes.ts": "http", "workers/platforms/names.ts": "names" };
+  const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/version.ts": "version", "workers/json.ts": "json", "workers/platforms/registry.ts": "registry", "workers/platforms/links.ts": "links", "workers/console/routes.ts": "http", "workers/platforms/names.ts": "names" };
   if (special[rel]) return special[rel]!;
   if (/^workers\/platforms\/(telegram|discord|slack)\//.test(rel)) return "adapter";
   if (rel.startsWith("workers/console/web/")) return "web";
