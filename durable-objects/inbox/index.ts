@@ -10,7 +10,7 @@ import { adapterFor } from "../../workers/platforms/registry.ts";
 import type { MessageEvent, PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
 import { budgetText } from "../../workers/runtime/texts.ts";
 import { usedToday } from "../../workers/db/usage.ts";
-import { durableSql, utcDay } from "../../workers/runtime/index.ts";
+import { durableSql, IdleWaiters, utcDay } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import { ALBUM_MAX, ALBUM_WAIT_MS, joinAlbum } from "./album.ts";
 import { InboxStore, type Binding } from "./store.ts";
@@ -41,7 +41,7 @@ export class Inbox extends DurableObject<Env> {
   readonly #store: InboxStore;
   #draining: Promise<void> | null = null;
   #again = false;
-  #idleWaiters: Array<() => void> = [];
+  readonly #idle = new IdleWaiters(() => this.#isIdle());
   /** The alarm rang: the album at the head goes on without waiting longer. */
   #albumsDue = false;
 
@@ -127,9 +127,9 @@ export class Inbox extends DurableObject<Env> {
 
   /** Resolves once the outbox is empty and D1 has the binding. */
   async idle(): Promise<void> {
-    if (this.#isIdle()) return;
+    if (this.#idle.idle) return;
     void this.#drain();
-    await new Promise<void>((r) => this.#idleWaiters.push(r));
+    await this.#idle.wait();
   }
 
   #isIdle(): boolean {
@@ -158,7 +158,7 @@ export class Inbox extends DurableObject<Env> {
       if (this.#again) {
         this.#again = false;
         void this.#drain();
-      } else if (this.#isIdle()) for (const w of this.#idleWaiters.splice(0)) w();
+      } else this.#idle.check();
     });
     return this.#draining;
   }
