@@ -20,7 +20,7 @@ function sources(dir: string): string[] {
  * by the tests below). Named for what they do: a newcomer reads the layout from this table.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  agent: [], // the model core: pure
+  agent: ["version"], // the model core: pure (only its MCP client names the version)
   format: [], // Markdown → each dialect: pure
   errors: [], // the API's error vocabulary
   names: [], // the platform names
@@ -42,7 +42,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   objects: ["agent", "attachments", "console", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
   http: ["agent", "attachments", "console", "conversations", "db", "errors", "json", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
-  cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "runtime"],
+  cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "runtime", "version"],
 };
 
 /** Layers one may import types from (erased at build time), beyond `MAY_IMPORT`: the CLI reads the API's JSON as the Worker types it. */
@@ -164,7 +164,7 @@ describe("module boundaries", () => {
       for (const spec of importsOf(file)) {
         const sdk = spec.startsWith("@modelcontextprotocol/sdk");
         if (rel.startsWith("workers/agent/mcp/")) {
-          if (spec.includes("/client/stdio") || !(sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec))) bad.push(`${rel} imports ${spec}`);
+          if (spec.includes("/client/stdio") || !(sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec) || spec === "../../version.ts")) bad.push(`${rel} imports ${spec}`);
         } else if (sdk && rel !== "cli/gateway/mcp.ts") bad.push(`${rel} imports ${spec}`);
       }
     }
