@@ -5,7 +5,7 @@ import { helpText, refusalText } from "../../workers/conversations/texts.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import type { PlatformEvent } from "../../workers/platforms/types.ts";
 import { webhookResponse } from "../../workers/http/webhooks.ts";
-import { tg } from "../support/fixtures.ts";
+import { dc, tg } from "../support/fixtures.ts";
 import { inboxIdle, settle } from "./platform-helpers.ts";
 import { llm, telegram } from "./setup.ts";
 
@@ -62,5 +62,16 @@ describe("the intake returns what it made of an event, and the webhook maps it",
     expect(result).toEqual({ kind: "ignored", reason: "not_addressed" });
     const res = webhookResponse(adapter, event, result);
     expect([res.status, await res.text()]).toEqual([200, ""]);
+  });
+
+  it("maps the same results to Discord's answers: the deferred ack for accepted, an ephemeral message for a refusal's text", async () => {
+    const adapter = adapterFor(env, "discord")!;
+    const ingest = adapter.ingest(JSON.stringify(dc.command("ask", { prompt: "hi" })), new Headers());
+    if (ingest.kind !== "event") throw new Error(`not an event: ${ingest.kind}`);
+    const accepted = await webhookResponse(adapter, ingest.event, { kind: "accepted" }).json();
+    expect(accepted).toMatchObject({ type: 5 });
+    const refused = await webhookResponse(adapter, ingest.event, { kind: "refused", code: "not_allowed", text: "no" }).json();
+    expect(refused).toMatchObject({ type: 4, data: { content: "no" } });
+    expect(webhookResponse(adapter, ingest.event, { kind: "refused", code: "not_allowed" }).status).toBe(200);
   });
 });
