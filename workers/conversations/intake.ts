@@ -35,7 +35,10 @@ export type RefusedCode = "not_allowed" | "command_not_permitted";
  * (a webhook: the platform's ack, an inline answer, or a plain 2xx).
  */
 export type IntakeResult =
-  /** Stored by the key's Inbox (or a relayed platform's Relay): the reply follows by API call. `duplicate`: the Inbox had it already (a redelivery gets the same ack). */
+  /**
+   * Stored by the key's Inbox (or a relayed platform's Relay): the reply follows by API call.
+   * `duplicate`: the Inbox had it already (a redelivery gets the same ack).
+   */
   | { kind: "accepted"; duplicate?: true }
   /** Answered with `text` in the answer itself (only when the input said `inline`). */
   | { kind: "answered"; text: string }

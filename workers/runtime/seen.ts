@@ -31,7 +31,8 @@ export class SeenDeliveries {
   first(deliveryKey: string, now: number): boolean {
     // Forgotten first, so a key past the retention counts as new (not as a duplicate once more).
     this.prune(now);
-    return this.#sql.exec(`INSERT INTO ${this.#table} (delivery_key, at) VALUES (?, ?) ON CONFLICT(delivery_key) DO NOTHING RETURNING at`, deliveryKey, now).length > 0;
+    const insert = `INSERT INTO ${this.#table} (delivery_key, at) VALUES (?, ?) ON CONFLICT(delivery_key) DO NOTHING RETURNING at`;
+    return this.#sql.exec(insert, deliveryKey, now).length > 0;
   }
 
   /** Whether the key was recorded (and not yet forgotten). */
@@ -46,6 +47,7 @@ export class SeenDeliveries {
 
   /** Forgets keys recorded more than {@link SEEN_RETENTION_MS} before `now` (a batch at a time). */
   prune(now: number): void {
-    this.#sql.exec(`DELETE FROM ${this.#table} WHERE delivery_key IN (SELECT delivery_key FROM ${this.#table} WHERE at < ? LIMIT ${PRUNE_BATCH})`, now - SEEN_RETENTION_MS);
+    const oldest = `SELECT delivery_key FROM ${this.#table} WHERE at < ? LIMIT ${PRUNE_BATCH}`;
+    this.#sql.exec(`DELETE FROM ${this.#table} WHERE delivery_key IN (${oldest})`, now - SEEN_RETENTION_MS);
   }
 }
