@@ -1,4 +1,5 @@
 import path from "node:path";
+import { VERSION } from "../workers/version.ts";
 import type { Message, Session } from "./api-types.ts";
 import { Chat } from "./chat.ts";
 import { ApiClient, CliError, resolveTarget } from "./client.ts";
@@ -11,7 +12,7 @@ import { runLocal } from "./local.ts";
 import { runLogin, runLogout } from "./login.ts";
 import { formatSessionList, formatTranscript, resolveSession } from "./sessions.ts";
 
-export const CLI_VERSION = "0.1.0";
+export const CLI_VERSION = VERSION;
 
 function str(v: string | boolean | undefined): string | undefined {
   return typeof v === "string" ? v : undefined;

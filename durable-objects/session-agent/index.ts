@@ -17,9 +17,9 @@ import { importFromD1 } from "./import.ts";
 import { D1Mirror } from "./mirror.ts";
 import { newRecord, RecordStore, withCounters, type SessionRecord } from "./record.ts";
 import { SseSink } from "./sse.ts";
-import { FIRST_COPY_DELAY_MS, MIRROR_RETRY_MS, SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
+import { FIRST_COPY_DELAY_MS, MIRROR_RETRY_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
 
-export { SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
+export { WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
 
 /**
  * One per session id: the session's home, wiring capabilities each in its own file: the turn
@@ -184,7 +184,7 @@ export class SessionAgent extends DurableObject<Env> {
     this.#alarmAt = null;
     const runtime = this.#runtime;
     if (!runtime || !this.#handoff) return;
-    runtime.queue.pruneSeen(Date.now() - SEEN_RETENTION_MS);
+    runtime.queue.pruneSeen(Date.now());
     await this.#handoff.reclaim();
     this.#handoff.start();
     if (runtime.executing) await this.#wakeAt(Date.now() + WATCHDOG_MS);

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from "../agent/loopback.ts";
 import { hmacSha256Hex, safeEqual } from "../security.ts";
 
 /** How long a console sign-in lasts. */
@@ -13,11 +14,6 @@ const PURPOSE = "hermes-edge console session v1";
  */
 export function cookieName(secure: boolean): string {
   return secure ? "__Host-hermes_console" : "hermes_console";
-}
-
-/** Loopback hosts, where `npm start` serves over plain http. */
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]" || hostname.endsWith(".localhost");
 }
 
 /** Whether the cookie for this request's URL must be `Secure` (everywhere but loopback). */

@@ -5,6 +5,7 @@ import { AttachmentStore } from "./attachments.ts";
 import { DeliveryStore } from "./deliveries.ts";
 import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
 import { MAX_TURN_ATTEMPTS, type NewTurn, type RuntimeHost, type TurnResult } from "./host.ts";
+import { IdleWaiters } from "./idle.ts";
 import { TurnQueue, type TurnRecord } from "./queue.ts";
 import { ReplyStreamer, type TurnSink } from "./reply.ts";
 import type { Sql } from "./sql.ts";
@@ -53,7 +54,7 @@ export class SessionRuntime {
   #delivering = 0;
   /** The unfolded transcript in memory, with the stored id of each message. */
   #history: Array<{ id: number; message: ChatMessage }> | null = null;
-  #idleWaiters: Array<() => void> = [];
+  readonly #idle = new IdleWaiters(() => this.#isIdle());
   #turnWaiters = new Map<string, (r: TurnResult) => void>();
 
   constructor(host: RuntimeHost) {
@@ -168,9 +169,8 @@ export class SessionRuntime {
   }
 
   /** Resolves once nothing runs, waits or is being delivered here. */
-  async idle(): Promise<void> {
-    if (this.#isIdle()) return;
-    await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  idle(): Promise<void> {
+    return this.#idle.wait();
   }
 
   #isIdle(): boolean {
@@ -178,8 +178,7 @@ export class SessionRuntime {
   }
 
   #wake(): void {
-    if (!this.#isIdle()) return;
-    for (const w of this.#idleWaiters.splice(0)) w();
+    this.#idle.check();
   }
 
   /**
