@@ -1,5 +1,5 @@
 import type { ReplyTarget } from "../platforms/types.ts";
-import { migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
+import { MissingRowError, migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
 
 /** Where a turn came from: the HTTP API (streamed to its caller), a platform, or the runtime itself (a handoff notice). */
 export type TurnOrigin = "api" | "platform" | "internal";
@@ -142,7 +142,9 @@ export class TurnQueue extends SessionRows {
   /** queued → running (first attempt), or one more attempt of a turn left running. */
   start(turnId: string): TurnRecord {
     this.sql.exec("UPDATE turns SET state = 'running', attempts = attempts + 1 WHERE turn_id = ?", turnId);
-    return this.get(turnId)!;
+    const rec = this.get(turnId);
+    if (!rec) throw new MissingRowError(`turn ${turnId} is not in the queue: it cannot start`);
+    return rec;
   }
 
   /** Remembers which messages the turn's reply shows, so a re-run edits instead of posting again. */
