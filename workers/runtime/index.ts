@@ -8,7 +8,7 @@ export { deliverFinal, MAX_DELIVERY_ATTEMPTS, type DeliveryEnd, type DeliveryOut
 export { TurnQueue, type TurnInput, type TurnOrigin, type TurnRecord } from "./queue.ts";
 export { ReplyStreamer, TYPING_REFRESH_MS, type StreamEnd, type StreamerOptions, type TurnSink } from "./reply.ts";
 export { MAX_TURN_ATTEMPTS, SessionRuntime, type BusyPolicy, type NewTurn, type RuntimeHost, type TurnResult } from "./session.ts";
-export { durableSql, migrate, num, str, type DurableStorageLike, type Row, type Sql, type SqlValue } from "./sql.ts";
+export { durableSql, MissingRowError, migrate, num, str, type DurableStorageLike, type Row, type Sql, type SqlValue } from "./sql.ts";
 export { budgetText, EMPTY_TEXT, failureText, replyText, RESTART_FAILURE, STOPPED_TEXT, UNDELIVERED_NOTE } from "./texts.ts";
 export { rowMessage, SqlTranscript, type NewMessage, type StoredMessage } from "./transcript.ts";
 export { UsageStore, utcDay, type TurnUsage } from "./usage.ts";
