@@ -1,6 +1,7 @@
 import type { Message, Session } from "./api-types.ts";
 import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
 import type { Style } from "./io.ts";
+import { itemAt } from "../workers/agent/item-at.ts";
 
 /** "3m ago", "2d ago". */
 export function ago(then: number, now: number): string {
@@ -48,7 +49,8 @@ export async function resolveSession(client: ApiClient, ref: string, recent: rea
   if (exactTitle) return exactTitle;
   const lower = r.toLowerCase();
   const prefixed = all.filter((s) => s.id.startsWith(r) || (s.title ?? "").toLowerCase().startsWith(lower));
-  if (prefixed.length === 1) return prefixed[0]!;
+  const [only] = prefixed;
+  if (prefixed.length === 1 && only) return only;
   if (prefixed.length > 1) {
     throw new CliError(`'${r}' matches ${prefixed.length} sessions: ${prefixed.slice(0, 5).map((s) => s.id).join(", ")}; be more specific`);
   }
@@ -81,7 +83,7 @@ function oneLine(text: string | null, max: number): string {
 export function recap(messages: readonly Message[], style: Style, exchanges = 3, width = 160): string[] {
   const visible = messages.filter((m) => (m.role === "user" || m.role === "assistant") && (m.content ?? "").trim() !== "");
   const starts = visible.map((m, i) => (m.role === "user" ? i : -1)).filter((i) => i >= 0);
-  const from = starts.length > exchanges ? starts[starts.length - exchanges]! : 0;
+  const from = starts.length > exchanges ? itemAt(starts, starts.length - exchanges) : 0;
   return visible.slice(from).map((m) => {
     const who = m.role === "user" ? style.bold("you") : style.cyan("agent");
     const cut = m.finish_reason === "interrupted" ? style.dim(" [interrupted]") : "";
