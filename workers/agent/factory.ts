@@ -9,7 +9,6 @@ import { DEFAULT_WORKERS_AI_MODEL, WorkersAiModel, type AiBinding } from "./work
 
 /** The providers `LLM_PROVIDER` can name. */
 export const PROVIDERS = ["openai", "workers-ai", "offline"] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
 
 /** Model the OpenAI-compatible client asks for when `LLM_MODEL` is unset. */
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";

@@ -3,10 +3,6 @@ import type { Db } from "./client.ts";
 import { allOf, anyOf } from "./conditions.ts";
 import { sessions, type SessionRow } from "./schema.ts";
 
-export async function getSession(d: Db, id: string): Promise<SessionRow | null> {
-  return (await d.select().from(sessions).where(eq(sessions.id, id)).get()) ?? null;
-}
-
 /** Where a page of the session list ends: the last session shown (its activity time and id). */
 export interface ListCursor {
   at: number;

@@ -168,3 +168,9 @@ export class TurnQueue extends SessionRows {
     this.sql.exec("DELETE FROM seen WHERE delivery_key IN (SELECT delivery_key FROM seen WHERE at < ? LIMIT 500)", before);
   }
 }
+
+/** Whose turn it is, for usage: the platform user its host recorded, else the API (`cli`). */
+export function userKeyOf(rec: TurnRecord): string {
+  const k = rec.meta.userKey;
+  return typeof k === "string" && k !== "" ? k : "cli";
+}

@@ -5,24 +5,18 @@ import { AttachmentStore } from "./attachments.ts";
 import { DeliveryStore } from "./deliveries.ts";
 import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
 import { MAX_TURN_ATTEMPTS, type NewTurn, type RuntimeHost, type TurnResult } from "./host.ts";
-import { TurnQueue, type TurnRecord } from "./queue.ts";
+import { TurnQueue, userKeyOf, type TurnRecord } from "./queue.ts";
 import { ReplyStreamer, type TurnSink } from "./reply.ts";
 import { MissingRowError, type Sql } from "./sql.ts";
 import { replyText, RESTART_FAILURE } from "./texts.ts";
 import { SqlTranscript } from "./transcript.ts";
 import { UsageStore } from "./usage.ts";
 
-export { MAX_TURN_ATTEMPTS, type BusyPolicy, type NewTurn, type RuntimeHost, type TurnResult } from "./host.ts";
+export type { BusyPolicy, NewTurn, RuntimeHost, TurnResult } from "./host.ts";
 
 interface Active {
   turnId: string;
   controller: AbortController;
-}
-
-/** Whose turn it is, for usage: the platform user its host recorded, else the API (`cli`). */
-function userKeyOf(rec: TurnRecord): string {
-  const k = rec.meta.userKey;
-  return typeof k === "string" && k !== "" ? k : "cli";
 }
 
 /** Shown when whether a turn may start could not be checked (its store did not answer). */
