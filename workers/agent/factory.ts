@@ -32,7 +32,8 @@ export function resolveProvider(cfg: ModelConfig): ({ ok: true } & ResolvedProvi
   if (!named) return cfg.baseUrl ? { ok: true, provider: "openai", baseUrl: cfg.baseUrl } : { ok: true, provider: "offline" };
   if (!(PROVIDERS as readonly string[]).includes(named)) return { ok: false, error: `LLM_PROVIDER must be one of ${PROVIDERS.join(", ")} (got '${cfg.provider}')` };
   if (named === "openai") {
-    return cfg.baseUrl ? { ok: true, provider: "openai", baseUrl: cfg.baseUrl } : { ok: false, error: "LLM_PROVIDER=openai needs LLM_BASE_URL (an OpenAI-compatible endpoint)" };
+    if (cfg.baseUrl) return { ok: true, provider: "openai", baseUrl: cfg.baseUrl };
+    return { ok: false, error: "LLM_PROVIDER=openai needs LLM_BASE_URL (an OpenAI-compatible endpoint)" };
   }
   if (named === "workers-ai") {
     if (cfg.ai) return { ok: true, provider: "workers-ai", ai: cfg.ai };

@@ -1,4 +1,5 @@
 import { itemAt } from "./item-at.ts";
+
 /** Longest summary of one tool call shown in progress events. */
 export const SUMMARY_MAX_CHARS = 80;
 

@@ -1,6 +1,6 @@
 import type { Token } from "markdown-it";
 import { attr, inlineLines } from "./inline.ts";
-import { itemAt } from "./at.ts";
+import { itemAt } from "./item-at.ts";
 import { BOLD, type Block, type Line, type Span } from "./ir.ts";
 import { plainSpans } from "./plain.ts";
 import { tableLines, type Align } from "./table.ts";

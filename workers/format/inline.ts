@@ -1,5 +1,5 @@
 import type { Token } from "markdown-it";
-import { itemAt } from "./at.ts";
+import { itemAt } from "./item-at.ts";
 import { BOLD, CODE, ITALIC, STRIKE, type Span } from "./ir.ts";
 
 /** A token attribute as a string ("" when absent). */

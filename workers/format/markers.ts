@@ -1,4 +1,4 @@
-import { itemAt } from "./at.ts";
+import { itemAt } from "./item-at.ts";
 import { BOLD, CODE, ITALIC, STRIKE, type Line, type Span } from "./ir.ts";
 import { nest, type Range } from "./nest.ts";
 import type { Piece } from "./writer.ts";

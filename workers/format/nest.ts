@@ -1,4 +1,5 @@
-import { itemAt } from "./at.ts";
+import { itemAt } from "./item-at.ts";
+
 /** A styled range over a line's text: [start, end), opened as the `order`-th range. */
 export interface Range {
   key: string;

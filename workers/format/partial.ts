@@ -1,4 +1,4 @@
-import { itemAt } from "./at.ts";
+import { itemAt } from "./item-at.ts";
 import type { Token } from "markdown-it";
 import { parseInline } from "./parse.ts";
 import { scanTail } from "./scan.ts";

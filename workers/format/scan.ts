@@ -1,4 +1,5 @@
-import { itemAt } from "./at.ts";
+import { itemAt } from "./item-at.ts";
+
 /** How to complete the inline Markdown at the end of a streaming reply. */
 export interface TailFix {
   /** The source with half-typed markers removed (an unfinished link keeps only its label). */

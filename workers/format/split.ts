@@ -1,4 +1,4 @@
-import { itemAt } from "./at.ts";
+import { itemAt } from "./item-at.ts";
 import { lineText, sliceLine, type Block, type Line, type Span } from "./ir.ts";
 import { codePointCuts, graphemeCuts, measure, reach } from "./measure.ts";
 import type { LengthUnit } from "./types.ts";

@@ -1,4 +1,4 @@
-import { itemAt } from "./at.ts";
+import { itemAt } from "./item-at.ts";
 import { displayWidth } from "./measure.ts";
 
 /** Column alignment from a GFM delimiter row ("" when none was given). */

@@ -1,4 +1,4 @@
-import { itemAt } from "./at.ts";
+import { itemAt } from "./item-at.ts";
 import { BOLD, CODE, ITALIC, STRIKE, type Block, type Line, type Span } from "./ir.ts";
 import { displayWidth } from "./measure.ts";
 import { toBlocks } from "./render.ts";
