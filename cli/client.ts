@@ -20,8 +20,8 @@ export function readDevVar(file: string, key: string): string | null {
     return null;
   }
   for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line);
-    if (m && m[1] === key) return m[2]!.replace(/^(["'])(.*)\1$/, "$2");
+    const [, name, value] = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line) ?? [];
+    if (name === key && value !== undefined) return value.replace(/^(["'])(.*)\1$/, "$2");
   }
   return null;
 }

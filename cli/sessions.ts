@@ -2,6 +2,7 @@ import type { Message, Session } from "./api-types.ts";
 import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
 import { displayWidth } from "../workers/format/index.ts";
 import type { Style } from "./io.ts";
+import { itemAt } from "../workers/agent/item-at.ts";
 
 /** "3m ago", "2d ago". */
 export function ago(then: number, now: number): string {
@@ -49,7 +50,8 @@ export async function resolveSession(client: ApiClient, ref: string, recent: rea
   if (exactTitle) return exactTitle;
   const lower = r.toLowerCase();
   const prefixed = all.filter((s) => s.id.startsWith(r) || (s.title ?? "").toLowerCase().startsWith(lower));
-  if (prefixed.length === 1) return prefixed[0]!;
+  const [only] = prefixed;
+  if (prefixed.length === 1 && only) return only;
   if (prefixed.length > 1) {
     throw new CliError(`'${r}' matches ${prefixed.length} sessions: ${prefixed.slice(0, 5).map((s) => s.id).join(", ")}; be more specific`);
   }

@@ -1,6 +1,6 @@
 import type { Db } from "../../workers/db/client.ts";
 import { messagesUpsert, sessionUpsert, summaryUpsert, usageUpsert } from "../../workers/db/mirror.ts";
-import type { SessionRuntime, Sql } from "../../workers/runtime/index.ts";
+import { MissingRowError, type SessionRuntime, type Sql } from "../../workers/runtime/index.ts";
 import { withCounters, type RecordStore, type SessionRecord } from "./record.ts";
 
 /** Transcript rows copied per D1 batch. */
@@ -58,7 +58,7 @@ export class D1Mirror {
       const used = rt.usage.unsynced(BATCH);
       const dirty = this.#records.dirty();
       if (rows.length === 0 && used.length === 0 && !dirty) return;
-      const row: SessionRecord = withCounters(this.#sql, this.#records.get()!);
+      const row: SessionRecord = withCounters(this.#sql, present(this.#records));
       const { handoffDestKey: _k, handoffTurnId: _t, summary, foldedThrough, ...d1row } = row;
       const d = this.#db();
       await d.batch([
@@ -69,8 +69,15 @@ export class D1Mirror {
       ]);
       rt.transcript.markSynced(rows.map((r) => r.id));
       rt.usage.markSynced(used.map((u) => u.turnId));
-      this.#records.markClean(this.#records.get()!);
+      this.#records.markClean(present(this.#records));
       if (rows.length < BATCH && used.length < BATCH) return;
     }
   }
+}
+
+/** The session's record, which a flush only runs with (nothing deletes it meanwhile). */
+function present(records: RecordStore): SessionRecord {
+  const rec = records.get();
+  if (!rec) throw new MissingRowError("the session record vanished while copying it to D1");
+  return rec;
 }

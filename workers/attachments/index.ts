@@ -1,7 +1,7 @@
 // Attachments people send (photos, documents, voice notes), read for the agent: the same
 // code at the edge (session objects, R2) and on a relay gateway.
 export { attachmentSettings, DEFAULT_ATTACHMENT_MAX_BYTES } from "./config.ts";
-export { decodeText, describe, formatBytes, isPdf, looksTextual, sniffImage } from "./kinds.ts";
+export { describe, formatBytes, sniffImage } from "./kinds.ts";
 export { withAttachments } from "./model.ts";
 export { pdfText, PDF_LIMITS, type PdfLimits, type PdfReading, type PdfReadOptions } from "./pdf.ts";
 export { base64, INLINE_TEXT_CHARS, readAttachments, type ReadDeps, type ReadMarks } from "./read.ts";

@@ -5,7 +5,7 @@ import { appliedMigrations, cronLastRun } from "../db/meta.ts";
 import { MIGRATIONS } from "../db/migrations.ts";
 import { PLATFORMS, type PlatformName } from "../platforms/names.ts";
 
-export type { PlatformStatus, StatusProblem, WorkerStatus } from "./status-types.ts";
+export type { StatusProblem, WorkerStatus } from "./status-types.ts";
 import { adapterFor } from "../platforms/registry.ts";
 import { CATALOG, settings, type SettingProblem } from "../settings.ts";
 import { VERSION } from "../version.ts";

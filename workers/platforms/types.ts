@@ -42,7 +42,7 @@ export interface ReplyTarget {
 }
 
 /** The chat commands live in one table (`commands.ts`); these names are re-exported for the adapters. */
-export { COMMANDS, isCommandName, type CommandName } from "./commands.ts";
+export { isCommandName, type CommandName } from "./commands.ts";
 
 /**
  * Whether a message is for the bot. `mentions` defers the decision to after the webhook is

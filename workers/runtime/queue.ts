@@ -1,6 +1,6 @@
 import type { ReplyTarget } from "../platforms/types.ts";
 import { SeenDeliveries } from "./seen.ts";
-import { migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
+import { MissingRowError, migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
 
 /** Where a turn came from: the HTTP API (streamed to its caller), a platform, or the runtime itself (a handoff notice). */
 export type TurnOrigin = "api" | "platform" | "internal";
@@ -145,7 +145,9 @@ export class TurnQueue extends SessionRows {
   /** queued → running (first attempt), or one more attempt of a turn left running. */
   start(turnId: string): TurnRecord {
     this.sql.exec("UPDATE turns SET state = 'running', attempts = attempts + 1 WHERE turn_id = ?", turnId);
-    return this.get(turnId)!;
+    const rec = this.get(turnId);
+    if (!rec) throw new MissingRowError(`turn ${turnId} is not in the queue: it cannot start`);
+    return rec;
   }
 
   /** Remembers which messages the turn's reply shows, so a re-run edits instead of posting again. */
@@ -168,4 +170,10 @@ export class TurnQueue extends SessionRows {
   pruneSeen(now: number): void {
     this.#seen.prune(now);
   }
+}
+
+/** Whose turn it is, for usage: the platform user its host recorded, else the API (`cli`). */
+export function userKeyOf(rec: TurnRecord): string {
+  const k = rec.meta.userKey;
+  return typeof k === "string" && k !== "" ? k : "cli";
 }
