@@ -191,7 +191,8 @@ export class Inbox extends DurableObject<Env> {
         const attempts = this.#store.failed(item.seq);
         // The delivery stays in the outbox whatever failed; an overloaded session object gets the longest pause, not more load.
         const wait = isOverloaded(err) ? MAX_RETRY_MS : backoffDelay(attempts - 1, HAND_ON_BACKOFF);
-        console.error(`inbox ${this.#key}: handing on ${item.deliveryKey} failed (attempt ${attempts}); retrying in ${Math.round(wait / 1000)} s`, err instanceof Error ? err.message : String(err));
+        const why = err instanceof Error ? err.message : String(err);
+        console.error(`inbox ${this.#key}: handing on ${item.deliveryKey} failed (attempt ${attempts}); retrying in ${Math.round(wait / 1000)} s`, why);
         await this.#armAlarm(Date.now() + wait);
         return;
       }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ProviderError, errorForStatus } from "../../workers/agent/errors.ts";
 import { PlatformApiError } from "../../workers/platforms/types.ts";
-import { backoffCeiling, backoffDelay, isOverloaded, isRetryable, parseRetryAfter, retry, retryAfterMs, type BackoffPolicy } from "../../workers/retry/index.ts";
+import { backoffCeiling, backoffDelay, isOverloaded, isRetryable, parseRetryAfter, retry, retryAfterMs } from "../../workers/retry/index.ts";
+import type { BackoffPolicy } from "../../workers/retry/index.ts";
 
 const ONE_TO_THIRTY: BackoffPolicy = { baseMs: 1000, capMs: 30_000, jitter: "equal" };
 const low = () => 0;

@@ -97,7 +97,8 @@ describe("Workers AI provider", () => {
   it("times out a binding that goes silent mid-stream, keeping the text so far", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const ai = new FakeAi().then({ kind: "hold", first: [{ response: "first " }] });
-    const p = new WorkersAiModel({ ai, model: MODEL, sleep: noSleep, idleTimeoutMs: 30_000 }).complete({ messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    const silent = new WorkersAiModel({ ai, model: MODEL, sleep: noSleep, idleTimeoutMs: 30_000 });
+    const p = silent.complete({ messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(31_000);
     expect(await p).toMatchObject({ code: "provider_timeout", message: "Workers AI sent nothing for 30s", partial: "first " });
     expect(ai.aborted).toBe(true);
@@ -106,7 +107,8 @@ describe("Workers AI provider", () => {
   it("backs off 0.5 s then 1 s on capacity errors, and never retries a spent daily allocation", async () => {
     const sleeps: number[] = [];
     const busy = new FakeAi().then(...Array.from({ length: 3 }, () => ({ kind: "error" as const, message: "3040: Capacity temporarily exceeded" })));
-    const err = await new WorkersAiModel({ ai: busy, model: MODEL, sleep: async (ms) => void sleeps.push(ms) }).complete({ messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    const counted = new WorkersAiModel({ ai: busy, model: MODEL, sleep: async (ms) => void sleeps.push(ms) });
+    const err = await counted.complete({ messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "provider_rate_limited" });
     expect(sleeps).toEqual([500, 1000]);
 

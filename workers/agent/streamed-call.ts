@@ -39,7 +39,12 @@ export function interrupted(acc?: Accumulated): ModelResult {
  * does not say no retry can help; waits the provider's `Retry-After` or the backoff, and
  * reports a wait over 10 s instead. An interrupt during a wait resolves as interrupted.
  */
-export async function withRetries(req: ModelRequest, o: StreamedCallOptions, attempt: () => Promise<ModelResult>, final?: (err: ProviderError) => boolean): Promise<ModelResult> {
+export async function withRetries(
+  req: ModelRequest,
+  o: StreamedCallOptions,
+  attempt: () => Promise<ModelResult>,
+  final?: (err: ProviderError) => boolean,
+): Promise<ModelResult> {
   try {
     return await retry(attempt, {
       retries: o.maxRetries,
@@ -63,7 +68,12 @@ export async function withRetries(req: ModelRequest, o: StreamedCallOptions, att
  * `idleTimeoutMs` fails with `provider_timeout` (`who` sent nothing); any failure carries
  * the text streamed so far as its `partial`.
  */
-export async function idleAttempt(req: ModelRequest, o: { idleTimeoutMs: number; who: string }, acc: Accumulated, run: (io: AttemptIo) => Promise<void>): Promise<ModelResult> {
+export async function idleAttempt(
+  req: ModelRequest,
+  o: { idleTimeoutMs: number; who: string },
+  acc: Accumulated,
+  run: (io: AttemptIo) => Promise<void>,
+): Promise<ModelResult> {
   const { signal } = req;
   if (signal?.aborted) return interrupted(acc);
   const ctrl = new AbortController();

@@ -187,7 +187,8 @@ export class WorkersAiModel implements ChatModel {
         throw workersAiError(err);
       }
       if (out instanceof ReadableStream) {
-        await readChunkStream(out as ReadableStream<Uint8Array>, acc, { signal, arm, onText: req.onText, malformed: "Workers AI sent a malformed stream chunk", mapError: workersAiError });
+        const malformed = "Workers AI sent a malformed stream chunk";
+        await readChunkStream(out as ReadableStream<Uint8Array>, acc, { signal, arm, onText: req.onText, malformed, mapError: workersAiError });
         if (!acc.done && acc.finish === null) throw new ProviderError("provider_bad_stream", "the Workers AI stream ended before the reply was complete");
       } else {
         // Some models answer with one object even when asked to stream.

@@ -147,7 +147,8 @@ export class ReplyStreamer implements TurnSink {
       }
       this.#failures++;
       // The first pause is up to two edit intervals, doubling per failure in a row.
-      const wait = retryAfterMs(err) ?? backoffDelay(this.#failures - 1, { baseMs: 2 * this.#ch.caps.editIntervalMs, capMs: MAX_LIVE_BACKOFF_MS, jitter: "equal" });
+      const policy = { baseMs: 2 * this.#ch.caps.editIntervalMs, capMs: MAX_LIVE_BACKOFF_MS, jitter: "equal" } as const;
+      const wait = retryAfterMs(err) ?? backoffDelay(this.#failures - 1, policy);
       this.#notBefore = this.#o.clock.now() + wait;
     }
     if (this.#display() !== this.#shown && !this.#ended) this.#schedule();
