@@ -50,7 +50,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "interactive chat (a terminal, or lines piped on stdin)",
     synopsis: "chat [--resume <id|title|latest>] [--no-wait]",
     about:
-      "Interactive chat with the agent. Replies stream as they arrive; Ctrl-C stops a\nrunning reply, Ctrl-C at the prompt or /quit leaves. With stdin piped, each line\nis one message and the chat ends at end of input. When the session is busy with\nanother turn, the chat waits for it (Ctrl-C stops waiting).",
+      "Interactive chat with the agent. Replies stream as they arrive; Ctrl-C stops a\nrunning reply or clears a half-typed line; Ctrl-C at an empty prompt, Ctrl-D or\n/quit leaves; Tab completes a /command. With stdin piped, each line is one message and the chat ends at end of input. When the session is busy with\nanother turn, the chat waits for it (Ctrl-C stops waiting).",
     flags: [
       { name: "resume", short: "r", type: "string", value: "<ref>", help: 'continue a session: its id, its title, or "latest"' },
       { name: "no-wait", type: "boolean", help: "fail instead of waiting when the session is busy" },
@@ -283,6 +283,30 @@ export function parseCommand(cmd: CommandSpec, args: string[]): Parsed {
     const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
     return { values: values as Parsed["values"], positionals };
   } catch (err) {
-    throw new CliError(`${err instanceof Error ? err.message : String(err)}\n\n${commandHelp(cmd)}`, 2);
+    throw usageError(cmd, argsProblem(err));
   }
+}
+
+/** `hermes-edge <synopsis>` and where the rest is: what follows a usage error. */
+export function usageLine(cmd: CommandSpec): string {
+  return `usage: hermes-edge ${cmd.synopsis}  (hermes-edge ${cmd.name} --help for more)`;
+}
+
+/** A usage error (exit code 2): the one-line problem, then the command's usage line. */
+export function usageError(cmd: CommandSpec, message: string): CliError {
+  return new CliError(`${message}\n${usageLine(cmd)}`, 2);
+}
+
+/** Node's parseArgs message in our words: its raw text suggests `-- "--bogus"`, which is no use here. */
+function argsProblem(err: unknown): string {
+  const code = (err as { code?: string }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  const flag = /'(-[^']*)'/.exec(message)?.[1];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag) return `unknown option '${flag.split(" ")[0]}'`;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    const name = /--([a-z-]+)/.exec(message)?.[1];
+    if (name && /argument missing/.test(message)) return `option '--${name}' needs a value`;
+    if (name) return `option '--${name}' takes no value`;
+  }
+  return message.split(/\.\s/)[0]!.replace(/\.$/, "");
 }

@@ -90,7 +90,7 @@ export async function exportSessions(ctx: DataContext, ref: string | undefined, 
   const files: string[] = [];
   const used = new Set<string>();
   for (const [i, s] of chosen.entries()) {
-    const text = await ctx.api.text(`${sessionPath(s.id)}/export?format=${opts.format}`);
+    const text = await ctx.api.text(`${sessionPath(s.id)}/export?format=${opts.format}`, opts.out ? "file" : opts.format === "md" ? "text" : "jsonl");
     if (!opts.out) {
       ctx.io.stdout.write(opts.format === "md" && i > 0 ? `\n---\n\n${text}` : text);
       continue;

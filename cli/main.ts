@@ -1,8 +1,9 @@
 import path from "node:path";
+import { VERSION } from "../workers/version.ts";
 import type { Message, Session } from "./api-types.ts";
 import { Chat } from "./chat.ts";
 import { ApiClient, CliError, resolveTarget } from "./client.ts";
-import { commandHelp, findCommand, mainHelp, parseCommand, type CommandSpec, type Parsed } from "./commands.ts";
+import { commandHelp, findCommand, mainHelp, parseCommand, usageError, type CommandSpec, type Parsed } from "./commands.ts";
 import { completionScript, SHELLS, type Shell } from "./completion.ts";
 import { deleteSession, exportSessions, importSessions, setSession, showUsage } from "./data.ts";
 import { runHandoff } from "./handoff.ts";
@@ -11,7 +12,7 @@ import { runLocal } from "./local.ts";
 import { runLogin, runLogout } from "./login.ts";
 import { formatSessionList, formatTranscript, resolveSession } from "./sessions.ts";
 
-export const CLI_VERSION = "0.1.0";
+export const CLI_VERSION = VERSION;
 
 function str(v: string | boolean | undefined): string | undefined {
   return typeof v === "string" ? v : undefined;
@@ -19,10 +20,7 @@ function str(v: string | boolean | undefined): string | undefined {
 
 type Handler = (parsed: Parsed, cmd: CommandSpec) => Promise<number>;
 
-/** A usage error (exit code 2) that shows the command's help. */
-function usage(cmd: CommandSpec, message: string): CliError {
-  return new CliError(`${message}\n\n${commandHelp(cmd)}`, 2);
-}
+const usage = usageError;
 
 /** The CLI, testable in-process: `await createCli(argv, io).run()` gives the exit code. */
 export function createCli(argv: string[], io: CliIo = processIo()) {
@@ -168,7 +166,7 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
     if (name === "-v" || name === "--version") return out(CLI_VERSION), 0;
     const cmd = findCommand(name);
     const handler = handlers[name];
-    if (!cmd || !handler) throw new CliError(`unknown command '${name}'\n\n${mainHelp(CLI_VERSION)}`, 2);
+    if (!cmd || !handler) throw new CliError(`unknown command '${name}'\nusage: hermes-edge <command> [options]  (hermes-edge --help lists the commands)`, 2);
     const parsed = parseCommand(cmd, rest);
     if (parsed.values.help) return out(commandHelp(cmd)), 0;
     return handler(parsed, cmd);

@@ -60,6 +60,8 @@ export interface Settings {
   systemPrompt: string | undefined;
   /** `LLM_CONTEXT_TOKENS`: the token budget of one model request. */
   contextTokens: number;
+  /** `FETCH_URL_DOH_URL`: the DNS-over-HTTPS (JSON) endpoint fetch_url resolves names with. */
+  fetchUrlDohUrl: string;
   /** `DAILY_TOKEN_BUDGET`: tokens per platform user per UTC day (null: unlimited). */
   dailyTokenBudget: number | null;
   /** `RETENTION_DAYS`: messages older than this are deleted by the cron (null: kept). */
@@ -149,6 +151,7 @@ function parse(env: Env): Settings {
     dailyTokenBudget: v.DAILY_TOKEN_BUDGET,
     retentionDays: v.RETENTION_DAYS,
     busyPolicy: v.BUSY_POLICY,
+    fetchUrlDohUrl: v.FETCH_URL_DOH_URL,
     platforms,
     adapters: {
       telegram: { token: v.TELEGRAM_BOT_TOKEN, webhookSecret: v.TELEGRAM_WEBHOOK_SECRET, apiRoot: v.TELEGRAM_API_ROOT },

@@ -11,13 +11,11 @@ import type { MessageEvent, PlatformEvent, SessionSource } from "../../workers/p
 import { budgetText } from "../../workers/runtime/texts.ts";
 import { usedToday } from "../../workers/db/usage.ts";
 import { backoffDelay, isOverloaded, type BackoffPolicy } from "../../workers/retry/index.ts";
-import { durableSql, utcDay } from "../../workers/runtime/index.ts";
+import { durableSql, IdleWaiters, utcDay } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import { ALBUM_MAX, ALBUM_WAIT_MS, joinAlbum } from "./album.ts";
 import { InboxStore, type Binding } from "./store.ts";
 
-/** Delivery ids are remembered this long: longer than any platform redelivers or a signature is accepted. */
-export const SEEN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** At most one refusal per chat per this long. */
 export const REFUSAL_INTERVAL_MS = 10 * 60 * 1000;
 /** The outbox is looked at again this soon if a hand-on failed (or the object died mid-way). */
@@ -46,7 +44,7 @@ export class Inbox extends DurableObject<Env> {
   readonly #store: InboxStore;
   #draining: Promise<void> | null = null;
   #again = false;
-  #idleWaiters: Array<() => void> = [];
+  readonly #idle = new IdleWaiters(() => this.#isIdle());
   /** The alarm rang: the album at the head goes on without waiting longer. */
   #albumsDue = false;
 
@@ -80,7 +78,6 @@ export class Inbox extends DurableObject<Env> {
     if (event.addressed === false && !binding?.bound && !albumPart) return "ignored";
     const deliveryKey = `${event.source.platform}:${event.deliveryId}`;
     if (!this.#store.firstTime(deliveryKey, now)) return "duplicate";
-    this.#store.pruneSeen(now - SEEN_RETENTION_MS);
     this.#store.push(deliveryKey, event, now);
     await this.#armAlarm(now + (event.kind === "message" && event.album ? ALBUM_WAIT_MS : RETRY_MS));
     void this.#drain();
@@ -119,9 +116,7 @@ export class Inbox extends DurableObject<Env> {
 
   /** True the first time this object sees a delivery (an answer that needs no session, given once). */
   async firstSight(deliveryKey: string): Promise<boolean> {
-    const now = Date.now();
-    this.#store.pruneSeen(now - SEEN_RETENTION_MS);
-    return this.#store.firstTime(deliveryKey, now);
+    return this.#store.firstTime(deliveryKey, Date.now());
   }
 
   /** True at most once per {@link REFUSAL_INTERVAL_MS} (this object is a chat's refusal limiter). */
@@ -135,9 +130,9 @@ export class Inbox extends DurableObject<Env> {
 
   /** Resolves once the outbox is empty and D1 has the binding. */
   async idle(): Promise<void> {
-    if (this.#isIdle()) return;
+    if (this.#idle.idle) return;
     void this.#drain();
-    await new Promise<void>((r) => this.#idleWaiters.push(r));
+    await this.#idle.wait();
   }
 
   #isIdle(): boolean {
@@ -166,7 +161,7 @@ export class Inbox extends DurableObject<Env> {
       if (this.#again) {
         this.#again = false;
         void this.#drain();
-      } else if (this.#isIdle()) for (const w of this.#idleWaiters.splice(0)) w();
+      } else this.#idle.check();
     });
     return this.#draining;
   }

@@ -280,7 +280,7 @@ export class Relay extends DurableObject<Env> {
 
   /**
    * Takes in a platform message for the gateway: relayed once per delivery key (acknowledged
-   * or not), stored, then sent at once if the gateway is live. A full buffer drops its oldest.
+   * or not), stored, then sent at once if the gateway is live. A full buffer drops from the chat with the most frames waiting.
    */
   async deliver(input: { event: InboundEventIn; deliveryKey: string; gatewayId: string; media?: PendingMedia }): Promise<{ accepted: boolean; live: boolean }> {
     const now = Date.now();
@@ -290,8 +290,8 @@ export class Relay extends DurableObject<Env> {
     const frame = encodeFrame({ type: "inbound", event: input.event, bufferId });
     const limit = settings(this.env).relayBufferLimit;
     const pending = input.media && input.media.attachments.length > 0 ? JSON.stringify(input.media) : null;
-    const dropped = this.#store.buffer(bufferId, input.deliveryKey, frame, now, limit, pending);
-    if (dropped > 0) console.warn(`relay: buffer full (${limit}), dropped the ${dropped} oldest frame(s)`);
+    const dropped = this.#store.buffer(bufferId, input.deliveryKey, frame, now, limit, pending, input.event.session_key);
+    if (dropped > 0) console.warn(`relay: buffer full (${limit}), dropped ${dropped} frame(s) from the chat with the most waiting`);
     // Attachments are fetched after the webhook was answered; the frame (and what follows it) goes once they are kept.
     if (pending) void this.#fetchPending().catch((err: unknown) => console.error("relay: fetching attachments failed; retrying", err instanceof Error ? err.message : String(err)));
     else await this.#flush();

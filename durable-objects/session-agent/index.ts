@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { createModel, toolsFor } from "../../workers/agent/index.ts";
+import { createModel, dohResolver, toolsFor } from "../../workers/agent/index.ts";
 import { edgeMcpSource, type McpToolSource } from "../../workers/agent/mcp/index.ts";
 import { adapterChannel } from "../../workers/conversations/channels.ts";
 import { edgeAttachments } from "../../workers/conversations/files.ts";
@@ -9,6 +9,7 @@ import { handoffJson, sessionJson, type HandoffJson, type SessionJson } from "..
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { ContextKeeper, durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
+import { SessionBudget } from "./budget.ts";
 import { HandoffRunner } from "./handoff.ts";
 import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, rekeyTakenTurns, retainElsewhere, transcriptView, type SessionExport, type TranscriptView } from "./lifecycle.ts";
 import { inFlight, type HandoffRequest } from "./handoff-state.ts";
@@ -16,16 +17,15 @@ import { importFromD1 } from "./import.ts";
 import { D1Mirror } from "./mirror.ts";
 import { newRecord, RecordStore, withCounters, type SessionRecord } from "./record.ts";
 import { SseSink } from "./sse.ts";
-import { FIRST_COPY_DELAY_MS, MIRROR_RETRY_MS, SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
+import { FIRST_COPY_DELAY_MS, MIRROR_RETRY_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
 
-export { SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
+export { WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
 
 /**
- * One per session id: the session's home. It wires capabilities, each in its own file: the
- * turn runtime (queue, busy policy, replies, recovery; shared with the relay gateway), the
- * session row and its handoff state machine, the handoff runner, the SSE sink of API
- * turns, and the D1 mirror. Everything a turn needs is in this object's own SQLite, so a
- * turn reaches the model without a database round trip; D1 gets a copy behind it.
+ * One per session id: the session's home, wiring capabilities each in its own file: the turn
+ * runtime (queue, busy policy, replies, recovery; shared with the relay gateway), the session
+ * row and its handoff state machine, the handoff runner, the SSE sink of API turns, the D1
+ * mirror, the daily budget (the one D1 round trip before a platform turn, when it is set).
  */
 export class SessionAgent extends DurableObject<Env> {
   readonly #sql: Sql;
@@ -34,11 +34,11 @@ export class SessionAgent extends DurableObject<Env> {
   #runtime: SessionRuntime | null = null;
   #handoff: HandoffRunner | null = null;
   #context: ContextKeeper | null = null;
+  #budget: SessionBudget | null = null;
   #changed = Promise.withResolvers<void>();
   #copyTimer: ReturnType<typeof setTimeout> | null = null;
   #alarmAt: number | null = null;
-  /** MCP_SERVERS' tools, listed and cached per object (null: none configured). */
-  #mcp: McpToolSource | null = null;
+  #mcp: McpToolSource | null = null; // MCP_SERVERS' tools, listed and cached per object (null: none configured)
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -80,6 +80,7 @@ export class SessionAgent extends DurableObject<Env> {
       log: (line) => console.log(`session ${sessionId}: ${line}`),
     });
     this.#context = context;
+    const budget = (this.#budget = new SessionBudget(this.env, sessionId, this.ctx.storage.kv));
     const host: RuntimeHost = {
       sql: this.#sql,
       session: sessionId,
@@ -102,6 +103,8 @@ export class SessionAgent extends DurableObject<Env> {
         this.#copySoon();
       },
       onStored: () => this.#copySoon(),
+      admit: (turn) => budget.admit(turn),
+      onUsage: async (turn, tokens) => budget.settle(turn, tokens),
       onTurnEnd: () => {
         this.#records.update({ activeTurnId: null, turnStartedAt: null });
         this.#copyNow();
@@ -124,8 +127,8 @@ export class SessionAgent extends DurableObject<Env> {
   }
 
   #tools(model: ReturnType<typeof createModel>) {
-    this.#mcp ??= edgeMcpSource(settings(this.env).mcp);
-    return toolsFor(model, { sources: this.#mcp ? [this.#mcp] : [] });
+    this.#mcp ??= edgeMcpSource(settings(this.env).mcp); // No DNS API here: fetch_url resolves over DNS-over-HTTPS.
+    return toolsFor(model, { resolve: dohResolver(settings(this.env).fetchUrlDohUrl), sources: this.#mcp ? [this.#mcp] : [] });
   }
 
   /** The session row, imported once from D1 for a session older than this object's storage. */
@@ -181,7 +184,7 @@ export class SessionAgent extends DurableObject<Env> {
     this.#alarmAt = null;
     const runtime = this.#runtime;
     if (!runtime || !this.#handoff) return;
-    runtime.queue.pruneSeen(Date.now() - SEEN_RETENTION_MS);
+    runtime.queue.pruneSeen(Date.now());
     await this.#handoff.reclaim();
     this.#handoff.start();
     if (runtime.executing) await this.#wakeAt(Date.now() + WATCHDOG_MS);
@@ -256,10 +259,10 @@ export class SessionAgent extends DurableObject<Env> {
     return describeTools(this.#tools(createModel(settings(this.env).model)));
   }
 
-  /** The whole session from its own storage (exports). */
+  /** The whole session from its own storage (exports), with the counters and title every way out fills in. */
   async exportData(sessionId: string): Promise<SessionExport | null> {
     const rec = await this.#session(sessionId);
-    return rec ? exportSession(rec, this.#runtime!) : null;
+    return rec ? exportSession(withCounters(this.#sql, rec), this.#runtime!) : null;
   }
 
   /** Brings an exported session back into this empty object (and D1). False when it exists already. */
@@ -329,6 +332,8 @@ export class SessionAgent extends DurableObject<Env> {
       this.#init(rec.id);
     }
     if (!rec) return { accepted: false, position: -1, found: false };
+    const user = input.meta?.userKey;
+    if (typeof user === "string" && !(await this.#budget!.mayWait(this.#runtime!, user, input.target))) return { accepted: false, position: -1, found: true };
     const taken = this.#runtime!.enqueue({ content: input.content, origin: "platform", target: input.target, deliveryKey: input.deliveryKey, meta: input.meta ?? {} });
     this.#copySoon();
     return taken ? { accepted: true, position: taken.position, found: true } : { accepted: false, position: -1, found: true };
@@ -353,11 +358,7 @@ export class SessionAgent extends DurableObject<Env> {
     }
   }
 
-  /**
-   * The cron's safety net, for a session D1 shows with a turn running too long or a
-   * handoff left pending: runs what the alarm would; a running flag with nothing behind it
-   * is cleared. True when there was work.
-   */
+  /** The cron's safety net (a turn running too long, a handoff left pending): runs what the alarm would; true when there was work. */
   async recover(sessionId: string): Promise<boolean> {
     const rec = await this.#session(sessionId);
     if (!rec || !this.#runtime) return false;

@@ -28,8 +28,6 @@ export type HandoffAnswer =
 
 /** How long a turn may go without the object proving it is alive before recovery kicks in. */
 export const WATCHDOG_MS = 30_000;
-/** Delivery keys of finished platform turns are remembered this long, against late redeliveries. */
-export const SEEN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** The user message of a short turn reaches D1 with its reply; a longer turn copies it after this. */
 export const FIRST_COPY_DELAY_MS = 250;
 /** A failed copy to D1 is tried again after this long. */

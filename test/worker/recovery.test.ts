@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { SEEN_RETENTION_MS } from "../../durable-objects/inbox/index.ts";
+import { SEEN_RETENTION_MS } from "../../workers/runtime/seen.ts";
 import { runMaintenance, STUCK_TURN_MS } from "../../workers/maintenance.ts";
 import { TURN_STREAM_LOST } from "../../workers/http/turn-stream.ts";
 import { RESTART_FAILURE } from "../../workers/runtime/index.ts";

@@ -326,6 +326,18 @@ describe("export and import", () => {
     expect(md).toContain("reply 6");
   });
 
+  it("an export's session line is not stale: the title, message count and tokens the API shows (it said null, 0, 0), and the Markdown is headed by the title", async () => {
+    const id = await newSession();
+    await turns(id, 2, "stale export check");
+    const { session } = await json<{ session: { title: string; message_count: number; input_tokens: number; output_tokens: number } }>(await call(`/v1/sessions/${id}`));
+    expect(session.title).toBeTruthy();
+    expect(session.message_count).toBeGreaterThan(0);
+    expect(session.input_tokens + session.output_tokens).toBeGreaterThan(0);
+    const line = JSON.parse((await (await call(`/v1/sessions/${id}/export`)).text()).split("\n")[0]!) as { session: { title: string; messageCount: number; inputTokens: number; outputTokens: number } };
+    expect(line.session).toMatchObject({ title: session.title, messageCount: session.message_count, inputTokens: session.input_tokens, outputTokens: session.output_tokens });
+    expect((await (await call(`/v1/sessions/${id}/export?format=md`)).text()).split("\n")[0]).toBe(`# ${session.title}`);
+  });
+
   it("refuses bodies that are not an export, naming the line", async () => {
     const bad = await json<{ error: { message: string } }>(await call("/v1/sessions/import", { method: "POST", body: '{"type":"session","version":1,"session":{"id":"x","source":"cli","startedAt":1,"lastActiveAt":1}}\nnot json\n' }), 400);
     expect(bad.error.message).toMatch(/line 2/);

@@ -3,6 +3,7 @@ import { fetchUrlTool, type FetchUrlOptions } from "./fetch-url.ts";
 import type { ChatModel } from "./model.ts";
 import { OFFLINE_MODEL_ID, OfflineModel } from "./offline.ts";
 import { OpenAiModel } from "./openai.ts";
+import { dohResolver } from "./resolve.ts";
 import { ToolRegistry, type ToolSource } from "./tools.ts";
 import { DEFAULT_WORKERS_AI_MODEL, WorkersAiModel, type AiBinding } from "./workers-ai.ts";
 
@@ -67,8 +68,10 @@ export function createModel(cfg: ModelConfig, fetchImpl?: typeof fetch): ChatMod
 /**
  * The tools offered to real models: `fetch_url`, plus the given sources (MCP servers),
  * listed at the start of each turn. The offline model never calls tools, so it gets none.
+ * `fetch_url` always resolves names before fetching: with `resolve`, or else over
+ * DNS-over-HTTPS at its default endpoint.
  */
 export function toolsFor(model: ChatModel, opts: FetchUrlOptions & { sources?: readonly ToolSource[] } = {}): ToolRegistry | undefined {
   const { sources = [], ...fetchOpts } = opts;
-  return model.id === OFFLINE_MODEL_ID ? undefined : new ToolRegistry([fetchUrlTool({}, fetchOpts)], sources);
+  return model.id === OFFLINE_MODEL_ID ? undefined : new ToolRegistry([fetchUrlTool({}, { ...fetchOpts, resolve: fetchOpts.resolve ?? dohResolver() })], sources);
 }

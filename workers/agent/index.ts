@@ -35,6 +35,7 @@ export { SUMMARY_MAX_TOKENS, SummaryError, extractiveSummary, renderTurns, summa
 export { TOKEN_ENCODING, estimateRequestTokens, loadTokenCounter, messageTokens, truncateToTokens, type TokenCounter } from "./tokens.ts";
 export { MAX_TOOLS, ToolRegistry, ToolSet, formatToolList, listTools, toolError, type Tool, type ToolContext, type ToolInfo, type ToolListing, type ToolSource } from "./tools.ts";
 export { fetchUrlTool, isBlockedHost, type FetchUrlLimits, type FetchUrlOptions } from "./fetch-url.ts";
+export { DEFAULT_DOH_URL, dohResolver, type Resolver } from "./resolve.ts";
 export { SUMMARY_MAX_CHARS, isSecretKey, maskSecrets, summarizeCall } from "./tool-summary.ts";
 export { DEFAULT_OPENAI_MODEL, PROVIDERS, createModel, modelId, resolveProvider, toolsFor, type ModelConfig, type ProviderName } from "./factory.ts";
 export { PROBE_TIMEOUT_MS, probeModel, type ModelProbe } from "./probe.ts";

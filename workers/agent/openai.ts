@@ -1,7 +1,7 @@
 import { parseRetryAfter } from "../retry/index.ts";
 import { ProviderError, errorForStatus } from "./errors.ts";
 import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
-import { readChunkStream } from "./sse.ts";
+import { chunkUsage, deltaText, readChunkStream } from "./sse.ts";
 import { idleAttempt, withRetries } from "./streamed-call.ts";
 import type { ChatMessage, FinishReason, ImagePart, ToolCall, Usage } from "./types.ts";
 
@@ -53,17 +53,19 @@ class Accumulator {
 
   /** Applies one decoded chunk; returns the text delta it carried. */
   apply(chunk: unknown): string {
-    const obj = chunk as ChunkShape;
+    const obj = (typeof chunk === "object" && chunk !== null ? chunk : {}) as ChunkShape;
+    // Usage first, from whichever chunk carries it (OpenAI's last has `choices: []`, an error chunk may too).
+    this.usage = chunkUsage(obj) ?? this.usage;
     if (obj.error) {
       const msg = typeof obj.error.message === "string" ? obj.error.message : JSON.stringify(obj.error);
-      throw new ProviderError("provider_rejected", `the model provider reported an error: ${msg}`);
+      const e = new ProviderError("provider_rejected", `the model provider reported an error: ${msg}`);
+      e.usage = this.usage;
+      throw e;
     }
-    if (obj.usage) this.usage = { input: obj.usage.prompt_tokens ?? 0, output: obj.usage.completion_tokens ?? 0 };
-    const choice = obj.choices?.[0];
+    const choice = Array.isArray(obj.choices) ? obj.choices[0] : undefined;
     if (!choice) return "";
     const delta = choice.delta ?? choice.message ?? {};
-    let text = "";
-    if (typeof delta.content === "string") text = delta.content;
+    const text = deltaText(delta.content);
     for (const tc of delta.tool_calls ?? []) {
       const index = tc.index ?? this.calls.length;
       const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
@@ -88,7 +90,6 @@ class Accumulator {
 
 interface ChunkShape {
   error?: { message?: unknown };
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
   choices?: Array<{
     delta?: DeltaShape;
     message?: DeltaShape;
@@ -96,7 +97,8 @@ interface ChunkShape {
   }>;
 }
 interface DeltaShape {
-  content?: string | null;
+  /** A string, or typed parts (`[{type: "text", text}, {type: "thinking", …}]`). */
+  content?: unknown;
   tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
 }
 

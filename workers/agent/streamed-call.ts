@@ -1,15 +1,17 @@
 import { isRetryable, retry, type BackoffPolicy } from "../retry/index.ts";
 import { ProviderError } from "./errors.ts";
 import type { ModelRequest, ModelResult } from "./model.ts";
+import type { Usage } from "./types.ts";
 
 /** Waits between attempts when the provider asked for none: 0.5 s, then 1 s, … (one user's turn waits: no jitter). */
 const MODEL_BACKOFF: BackoffPolicy = { baseMs: 500, capMs: 10_000, jitter: "none" };
 /** A provider asking us to wait longer than this is reported, not waited for. */
 const MAX_RETRY_WAIT_MS = 10_000;
 
-/** What an attempt fills as the reply streams: the text so far, and the result it makes (usage included). */
+/** What an attempt fills as the reply streams: the text so far, the usage reported so far, and the result it makes. */
 export interface Accumulated {
   readonly content: string;
+  readonly usage: Usage | undefined;
   result(): ModelResult;
 }
 
@@ -66,7 +68,7 @@ export async function withRetries(
  * reads the reply into `acc`, passing `io.signal` on and calling `io.arm()` per chunk. An
  * interrupt resolves with what `acc` holds ({@link interrupted}); silence for
  * `idleTimeoutMs` fails with `provider_timeout` (`who` sent nothing); any failure carries
- * the text streamed so far as its `partial`.
+ * the text streamed so far as its `partial`, and the usage reported so far (billed) as its `usage`.
  */
 export async function idleAttempt(
   req: ModelRequest,
@@ -101,6 +103,7 @@ export async function idleAttempt(
     if (signal?.aborted) return interrupted(acc);
     const e = timedOut ? timeout() : err;
     if (e instanceof ProviderError && !e.partial) e.partial = acc.content;
+    if (e instanceof ProviderError && !e.usage && acc.usage) e.usage = acc.usage;
     throw e;
   } finally {
     if (timer !== undefined) clearTimeout(timer);

@@ -1,6 +1,6 @@
 import { ProviderError } from "./errors.ts";
 import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
-import { readChunkStream } from "./sse.ts";
+import { chunkUsage, deltaText, readChunkStream } from "./sse.ts";
 import { idleAttempt, withRetries } from "./streamed-call.ts";
 import type { ChatMessage, FinishReason, ToolCall, Usage } from "./types.ts";
 
@@ -45,9 +45,12 @@ class Accumulator {
   apply(chunk: unknown): string {
     if (typeof chunk !== "object" || chunk === null) return "";
     const c = chunk as Record<string, unknown>;
-    if (c.error !== undefined && c.error !== null) throw workersAiError(typeof c.error === "string" ? c.error : JSON.stringify(c.error));
-    const usage = c.usage as { prompt_tokens?: number; completion_tokens?: number } | undefined;
-    if (usage && typeof usage === "object") this.usage = { input: usage.prompt_tokens ?? 0, output: usage.completion_tokens ?? 0 };
+    this.usage = chunkUsage(c) ?? this.usage;
+    if (c.error !== undefined && c.error !== null) {
+      const e = workersAiError(typeof c.error === "string" ? c.error : JSON.stringify(c.error));
+      e.usage = this.usage;
+      throw e;
+    }
     let text = "";
     if (typeof c.response === "string") text += c.response;
     else if (c.response !== undefined && c.response !== null) text += JSON.stringify(c.response);
@@ -55,7 +58,7 @@ class Accumulator {
     const choice = (Array.isArray(c.choices) ? c.choices[0] : undefined) as { delta?: Record<string, unknown>; message?: Record<string, unknown>; finish_reason?: string | null } | undefined;
     const delta = choice?.delta ?? choice?.message;
     if (delta) {
-      if (typeof delta.content === "string") text += delta.content;
+      text += deltaText(delta.content);
       if (Array.isArray(delta.tool_calls)) this.#calls(delta.tool_calls);
     }
     const finish = choice?.finish_reason ?? c.finish_reason;

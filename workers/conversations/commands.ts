@@ -1,7 +1,7 @@
 import { SESSION_INSTRUCTIONS_MAX_CHARS } from "../agent/index.ts";
 import { db } from "../db/client.ts";
 import { setHome } from "../db/platform-state.ts";
-import { adminUsersSetting, PLATFORM_LABEL } from "../platforms/names.ts";
+import { PLATFORM_LABEL } from "../platforms/names.ts";
 import type { CommandEvent, PlatformAdapter } from "../platforms/types.ts";
 import { isAllowed, settings } from "../settings.ts";
 import { commandPermission, permissionRefusal } from "./permissions.ts";
@@ -66,7 +66,7 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
     }
     case "sethome":
       // It decides where every operator handoff goes: admins only (a DM set as home would take the CLI's sessions).
-      if (!maySetHome(env, source.platform, source.userId)) return `Only ${adminUsersSetting(source.platform)} may set the home channel: ask the operator to add your user id (${source.userId}) there, or to send /sethome here.`;
+      if (!maySetHome(env, source.platform, source.userId)) return permissionRefusal("sethome", source, "admin");
       await setHome(db(env), source.platform, { chatId: source.chatId, threadId: source.threadId ?? null, chatName: null, setBy: source.userId });
       return `This chat is now the ${PLATFORM_LABEL[source.platform]} home channel: sessions handed off from the CLI will arrive here.`;
     case "status": {

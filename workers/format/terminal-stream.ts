@@ -1,6 +1,6 @@
 import type { Token } from "markdown-it";
 import { parseTokens } from "./parse.ts";
-import { renderTerminal } from "./terminal.ts";
+import { CODE_END, renderTerminal } from "./terminal.ts";
 import type { TerminalOptions } from "./types.ts";
 
 /** A top-level block of the source: its lines, and whether it is finished even if it is the last one. */
@@ -82,7 +82,10 @@ export class TerminalStream {
         out += this.#emit(renderTerminal(src.slice(cut, upTo), this.#o), b.type, true);
         cut = upTo;
       } else if (b.type === "fence") {
-        out += this.#emit(renderTerminal(src.slice(cut, upTo), this.#o), b.type, false);
+        // The box's closing line waits for the fence to close: more code lines come before it.
+        const shown = renderTerminal(src.slice(cut, upTo), this.#o);
+        const open = shown === CODE_END ? "" : shown.endsWith(`\n${CODE_END}`) ? shown.slice(0, -CODE_END.length - 1) : shown;
+        out += this.#emit(open, b.type, false);
       }
     }
     this.#from += cut;

@@ -90,12 +90,15 @@ function blockOut(b: Block, o: TerminalOptions): string {
   const lines = b.lines.map(clean);
   if (!o.color) return lines.map((l) => `    ${l}`.trimEnd()).join("\n");
   const label = b.lang ? [`\x1b[2m┌ ${clean(b.lang)}${RESET}`] : [];
-  return [...label, ...lines.map((l) => `\x1b[2m│ ${l}${RESET}`)].join("\n");
+  return [...label, ...lines.map((l) => `\x1b[2m│ ${l}${RESET}`), CODE_END].join("\n");
 }
+
+/** The line that closes a code block's box (with colour). */
+export const CODE_END = `\x1b[2m└${RESET}`;
 
 /**
  * Renders a reply for the CLI. With `color`, ANSI bold, italic, strikethrough, cyan inline
- * code, code blocks dimmed behind a left bar; without, plain text with code indented four
+ * code, code blocks dimmed in a box open on the right (`┌ lang`, `│ code`, `└`); without, plain text with code indented four
  * spaces and quotes marked `> `. Links read `text (url)` either way. Control characters in the
  * reply are removed so it cannot drive the terminal.
  */

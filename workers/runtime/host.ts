@@ -38,6 +38,14 @@ export interface RuntimeHost {
   /** Where a platform turn's reply goes; null when its platform is gone from the config. */
   channel(target: ReplyTarget): ReplyChannel | null;
   log(line: string): void;
+  /**
+   * Whether a turn may start now (each attempt, before anything is read or stored): the
+   * edge checks `DAILY_TOKEN_BUDGET` here and reserves the turn's tokens. Refused: the turn
+   * is dropped and `notice` (if any) shown in its chat instead.
+   */
+  admit?(turn: TurnRecord): Promise<{ ok: true } | { ok: false; notice: string | null }>;
+  /** A turn ended, having used `tokens` (the edge settles its reservation); awaited before the next turn starts. */
+  onUsage?(turn: TurnRecord, tokens: number): Promise<void>;
   /** A turn is about to call the model (the edge raises its running flag). */
   onTurnStart?(turn: TurnRecord): void;
   /** Messages were stored (the edge copies them to D1 behind the turn). */

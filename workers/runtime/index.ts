@@ -5,6 +5,8 @@ export { describe as describeFailure, type ChannelCaps, type ReplyChannel } from
 export { realClock, sleepOn, type Clock } from "./clock.ts";
 export { DeliveryStore, type PendingDelivery } from "./deliveries.ts";
 export { deliverFinal, MAX_DELIVERY_ATTEMPTS, type DeliveryEnd, type DeliveryOutcome } from "./delivery.ts";
+export { IdleWaiters } from "./idle.ts";
+export { SEEN_RETENTION_MS, SeenDeliveries, type SeenTable } from "./seen.ts";
 export { TurnQueue, type TurnInput, type TurnOrigin, type TurnRecord } from "./queue.ts";
 export { ReplyStreamer, TYPING_REFRESH_MS, type StreamEnd, type StreamerOptions, type TurnSink } from "./reply.ts";
 export { MAX_TURN_ATTEMPTS, SessionRuntime, type BusyPolicy, type NewTurn, type RuntimeHost, type TurnResult } from "./session.ts";

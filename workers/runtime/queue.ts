@@ -1,4 +1,5 @@
 import type { ReplyTarget } from "../platforms/types.ts";
+import { SeenDeliveries } from "./seen.ts";
 import { migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
 
 /** Where a turn came from: the HTTP API (streamed to its caller), a platform, or the runtime itself (a handoff notice). */
@@ -87,6 +88,8 @@ function record(r: Row): TurnRecord {
  * ended). Synchronous: a turn is stored the moment `add` returns.
  */
 export class TurnQueue extends SessionRows {
+  readonly #seen = new SeenDeliveries(this.sql, "seen");
+
   /** Creates or upgrades the tables (once per storage). */
   static migrate(sql: Sql): void {
     migrate(sql, "turn-queue", SCHEMA);
@@ -122,7 +125,7 @@ export class TurnQueue extends SessionRows {
   seen(deliveryKey: string): boolean {
     return (
       this.sql.exec("SELECT 1 AS x FROM turns WHERE delivery_key = ?", deliveryKey).length > 0 ||
-      this.sql.exec("SELECT 1 AS x FROM seen WHERE delivery_key = ?", deliveryKey).length > 0
+      this.#seen.has(deliveryKey)
     );
   }
 
@@ -153,16 +156,16 @@ export class TurnQueue extends SessionRows {
   /** Removes a turn; its delivery key is remembered, so a redelivery stays a no-op. */
   forget(rec: TurnRecord, now: number): void {
     this.sql.exec("DELETE FROM turns WHERE turn_id = ?", rec.turnId);
-    if (rec.deliveryKey) this.sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", rec.deliveryKey, now);
+    if (rec.deliveryKey) this.#seen.remember(rec.deliveryKey, now);
   }
 
   /** Records a delivery key as taken in without a turn (a command handled by its host). */
   remember(deliveryKey: string, now: number): void {
-    this.sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", deliveryKey, now);
+    this.#seen.remember(deliveryKey, now);
   }
 
-  /** Forgets delivery keys older than `before` (kept longer than any platform redelivers). */
-  pruneSeen(before: number): void {
-    this.sql.exec("DELETE FROM seen WHERE delivery_key IN (SELECT delivery_key FROM seen WHERE at < ? LIMIT 500)", before);
+  /** Forgets delivery keys past their retention (`SEEN_RETENTION_MS`). */
+  pruneSeen(now: number): void {
+    this.#seen.prune(now);
   }
 }

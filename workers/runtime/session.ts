@@ -5,6 +5,7 @@ import { AttachmentStore } from "./attachments.ts";
 import { DeliveryStore } from "./deliveries.ts";
 import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
 import { MAX_TURN_ATTEMPTS, type NewTurn, type RuntimeHost, type TurnResult } from "./host.ts";
+import { IdleWaiters } from "./idle.ts";
 import { TurnQueue, type TurnRecord } from "./queue.ts";
 import { ReplyStreamer, type TurnSink } from "./reply.ts";
 import type { Sql } from "./sql.ts";
@@ -24,6 +25,9 @@ function userKeyOf(rec: TurnRecord): string {
   const k = rec.meta.userKey;
   return typeof k === "string" && k !== "" ? k : "cli";
 }
+
+/** Shown when whether a turn may start could not be checked (its store did not answer). */
+const NOT_ADMITTED = "This message was not answered: the daily token allowance could not be checked just now. Please send it again in a minute.";
 
 const failed = (code: string, message: string): TurnOutcome => ({ finishReason: "error", text: "", error: { code, message }, usage: { input: 0, output: 0 }, toolCalls: 0 });
 
@@ -50,7 +54,7 @@ export class SessionRuntime {
   #delivering = 0;
   /** The unfolded transcript in memory, with the stored id of each message. */
   #history: Array<{ id: number; message: ChatMessage }> | null = null;
-  #idleWaiters: Array<() => void> = [];
+  readonly #idle = new IdleWaiters(() => this.#isIdle());
   #turnWaiters = new Map<string, (r: TurnResult) => void>();
 
   constructor(host: RuntimeHost) {
@@ -165,9 +169,8 @@ export class SessionRuntime {
   }
 
   /** Resolves once nothing runs, waits or is being delivered here. */
-  async idle(): Promise<void> {
-    if (this.#isIdle()) return;
-    await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  idle(): Promise<void> {
+    return this.#idle.wait();
   }
 
   #isIdle(): boolean {
@@ -175,8 +178,7 @@ export class SessionRuntime {
   }
 
   #wake(): void {
-    if (!this.#isIdle()) return;
-    for (const w of this.#idleWaiters.splice(0)) w();
+    this.#idle.check();
   }
 
   /**
@@ -254,6 +256,13 @@ export class SessionRuntime {
   }
 
   async #execute(rec: TurnRecord, active: Active, sink: TurnSink | ReplyStreamer): Promise<void> {
+    if (this.#h.admit) {
+      const verdict = await this.#h.admit(rec).catch((err: unknown) => {
+        this.#h.log(`turn ${rec.turnId}: could not check whether it may start: ${err instanceof Error ? err.message : String(err)}`);
+        return { ok: false as const, notice: NOT_ADMITTED };
+      });
+      if (!verdict.ok) return this.#refuse(rec, active, verdict.notice);
+    }
     let outcome: TurnOutcome;
     sink.start?.();
     try {
@@ -286,7 +295,7 @@ export class SessionRuntime {
       outcome = err instanceof ProviderError ? failed(err.code, err.message) : failed("internal", "the turn failed inside the agent runtime");
       this.forgetHistory();
     }
-    this.#recordUsage(rec, outcome);
+    const tokens = this.#recordUsage(rec, outcome);
     let delivery: DeliveryOutcome | null = null;
     if (sink instanceof ReplyStreamer && rec.target) {
       const end = await sink.end(outcome);
@@ -305,6 +314,7 @@ export class SessionRuntime {
       this.#h.onTurnEnd?.(rec, outcome);
       await Promise.resolve(sink.end(outcome)).catch(() => undefined);
     }
+    await this.#h.onUsage?.(rec, tokens).catch((err: unknown) => this.#h.log(`turn ${rec.turnId}: its usage was not settled: ${String(err)}`));
     const waiter = this.#turnWaiters.get(rec.turnId);
     this.#turnWaiters.delete(rec.turnId);
     this.#wake();
@@ -312,11 +322,25 @@ export class SessionRuntime {
   }
 
   /** The turn's tokens: the provider's count, or the host's estimate when it reported none. */
-  #recordUsage(rec: TurnRecord, outcome: TurnOutcome): void {
+  #recordUsage(rec: TurnRecord, outcome: TurnOutcome): number {
     const reported = outcome.usage.input + outcome.usage.output > 0;
     const usage = reported ? outcome.usage : (this.#h.estimate?.(outcome, rec) ?? outcome.usage);
-    if (usage.input + usage.output === 0) return;
+    if (usage.input + usage.output === 0) return 0;
     this.usage.record(rec.turnId, userKeyOf(rec), usage, this.#h.clock.now());
+    return usage.input + usage.output;
+  }
+
+  /** A turn refused at its start (see RuntimeHost.admit): nothing is stored; `notice` goes to its chat. */
+  async #refuse(rec: TurnRecord, active: Active, notice: string | null): Promise<void> {
+    this.#h.log(`turn ${rec.turnId} was not started${notice ? `: ${notice}` : ""}`);
+    if (this.#active === active) this.#active = null;
+    const outcome: TurnOutcome = { finishReason: "error", text: notice ?? "", error: { code: "not_admitted", message: notice ?? "not admitted" }, usage: { input: 0, output: 0 }, toolCalls: 0 };
+    if (notice) return this.#endStored(rec, outcome, notice);
+    this.queue.forget(rec, this.#h.clock.now());
+    this.#h.onTurnEnd?.(rec, outcome);
+    this.#turnWaiters.get(rec.turnId)?.({ outcome, delivery: null });
+    this.#turnWaiters.delete(rec.turnId);
+    this.#wake();
   }
 
   /** Drops folded messages from memory (they stay stored). */

@@ -1,4 +1,4 @@
-import { json, request, whenSignedOut } from "./api.ts";
+import { forgetTab, json, request, signIn, whenSignedOut } from "./api.ts";
 import { h, replace } from "./dom.ts";
 import { platformsView } from "./views/platforms.ts";
 import { sessionView } from "./views/session.ts";
@@ -66,6 +66,7 @@ async function route(): Promise<void> {
 
 async function leave(): Promise<void> {
   await request("POST", "/console/sign-out").catch(() => undefined);
+  forgetTab();
   signedIn = false;
   await route();
 }
@@ -77,7 +78,7 @@ async function leave(): Promise<void> {
 async function linkSignIn(): Promise<boolean | null> {
   const token = takeTokenFromFragment();
   if (token === null) return null;
-  return request("POST", "/console/sign-in", { token }).then(
+  return signIn(token).then(
     () => true,
     (err: unknown) => ((note = `The sign-in link was refused: ${err instanceof Error ? err.message : String(err)}`), false),
   );

@@ -1,4 +1,4 @@
-import { ApiFailure, request } from "../api.ts";
+import { ApiFailure, signIn } from "../api.ts";
 import { h, notice, replace } from "../dom.ts";
 
 /**
@@ -43,7 +43,7 @@ export function signInView(root: HTMLElement, said: string | null, signedIn: () 
     e.preventDefault();
     button.disabled = true;
     replace(status);
-    request("POST", "/console/sign-in", { token: input.value })
+    signIn(input.value)
       .then(() => {
         input.value = "";
         return signedIn();
