@@ -9,7 +9,7 @@
 const TRANSIENT = /network connection lost|durable object reset|fetch failed|econnreset|econnrefused|etimedout|eai_again|socket hang up/i;
 
 /** 408, 429 and 5xx: the service is slow, rate limiting, or failing for now. */
-export function retryableStatus(status: number): boolean {
+function retryableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 

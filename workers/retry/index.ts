@@ -2,5 +2,5 @@
 // asked for honoured, and which failures are worth another attempt. Pure: it runs in
 // workerd, Node and the browser, and every layer may import it.
 export { abortableSleep, backoffCeiling, backoffDelay, parseRetryAfter, retryAfterMs, type BackoffPolicy } from "./backoff.ts";
-export { isOverloaded, isRetryable, retryableStatus } from "./classify.ts";
+export { isOverloaded, isRetryable } from "./classify.ts";
 export { retry, type RetryOptions } from "./retry.ts";
