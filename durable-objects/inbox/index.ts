@@ -10,6 +10,7 @@ import { adapterFor } from "../../workers/platforms/registry.ts";
 import type { MessageEvent, PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
 import { budgetText } from "../../workers/runtime/texts.ts";
 import { usedToday } from "../../workers/db/usage.ts";
+import { backoffDelay, isOverloaded, type BackoffPolicy } from "../../workers/retry/index.ts";
 import { durableSql, IdleWaiters, utcDay } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import { ALBUM_MAX, ALBUM_WAIT_MS, joinAlbum } from "./album.ts";
@@ -20,6 +21,8 @@ export const REFUSAL_INTERVAL_MS = 10 * 60 * 1000;
 /** The outbox is looked at again this soon if a hand-on failed (or the object died mid-way). */
 const RETRY_MS = 2_000;
 const MAX_RETRY_MS = 60_000;
+/** A failed hand-on is tried again after 4 s, 8 s … up to a minute, jittered so Inboxes that failed together spread out. */
+const HAND_ON_BACKOFF: BackoffPolicy = { baseMs: 2 * RETRY_MS, capMs: MAX_RETRY_MS, jitter: "equal" };
 
 /** What the intake hands an Inbox: a verified platform event for this key. */
 export interface InboxItem {
@@ -181,8 +184,11 @@ export class Inbox extends DurableObject<Env> {
         if (album) albumsDue = false;
       } catch (err) {
         const attempts = this.#store.failed(item.seq);
-        console.error(`inbox ${this.#key}: handing on ${item.deliveryKey} failed (attempt ${attempts}); retrying`, err instanceof Error ? err.message : String(err));
-        await this.#armAlarm(Date.now() + Math.min(RETRY_MS * 2 ** attempts, MAX_RETRY_MS));
+        // The delivery stays in the outbox whatever failed; an overloaded session object gets the longest pause, not more load.
+        const wait = isOverloaded(err) ? MAX_RETRY_MS : backoffDelay(attempts - 1, HAND_ON_BACKOFF);
+        const why = err instanceof Error ? err.message : String(err);
+        console.error(`inbox ${this.#key}: handing on ${item.deliveryKey} failed (attempt ${attempts}); retrying in ${Math.round(wait / 1000)} s`, why);
+        await this.#armAlarm(Date.now() + wait);
         return;
       }
     }

@@ -20,7 +20,8 @@ function sources(dir: string): string[] {
  * by the tests below). Named for what they do: a newcomer reads the layout from this table.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  agent: ["version"], // the model core: pure (only its MCP client names the version)
+  retry: [], // backoff, Retry-After, which failures to retry: pure, every layer may use it
+  agent: ["retry", "version"], // the model core: pure (only its MCP client names the version)
   format: [], // Markdown → each dialect: pure
   errors: [], // the API's error vocabulary
   names: [], // the platform names
@@ -33,16 +34,16 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   adapter: ["agent", "attachments", "format", "names", "platforms", "security"], // workers/platforms/<name>/
   registry: ["adapter", "names", "platforms", "settings"], // the one place adapters are picked
   links: ["adapter", "names"], // links to a chat, per platform
-  console: ["agent", "security"], // the web console's cookie, throttle and headers (its routes are http)
+  console: ["agent", "retry", "security"], // the web console's cookie, throttle and headers (its routes are http)
   web: ["agent"], // the console's front end, bundled for the browser (workers/console/web/): the SSE parser
-  runtime: ["agent", "attachments", "names", "platforms"], // the one turn runtime (edge and gateway)
+  runtime: ["agent", "attachments", "names", "platforms", "retry"], // the one turn runtime (edge and gateway)
   relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
   db: ["attachments", "links", "runtime"],
   conversations: ["agent", "attachments", "db", "errors", "format", "json", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
-  objects: ["agent", "attachments", "console", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
+  objects: ["agent", "attachments", "console", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "retry", "runtime", "security", "settings"],
   http: ["agent", "attachments", "console", "conversations", "db", "errors", "json", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
-  cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "runtime", "version"],
+  cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "retry", "runtime", "version"],
 };
 
 /** Layers one may import types from (erased at build time), beyond `MAY_IMPORT`: the CLI reads the API's JSON as the Worker types it. */
@@ -145,8 +146,8 @@ describe("module boundaries", () => {
   it("keeps the agent core free of runtime, SDK and adapter imports", () => {
     const core = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/agent/") && !path.relative(PROJECT_ROOT, f).startsWith("workers/agent/mcp/"));
     expect(core.length).toBeGreaterThan(0);
-    // Pure libraries the core may use: no runtime APIs, no network.
-    const pure = (s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("gpt-tokenizer/");
+    // Pure libraries the core may use: no runtime APIs, no network (the retry module is pure too: see below).
+    const pure = (s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("../retry/") || s.startsWith("gpt-tokenizer/");
     const bad = core.flatMap((f) => importsOf(f).filter((s) => !pure(s)).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
     expect(bad).toEqual([]);
   });
@@ -155,6 +156,13 @@ describe("module boundaries", () => {
     const format = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/format/"));
     expect(format.length).toBeGreaterThan(0);
     const bad = format.flatMap((f) => importsOf(f).filter((s) => !s.startsWith("./") && s !== "markdown-it").map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    expect(bad).toEqual([]);
+  });
+
+  it("keeps the retry module pure: its own files only, so the agent core, the console and the gateway share it", () => {
+    const retry = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/retry/"));
+    expect(retry.length).toBeGreaterThan(0);
+    const bad = retry.flatMap((f) => importsOf(f).filter((s) => !s.startsWith("./")).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
     expect(bad).toEqual([]);
   });
 

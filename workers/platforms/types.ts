@@ -247,6 +247,11 @@ export class PlatformApiError extends Error {
     this.status = opts.status;
     this.retryAfter = opts.retryAfter;
   }
+
+  /** Worth another attempt: the platform is rate limiting, down, or unreachable (read by the retry module's `isRetryable`). */
+  get retryable(): boolean {
+    return this.code === "rate_limited" || this.code === "unavailable" || this.code === "network";
+  }
 }
 
 /** Longest a platform API call may take: a hung call must not hold a session's queue. */

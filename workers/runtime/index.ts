@@ -1,7 +1,7 @@
 // The turn runtime shared by the edge (SessionAgent) and the relay gateway. Runtime-neutral:
 // it runs on a synchronous SQLite (`Sql`), a `Clock`, and channels to platforms.
 export { AttachmentStore } from "./attachments.ts";
-export { describe as describeFailure, retryable, retryAfterMs, type ChannelCaps, type ReplyChannel } from "./channel.ts";
+export { describe as describeFailure, type ChannelCaps, type ReplyChannel } from "./channel.ts";
 export { realClock, sleepOn, type Clock } from "./clock.ts";
 export { DeliveryStore, type PendingDelivery } from "./deliveries.ts";
 export { deliverFinal, MAX_DELIVERY_ATTEMPTS, type DeliveryEnd, type DeliveryOutcome } from "./delivery.ts";
