@@ -12,6 +12,7 @@ import { budgetText } from "../../workers/runtime/texts.ts";
 import { usedToday } from "../../workers/db/usage.ts";
 import { durableSql, utcDay } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
+import { nameless, objectName } from "../name.ts";
 import { ALBUM_MAX, ALBUM_WAIT_MS, joinAlbum } from "./album.ts";
 import { InboxStore, type Binding } from "./store.ts";
 
@@ -22,13 +23,6 @@ export const REFUSAL_INTERVAL_MS = 10 * 60 * 1000;
 /** The outbox is looked at again this soon if a hand-on failed (or the object died mid-way). */
 const RETRY_MS = 2_000;
 const MAX_RETRY_MS = 60_000;
-
-/** What the intake hands an Inbox: a verified platform event for this key. */
-export interface InboxItem {
-  /** The session key this Inbox is named by. */
-  key: string;
-  event: PlatformEvent;
-}
 
 export type TakeResult = "accepted" | "duplicate" | "ignored";
 
@@ -52,12 +46,15 @@ export class Inbox extends DurableObject<Env> {
     this.#store = new InboxStore(durableSql(ctx.storage));
   }
 
-  /** The session key this object is named by (told with every call that needs it, kept). */
+  /** The session key this object is named by (durable-objects/name.ts); kept in `meta` the first time it stores a delivery or a binding. */
   get #key(): string {
-    return this.#store.meta("key") ?? "";
+    const key = objectName(this.ctx, () => this.#store.meta("key"));
+    if (key === null) throw nameless("Inbox");
+    return key;
   }
 
-  #learnKey(key: string): void {
+  #keepKey(): void {
+    const key = this.#key;
     if (this.#store.meta("key") !== key) this.#store.setMeta("key", key);
   }
 
@@ -66,10 +63,9 @@ export class Inbox extends DurableObject<Env> {
    * unless this key's thread is bound (it then hears every message); anything else is
    * stored in the outbox and handed on after this returns.
    */
-  async take(item: InboxItem): Promise<TakeResult> {
+  async take(event: PlatformEvent): Promise<TakeResult> {
     const now = Date.now();
-    const { event } = item;
-    this.#learnKey(item.key);
+    this.#keepKey();
     const binding = this.#store.binding();
     // Not for the bot: ignored, unless this thread hears everything, or it is part of an
     // album (kept for its wait: if no part of it was for the bot, it is dropped then).
@@ -93,24 +89,24 @@ export class Inbox extends DurableObject<Env> {
    * Binds this key to a session on purpose (/resume, /new, a handoff): the session that
    * held it before (if another) ends with reason `session_switch`. Returns that session.
    */
-  async bind(input: { key: string; sessionId: string; origin: Binding["origin"]; bound: boolean }): Promise<string | null> {
-    this.#learnKey(input.key);
+  async bind(input: { sessionId: string; origin: Binding["origin"]; bound: boolean }): Promise<string | null> {
+    this.#keepKey();
     const previous = this.#store.binding()?.sessionId ?? null;
     this.#store.setBinding({ sessionId: input.sessionId, bound: input.bound, origin: input.origin, updatedAt: Date.now() });
     await Promise.all([
-      sessionAgent(this.env, input.sessionId).keyed(input.sessionId, this.#key),
-      previous && previous !== input.sessionId ? sessionAgent(this.env, previous).ended(previous, "session_switch") : null,
+      sessionAgent(this.env, input.sessionId).keyed(this.#key),
+      previous && previous !== input.sessionId ? sessionAgent(this.env, previous).ended("session_switch") : null,
     ]);
     await this.#syncRoute();
     return previous;
   }
 
   /** Unbinds this key, if it is still bound to `sessionId` (an abandoned handoff). */
-  async unbind(key: string, sessionId: string): Promise<boolean> {
+  async unbind(sessionId: string): Promise<boolean> {
     const b = this.#store.binding();
     if (!b || b.sessionId !== sessionId) return false;
     this.#store.clearBinding();
-    await routeDelete(db(this.env), key, sessionId).run();
+    await routeDelete(db(this.env), this.#key, sessionId).run();
     return true;
   }
 
@@ -216,7 +212,7 @@ export class Inbox extends DurableObject<Env> {
     // An album none of whose parts was for the bot (outside a thread that hears everything).
     if (event.addressed === false && !this.#store.binding()?.bound) return;
     if (event.kind === "message") return this.#message(deliveryKey, event);
-    const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ key: this.#key, sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
+    const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
     await adapter.show(event.target, answer, [], "final").catch((err: unknown) => console.warn(`${adapter.name}: could not answer a command`, err instanceof Error ? err.message : String(err)));
   }
 
@@ -229,7 +225,6 @@ export class Inbox extends DurableObject<Env> {
         binding = this.#newBinding(event.source, event.bindsThread);
       }
       const res = await sessionAgent(this.env, binding.sessionId).enqueue({
-        sessionId: binding.sessionId,
         content: event.text,
         target: event.target,
         deliveryKey,
@@ -237,7 +232,7 @@ export class Inbox extends DurableObject<Env> {
         meta: { userKey: `${event.source.platform}:${event.source.userId}`, ...(event.attachments.length > 0 ? { attachments: event.attachments } : {}) },
       });
       // A session that no longer exists (deleted): the key starts a fresh one.
-      if (res.found || fresh) return;
+      if (res.ok || fresh) return;
     }
   }
 

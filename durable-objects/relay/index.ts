@@ -5,9 +5,10 @@ import { adapterFor } from "../../workers/platforms/registry.ts";
 import { platformOfKey } from "../../workers/platforms/session-key.ts";
 import { descriptorFor } from "../../workers/relay/descriptor.ts";
 import { checkGatewayFrame, CLOSE, encodeFrame, FrameDecoder, type ConnectorFrameIn, type GatewayFrame, type InboundEventIn } from "../../workers/relay/frames.ts";
-import { GATEWAY_HEADER, REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../../workers/relay/socket.ts";
+import { REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../../workers/relay/socket.ts";
 import { durableSql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
+import { nameless, objectName } from "../name.ts";
 import { RelayStore } from "./buffer.ts";
 import { fetchRelayMedia, RELAY_MEDIA_RETENTION_MS, withMediaLinks, type PendingMedia } from "./media.ts";
 import { runOutbound } from "./outbound.ts";
@@ -70,9 +71,9 @@ export class Relay extends DurableObject<Env> {
    * has been silent for {@link LIVENESS_MS}, the newcomer takes over at its handshake.
    */
   override async fetch(request: Request): Promise<Response> {
-    const gatewayId = request.headers.get(GATEWAY_HEADER);
     const token = /^(\d+):([0-9a-f]{64})$/.exec(request.headers.get(TOKEN_HEADER) ?? "");
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !gatewayId || !token) return new Response("expected a websocket upgrade", { status: 426 });
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !token) return new Response("expected a websocket upgrade", { status: 426 });
+    const gatewayId = this.#keepGatewayId();
     const now = Date.now();
     if (!this.#store.useToken(token[2]!, Number(token[1]), Math.floor(now / 1000))) {
       console.warn(`relay ${gatewayId}: refused a token that was already used`);
@@ -243,9 +244,17 @@ export class Relay extends DurableObject<Env> {
     if (keys.length > 0) await this.env.FILES.delete(keys);
   }
 
-  /** This object's gateway id (its name, learnt from the first delivery or socket). */
+  /** This object's gateway id: its name (durable-objects/name.ts), kept in `meta` by the first delivery or socket. */
   #gatewayId(): string {
-    return this.#store.meta("gateway_id") ?? "";
+    const id = objectName(this.ctx, () => this.#store.meta("gateway_id"));
+    if (id === null) throw nameless("Relay");
+    return id;
+  }
+
+  #keepGatewayId(): string {
+    const id = this.#gatewayId();
+    if (this.#store.meta("gateway_id") !== id) this.#store.setMeta("gateway_id", id);
+    return id;
   }
 
   /** Retries what a dead instance left (attachments still to fetch). */
@@ -282,10 +291,10 @@ export class Relay extends DurableObject<Env> {
    * Takes in a platform message for the gateway: relayed once per delivery key (acknowledged
    * or not), stored, then sent at once if the gateway is live. A full buffer drops its oldest.
    */
-  async deliver(input: { event: InboundEventIn; deliveryKey: string; gatewayId: string; media?: PendingMedia }): Promise<{ accepted: boolean; live: boolean }> {
+  async deliver(input: { event: InboundEventIn; deliveryKey: string; media?: PendingMedia }): Promise<{ accepted: boolean; live: boolean }> {
     const now = Date.now();
     if (!this.#store.firstRelay(input.deliveryKey, now)) return { accepted: false, live: false };
-    if (this.#store.meta("gateway_id") !== input.gatewayId) this.#store.setMeta("gateway_id", input.gatewayId);
+    this.#keepGatewayId();
     const bufferId = crypto.randomUUID();
     const frame = encodeFrame({ type: "inbound", event: input.event, bufferId });
     const limit = settings(this.env).relayBufferLimit;

@@ -79,7 +79,7 @@ export async function handleWebhook(c: Context<{ Bindings: Env }>, platform: str
   if (!admitted) return refuse(c, adapter, event);
   const key = buildSessionKey(event.source);
   if (ps.gateway && !(event.kind === "command" && LOCAL_ON_RELAY.has(event.name))) return relayIn(c, adapter, event, key, ps.gateway);
-  const taken = await inbox(env, key).take({ key, event });
+  const taken = await inbox(env, key).take(event);
   return taken === "ignored" ? ok() : adapter.ack(event);
 }
 
@@ -141,6 +141,6 @@ async function relayIn(c: Context<{ Bindings: Env }>, adapter: PlatformAdapter, 
     return ok();
   }
   const media = event.kind === "message" && event.attachments.length > 0 ? { platform: adapter.name, attachments: event.attachments } : undefined;
-  await relay.deliver({ deliveryKey, gatewayId, event: inboundFrameEvent(event, key, { ...adapter.describeTarget(event.target), chatType: adapter.wireChatType?.(event.source) }), ...(media ? { media } : {}) });
+  await relay.deliver({ deliveryKey, event: inboundFrameEvent(event, key, { ...adapter.describeTarget(event.target), chatType: adapter.wireChatType?.(event.source) }), ...(media ? { media } : {}) });
   return adapter.ack(event);
 }
