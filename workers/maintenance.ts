@@ -39,7 +39,8 @@ export async function runMaintenance(env: Env, now: number): Promise<Maintenance
   ]);
   const ids = [...new Set([...stuck, ...unclaimed].map((r) => r.id))];
   const woken = await Promise.all(ids.map((id) => sessionAgent(env, id).recover().then((r) => r.ok && r.work, () => false)));
-  const expired = await Promise.all(stale.map((r) => sessionAgent(env, r.id).expireHandoff(now - HANDOFF_LEASE_MS).then((e) => e.ok && e.expired, () => false)));
+  const expire = (id: string) => sessionAgent(env, id).expireHandoff(now - HANDOFF_LEASE_MS).then((e) => e.ok && e.expired, () => false);
+  const expired = await Promise.all(stale.map((r) => expire(r.id)));
   const report = { woken: woken.filter(Boolean).length, expiredHandoffs: expired.filter(Boolean).length, retained: await retention(env, now) };
   // For `hermes-edge status`: a cron that stopped running is a problem worth showing.
   await markCronRun(d, now);

@@ -18,9 +18,10 @@ import { newRecord, RecordStore, withCounters, type SessionRecord } from "./reco
 import { SseSink } from "./sse.ts";
 import { WakeUp } from "./wake.ts";
 import { nameless, objectName } from "../name.ts";
-import { FIRST_COPY_DELAY_MS, MIRROR_RETRY_MS, NOT_FOUND, SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type Found, type HandoffAnswer, type StartTurnResult } from "./types.ts";
+import { MIRROR_RETRY_MS, NOT_FOUND, SEEN_RETENTION_MS, WATCHDOG_MS } from "./types.ts";
+import type { EnqueueInput, EnqueueResult, Found, HandoffAnswer, StartTurnResult } from "./types.ts";
 
-export { SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type Found, type HandoffAnswer, type NotFound, type StartTurnResult } from "./types.ts";
+export { SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
 
 /**
  * One per session id: the session's home. It wires capabilities, each in its own file: the
@@ -37,7 +38,6 @@ export class SessionAgent extends DurableObject<Env> {
   #handoff: HandoffRunner | null = null;
   #context: ContextKeeper | null = null;
   #changed = Promise.withResolvers<void>();
-  #copyTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #wake = new WakeUp(this.ctx.storage);
   /** MCP_SERVERS' tools, listed and cached per object (null: none configured). */
   #mcp: McpToolSource | null = null;
@@ -101,12 +101,12 @@ export class SessionAgent extends DurableObject<Env> {
       onTurnStart: (turn) => {
         this.#records.update({ activeTurnId: turn.turnId, turnStartedAt: Date.now() });
         void this.#wake.by(Date.now() + WATCHDOG_MS);
-        this.#copySoon();
+        this.#mirror.soon();
       },
-      onStored: () => this.#copySoon(),
+      onStored: () => this.#mirror.soon(),
       onTurnEnd: () => {
         this.#records.update({ activeTurnId: null, turnStartedAt: null });
-        this.#copyNow();
+        this.#mirror.now();
         this.#notify();
         context.afterTurn();
       },
@@ -151,7 +151,7 @@ export class SessionAgent extends DurableObject<Env> {
 
   #update(patch: Partial<SessionRecord>): SessionRecord | null {
     const rec = this.#records.update(patch);
-    this.#copyNow();
+    this.#mirror.now();
     this.#notify();
     return rec;
   }
@@ -159,16 +159,6 @@ export class SessionAgent extends DurableObject<Env> {
   #notify(): void {
     this.#changed.resolve();
     this.#changed = Promise.withResolvers<void>();
-  }
-
-  #copySoon(): void {
-    this.#copyTimer ??= setTimeout(() => this.#copyNow(), FIRST_COPY_DELAY_MS);
-  }
-
-  #copyNow(): void {
-    if (this.#copyTimer !== null) clearTimeout(this.#copyTimer);
-    this.#copyTimer = null;
-    void this.#mirror.flush();
   }
 
   #mirrorFailed(err: unknown): void {
@@ -330,7 +320,7 @@ export class SessionAgent extends DurableObject<Env> {
     }
     if (!rec) return NOT_FOUND;
     const taken = this.#runtime!.enqueue({ content: input.content, origin: "platform", target: input.target, deliveryKey: input.deliveryKey, meta: input.meta ?? {} });
-    this.#copySoon();
+    this.#mirror.soon();
     return { ok: true, accepted: taken !== null };
   }
 

@@ -11,7 +11,10 @@ import { call, newSession } from "./helpers.ts";
 const NOT_FOUND = { ok: false, code: "not_found" };
 const target = { platform: "telegram" as const, private: true, ref: "{}" };
 const unique = (what: string) => `${what}-${crypto.randomUUID()}`;
-/** The message of a call that threw (taken with `.then(…, failed)`: `expect(…).rejects` on an object stub left the runtime reporting an unhandled rejection). */
+/**
+ * The message of a call that threw, taken with `.then(…, failed)`: `expect(…).rejects` on an
+ * object stub left the runtime reporting an unhandled rejection.
+ */
 const failed = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 describe("objects know their names (getByName, ctx.id.name)", () => {
@@ -56,7 +59,8 @@ describe("objects know their names (getByName, ctx.id.name)", () => {
   it("a session created before objects kept their own storage (only in D1) is found by its name", async () => {
     const id = unique("d1-only");
     const now = Date.now();
-    await env.DB.prepare("INSERT INTO sessions (id, source, title, started_at, last_active_at) VALUES (?, 'cli', 'from before', ?, ?)").bind(id, now, now).run();
+    const insert = "INSERT INTO sessions (id, source, title, started_at, last_active_at) VALUES (?, 'cli', 'from before', ?, ?)";
+    await env.DB.prepare(insert).bind(id, now, now).run();
     await env.DB.prepare("INSERT INTO messages (session_id, role, content, created_at) VALUES (?, 'user', 'an old question', ?)").bind(id, now).run();
     const res = await call(`/v1/sessions/${id}`);
     expect(res.status).toBe(200);
@@ -100,13 +104,14 @@ describe("an object the runtime gives no name", () => {
   it("an Inbox goes on under the session key it stored (its D1 route is the one removed)", async () => {
     const key = unique("agent:main:telegram:group:-1:1");
     const sessionId = unique("bound");
+    const origin = { platform: "telegram" as const, chatType: "group" as const, chatId: "-1" };
     const stub = env.INBOX.get(env.INBOX.newUniqueId());
     await runInDurableObject(stub, (_instance, state) => {
       const store = new InboxStore(durableSql(state.storage));
       store.setMeta("key", key);
-      store.setBinding({ sessionId, bound: true, origin: { platform: "telegram", chatType: "group", chatId: "-1" }, updatedAt: Date.now() });
+      store.setBinding({ sessionId, bound: true, origin, updatedAt: Date.now() });
     });
-    await routeUpsert(db(env), { sessionKey: key, sessionId, origin: { platform: "telegram", chatType: "group", chatId: "-1" }, bound: true, updatedAt: Date.now() }).run();
+    await routeUpsert(db(env), { sessionKey: key, sessionId, origin, bound: true, updatedAt: Date.now() }).run();
     await evictDurableObject(stub);
     expect(await stub.session()).toBe(sessionId);
     expect(await stub.unbind(sessionId)).toBe(true);
@@ -115,7 +120,8 @@ describe("an object the runtime gives no name", () => {
 
   it("an Inbox with no key stored refuses a delivery rather than file it under no key", async () => {
     const stub = env.INBOX.get(env.INBOX.newUniqueId());
-    const event = { kind: "message" as const, deliveryId: "1", messageId: "1", text: "hi", attachments: [], addressed: true, bindsThread: false, source: { platform: "telegram" as const, chatType: "dm" as const, chatId: "1", userId: "1" }, target };
+    const source = { platform: "telegram" as const, chatType: "dm" as const, chatId: "1", userId: "1" };
+    const event = { kind: "message" as const, deliveryId: "1", messageId: "1", text: "hi", attachments: [], addressed: true, bindsThread: false, source, target };
     expect(await stub.take(event).then(() => null, failed)).toMatch(/Inbox object was reached without its name/);
   });
 });
