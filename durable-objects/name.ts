@@ -6,9 +6,10 @@
  * socket). It has none where the object was reached by a bare id (`idFromString()`, an id
  * listed by the test runtime: locally the first stub that reached an object decides, for
  * as long as the process lives), or for an alarm set before the runtime passed names
- * (Cloudflare, 2026-03-15). Each object therefore also keeps its name once in its own
- * storage, beside what it stores (the session row's id, the Inbox's and the Relay's `meta`),
- * and falls back on that: an object with nothing stored has nothing to serve without its name.
+ * (Cloudflare, 2026-03-15). Each object therefore also keeps its name in its own storage
+ * (the session row's id; the Inbox and the Relay write theirs to `meta` the first time an
+ * instance starts with its name) and falls back on that: an object with nothing stored has
+ * nothing to serve without its name.
  */
 export function objectName(ctx: DurableObjectState, stored: () => string | null): string | null {
   return ctx.id.name ?? stored();

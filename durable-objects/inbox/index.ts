@@ -44,18 +44,15 @@ export class Inbox extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new InboxStore(durableSql(ctx.storage));
+    // Kept once, for an instance the runtime starts without its name (durable-objects/name.ts).
+    if (ctx.id.name !== undefined && this.#store.meta("key") !== ctx.id.name) this.#store.setMeta("key", ctx.id.name);
   }
 
-  /** The session key this object is named by (durable-objects/name.ts); kept in `meta` the first time it stores a delivery or a binding. */
+  /** The session key this object is named by (durable-objects/name.ts). */
   get #key(): string {
     const key = objectName(this.ctx, () => this.#store.meta("key"));
     if (key === null) throw nameless("Inbox");
     return key;
-  }
-
-  #keepKey(): void {
-    const key = this.#key;
-    if (this.#store.meta("key") !== key) this.#store.setMeta("key", key);
   }
 
   /**
@@ -65,7 +62,7 @@ export class Inbox extends DurableObject<Env> {
    */
   async take(event: PlatformEvent): Promise<TakeResult> {
     const now = Date.now();
-    this.#keepKey();
+    void this.#key; // throws for an instance with no name and none kept: nothing is taken in under no key
     const binding = this.#store.binding();
     // Not for the bot: ignored, unless this thread hears everything, or it is part of an
     // album (kept for its wait: if no part of it was for the bot, it is dropped then).
@@ -90,11 +87,11 @@ export class Inbox extends DurableObject<Env> {
    * held it before (if another) ends with reason `session_switch`. Returns that session.
    */
   async bind(input: { sessionId: string; origin: Binding["origin"]; bound: boolean }): Promise<string | null> {
-    this.#keepKey();
+    const key = this.#key;
     const previous = this.#store.binding()?.sessionId ?? null;
     this.#store.setBinding({ sessionId: input.sessionId, bound: input.bound, origin: input.origin, updatedAt: Date.now() });
     await Promise.all([
-      sessionAgent(this.env, input.sessionId).keyed(this.#key),
+      sessionAgent(this.env, input.sessionId).keyed(key),
       previous && previous !== input.sessionId ? sessionAgent(this.env, previous).ended("session_switch") : null,
     ]);
     await this.#syncRoute();

@@ -60,6 +60,8 @@ export class Relay extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new RelayStore(durableSql(ctx.storage));
+    // Kept once, for an instance the runtime starts without its name (durable-objects/name.ts).
+    if (ctx.id.name !== undefined && this.#store.meta("gateway_id") !== ctx.id.name) this.#store.setMeta("gateway_id", ctx.id.name);
     // Keepalives are answered by the runtime without waking this object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}\n', '{"type":"pong"}\n'));
   }
@@ -73,7 +75,7 @@ export class Relay extends DurableObject<Env> {
   override async fetch(request: Request): Promise<Response> {
     const token = /^(\d+):([0-9a-f]{64})$/.exec(request.headers.get(TOKEN_HEADER) ?? "");
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !token) return new Response("expected a websocket upgrade", { status: 426 });
-    const gatewayId = this.#keepGatewayId();
+    const gatewayId = this.#gatewayId();
     const now = Date.now();
     if (!this.#store.useToken(token[2]!, Number(token[1]), Math.floor(now / 1000))) {
       console.warn(`relay ${gatewayId}: refused a token that was already used`);
@@ -244,16 +246,10 @@ export class Relay extends DurableObject<Env> {
     if (keys.length > 0) await this.env.FILES.delete(keys);
   }
 
-  /** This object's gateway id: its name (durable-objects/name.ts), kept in `meta` by the first delivery or socket. */
+  /** This object's gateway id: its name (durable-objects/name.ts). */
   #gatewayId(): string {
     const id = objectName(this.ctx, () => this.#store.meta("gateway_id"));
     if (id === null) throw nameless("Relay");
-    return id;
-  }
-
-  #keepGatewayId(): string {
-    const id = this.#gatewayId();
-    if (this.#store.meta("gateway_id") !== id) this.#store.setMeta("gateway_id", id);
     return id;
   }
 
@@ -294,7 +290,6 @@ export class Relay extends DurableObject<Env> {
   async deliver(input: { event: InboundEventIn; deliveryKey: string; media?: PendingMedia }): Promise<{ accepted: boolean; live: boolean }> {
     const now = Date.now();
     if (!this.#store.firstRelay(input.deliveryKey, now)) return { accepted: false, live: false };
-    this.#keepGatewayId();
     const bufferId = crypto.randomUUID();
     const frame = encodeFrame({ type: "inbound", event: input.event, bufferId });
     const limit = settings(this.env).relayBufferLimit;

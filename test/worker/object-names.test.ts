@@ -1,4 +1,4 @@
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { InboxStore } from "../../durable-objects/inbox/store.ts";
@@ -116,6 +116,21 @@ describe("an object the runtime gives no name", () => {
     expect(await stub.session()).toBe(sessionId);
     expect(await stub.unbind(sessionId)).toBe(true);
     expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM session_routes WHERE session_key = ?").bind(key).first<{ n: number }>()).toEqual({ n: 0 });
+  });
+
+  it("regression: an Inbox restarted by a contact without its name refused every delivery (its key is kept from its first named start)", async () => {
+    const key = unique("agent:main:telegram:dm:restarted");
+    const named = env.INBOX.getByName(key);
+    // Started by name, nothing delivered yet; then every object is reset and this one restarted through a bare id, as
+    // settle() does after abortAllDurableObjects(): locally that instance has no name for as long as the runtime lives.
+    expect(await named.session()).toBeNull();
+    await abortAllDurableObjects();
+    await env.INBOX.get(env.INBOX.idFromString(named.id.toString())).idle();
+    const again = env.INBOX.getByName(key);
+    expect(await runInDurableObject(again, (_instance, state) => state.id.name ?? null)).toBeNull();
+    const source = { platform: "telegram" as const, chatType: "dm" as const, chatId: "1", userId: "1" };
+    const aside = { kind: "message" as const, deliveryId: "1", messageId: "1", text: "hi", attachments: [], addressed: false, bindsThread: false, source, target };
+    expect(await again.take(aside).then((r) => r, failed)).toBe("ignored");
   });
 
   it("an Inbox with no key stored refuses a delivery rather than file it under no key", async () => {
