@@ -7,6 +7,7 @@ import { db } from "../../workers/db/client.ts";
 import { newSessionId } from "../../workers/db/ids.ts";
 import { routeDelete, routeUpsert } from "../../workers/db/mirror.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
+import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import type { MessageEvent, PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
 import { budgetText } from "../../workers/runtime/texts.ts";
 import { usedToday } from "../../workers/db/usage.ts";
@@ -62,7 +63,9 @@ export class Inbox extends DurableObject<Env> {
    */
   async take(event: PlatformEvent): Promise<TakeResult> {
     const now = Date.now();
-    void this.#key; // throws for an instance with no name and none kept: nothing is taken in under no key
+    // No name and none kept: a key over the runtime's name limit (1024 bytes) gives no ctx.id.name. The intake named this
+    // Inbox by its event's key, so that is the key to keep.
+    if (objectName(this.ctx, () => this.#store.meta("key")) === null) this.#store.setMeta("key", buildSessionKey(event.source));
     const binding = this.#store.binding();
     // Not for the bot: ignored, unless this thread hears everything, or it is part of an
     // album (kept for its wait: if no part of it was for the bot, it is dropped then).

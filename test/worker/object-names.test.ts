@@ -5,6 +5,7 @@ import { InboxStore } from "../../durable-objects/inbox/store.ts";
 import { newRecord, RecordStore } from "../../durable-objects/session-agent/record.ts";
 import { db } from "../../workers/db/client.ts";
 import { routeUpsert } from "../../workers/db/mirror.ts";
+import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import { durableSql, SessionRuntime } from "../../workers/runtime/index.ts";
 import { call, newSession } from "./helpers.ts";
 
@@ -133,10 +134,13 @@ describe("an object the runtime gives no name", () => {
     expect(await again.take(aside).then((r) => r, failed)).toBe("ignored");
   });
 
-  it("an Inbox with no key stored refuses a delivery rather than file it under no key", async () => {
-    const stub = env.INBOX.get(env.INBOX.newUniqueId());
-    const source = { platform: "telegram" as const, chatType: "dm" as const, chatId: "1", userId: "1" };
-    const event = { kind: "message" as const, deliveryId: "1", messageId: "1", text: "hi", attachments: [], addressed: true, bindsThread: false, source, target };
-    expect(await stub.take(event).then(() => null, failed)).toMatch(/Inbox object was reached without its name/);
+  it("regression: an Inbox named by a key over the runtime's 1024-byte name limit has no ctx.id.name; it keeps its event's key", async () => {
+    const source = { platform: "telegram" as const, chatType: "dm" as const, chatId: "9".repeat(1100), userId: "1" };
+    const key = buildSessionKey(source);
+    const stub = env.INBOX.getByName(key);
+    expect(await runInDurableObject(stub, (_instance, state) => state.id.name ?? null)).toBeNull();
+    const aside = { kind: "message" as const, deliveryId: "1", messageId: "1", text: "hi", attachments: [], addressed: false, bindsThread: false, source, target };
+    expect(await stub.take(aside).then((r) => r, failed)).toBe("ignored");
+    expect(await runInDurableObject(stub, (_instance, state) => new InboxStore(durableSql(state.storage)).meta("key"))).toBe(key);
   });
 });
