@@ -7,12 +7,14 @@ import { db } from "../../workers/db/client.ts";
 import { newSessionId } from "../../workers/db/ids.ts";
 import { routeDelete, routeUpsert } from "../../workers/db/mirror.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
+import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import type { MessageEvent, PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
 import { budgetText } from "../../workers/runtime/texts.ts";
 import { usedToday } from "../../workers/db/usage.ts";
 import { backoffDelay, isOverloaded, type BackoffPolicy } from "../../workers/retry/index.ts";
 import { durableSql, IdleWaiters, utcDay } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
+import { nameless, objectName } from "../name.ts";
 import { ALBUM_MAX, ALBUM_WAIT_MS, joinAlbum } from "./album.ts";
 import { InboxStore, type Binding } from "./store.ts";
 
@@ -23,13 +25,6 @@ const RETRY_MS = 2_000;
 const MAX_RETRY_MS = 60_000;
 /** A failed hand-on is tried again after 4 s, 8 s … up to a minute, jittered so Inboxes that failed together spread out. */
 const HAND_ON_BACKOFF: BackoffPolicy = { baseMs: 2 * RETRY_MS, capMs: MAX_RETRY_MS, jitter: "equal" };
-
-/** What the intake hands an Inbox: a verified platform event for this key. */
-export interface InboxItem {
-  /** The session key this Inbox is named by. */
-  key: string;
-  event: PlatformEvent;
-}
 
 export type TakeResult = "accepted" | "duplicate" | "ignored";
 
@@ -51,15 +46,15 @@ export class Inbox extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new InboxStore(durableSql(ctx.storage));
+    // Kept once, for an instance the runtime starts without its name (durable-objects/name.ts).
+    if (ctx.id.name !== undefined && this.#store.meta("key") !== ctx.id.name) this.#store.setMeta("key", ctx.id.name);
   }
 
-  /** The session key this object is named by (told with every call that needs it, kept). */
+  /** The session key this object is named by (durable-objects/name.ts). */
   get #key(): string {
-    return this.#store.meta("key") ?? "";
-  }
-
-  #learnKey(key: string): void {
-    if (this.#store.meta("key") !== key) this.#store.setMeta("key", key);
+    const key = objectName(this.ctx, () => this.#store.meta("key"));
+    if (key === null) throw nameless("Inbox");
+    return key;
   }
 
   /**
@@ -67,10 +62,11 @@ export class Inbox extends DurableObject<Env> {
    * unless this key's thread is bound (it then hears every message); anything else is
    * stored in the outbox and handed on after this returns.
    */
-  async take(item: InboxItem): Promise<TakeResult> {
+  async take(event: PlatformEvent): Promise<TakeResult> {
     const now = Date.now();
-    const { event } = item;
-    this.#learnKey(item.key);
+    // No name and none kept: a key over the runtime's name limit (1024 bytes) gives no ctx.id.name. The intake named this
+    // Inbox by its event's key, so that is the key to keep.
+    if (objectName(this.ctx, () => this.#store.meta("key")) === null) this.#store.setMeta("key", buildSessionKey(event.source));
     const binding = this.#store.binding();
     // Not for the bot: ignored, unless this thread hears everything, or it is part of an
     // album (kept for its wait: if no part of it was for the bot, it is dropped then).
@@ -93,24 +89,24 @@ export class Inbox extends DurableObject<Env> {
    * Binds this key to a session on purpose (/resume, /new, a handoff): the session that
    * held it before (if another) ends with reason `session_switch`. Returns that session.
    */
-  async bind(input: { key: string; sessionId: string; origin: Binding["origin"]; bound: boolean }): Promise<string | null> {
-    this.#learnKey(input.key);
+  async bind(input: { sessionId: string; origin: Binding["origin"]; bound: boolean }): Promise<string | null> {
+    const key = this.#key;
     const previous = this.#store.binding()?.sessionId ?? null;
     this.#store.setBinding({ sessionId: input.sessionId, bound: input.bound, origin: input.origin, updatedAt: Date.now() });
     await Promise.all([
-      sessionAgent(this.env, input.sessionId).keyed(input.sessionId, this.#key),
-      previous && previous !== input.sessionId ? sessionAgent(this.env, previous).ended(previous, "session_switch") : null,
+      sessionAgent(this.env, input.sessionId).keyed(key),
+      previous && previous !== input.sessionId ? sessionAgent(this.env, previous).ended("session_switch") : null,
     ]);
     await this.#syncRoute();
     return previous;
   }
 
   /** Unbinds this key, if it is still bound to `sessionId` (an abandoned handoff). */
-  async unbind(key: string, sessionId: string): Promise<boolean> {
+  async unbind(sessionId: string): Promise<boolean> {
     const b = this.#store.binding();
     if (!b || b.sessionId !== sessionId) return false;
     this.#store.clearBinding();
-    await routeDelete(db(this.env), key, sessionId).run();
+    await routeDelete(db(this.env), this.#key, sessionId).run();
     return true;
   }
 
@@ -217,7 +213,7 @@ export class Inbox extends DurableObject<Env> {
     // An album none of whose parts was for the bot (outside a thread that hears everything).
     if (event.addressed === false && !this.#store.binding()?.bound) return;
     if (event.kind === "message") return this.#message(deliveryKey, event);
-    const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ key: this.#key, sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
+    const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
     await adapter.show(event.target, answer, [], "final").catch((err: unknown) => console.warn(`${adapter.name}: could not answer a command`, err instanceof Error ? err.message : String(err)));
   }
 
@@ -230,7 +226,6 @@ export class Inbox extends DurableObject<Env> {
         binding = this.#newBinding(event.source, event.bindsThread);
       }
       const res = await sessionAgent(this.env, binding.sessionId).enqueue({
-        sessionId: binding.sessionId,
         content: event.text,
         target: event.target,
         deliveryKey,
@@ -238,7 +233,7 @@ export class Inbox extends DurableObject<Env> {
         meta: { userKey: `${event.source.platform}:${event.source.userId}`, ...(event.attachments.length > 0 ? { attachments: event.attachments } : {}) },
       });
       // A session that no longer exists (deleted): the key starts a fresh one.
-      if (res.found || fresh) return;
+      if (res.ok || fresh) return;
     }
   }
 

@@ -181,7 +181,7 @@ export class HandoffRunner {
     const key = buildSessionKey(origin);
     // Recorded before binding: a handoff that dies from here on is undone.
     this.#h.update({ handoffDestKey: key });
-    await inbox(env, key).bind({ key, sessionId: rec.id, origin, bound: true });
+    await inbox(env, key).bind({ sessionId: rec.id, origin, bound: true });
 
     const taken = this.#h.runtime.enqueue({ content: handoffNotice(title, platform), origin: "internal", target, deliveryKey: `handoff:${rec.id}:${rec.handoffRequestedAt ?? 0}` });
     if (!taken) throw new HandoffFailure("this handoff's turn already ran once");
@@ -207,7 +207,7 @@ export class HandoffRunner {
       if (turn) this.#h.runtime.queue.forget(turn, this.#h.now());
       if (this.#h.runtime.transcript.deactivateTurn(rec.handoffTurnId) > 0) this.#h.runtime.forgetHistory();
     }
-    if (rec.handoffDestKey) await inbox(this.#h.env, rec.handoffDestKey).unbind(rec.handoffDestKey, rec.id);
+    if (rec.handoffDestKey) await inbox(this.#h.env, rec.handoffDestKey).unbind(rec.id);
     this.#h.log("reclaimed a handoff left running by a stopped instance");
     return true;
   }

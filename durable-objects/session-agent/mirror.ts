@@ -2,6 +2,7 @@ import type { Db } from "../../workers/db/client.ts";
 import { messagesUpsert, sessionUpsert, summaryUpsert, usageUpsert } from "../../workers/db/mirror.ts";
 import { MissingRowError, type SessionRuntime, type Sql } from "../../workers/runtime/index.ts";
 import { withCounters, type RecordStore, type SessionRecord } from "./record.ts";
+import { FIRST_COPY_DELAY_MS } from "./types.ts";
 
 /** Transcript rows copied per D1 batch. */
 const BATCH = 100;
@@ -19,6 +20,7 @@ export class D1Mirror {
   readonly #onFailure: (err: unknown) => void;
   #chain: Promise<void> = Promise.resolve();
   #queued = false;
+  #soon: ReturnType<typeof setTimeout> | null = null;
 
   constructor(opts: { db: () => Db; sql: Sql; records: RecordStore; runtime: () => SessionRuntime | null; onFailure: (err: unknown) => void }) {
     this.#db = opts.db;
@@ -32,6 +34,18 @@ export class D1Mirror {
   pending(): boolean {
     const rt = this.#runtime();
     return this.#records.dirty() || (rt !== null && (rt.transcript.unsynced(1).length > 0 || rt.usage.unsynced(1).length > 0));
+  }
+
+  /** A copy within {@link FIRST_COPY_DELAY_MS} (a short turn's user message goes with its reply). */
+  soon(): void {
+    this.#soon ??= setTimeout(() => this.now(), FIRST_COPY_DELAY_MS);
+  }
+
+  /** A copy now (one asked for `soon` goes with it). */
+  now(): void {
+    if (this.#soon !== null) clearTimeout(this.#soon);
+    this.#soon = null;
+    void this.flush();
   }
 
   /** Schedules a copy (coalescing with one already queued); resolves when it ran. */

@@ -77,7 +77,7 @@ export type ExportedMessage = z.infer<typeof ExportedMessage>;
 
 /** One session as exported: everything needed to bring it back exactly. */
 export interface SessionExport {
-  session: { id: string; source: string; startedAt: number; lastActiveAt: number } & Record<string, unknown>;
+  session: { id: string; source: string; startedAt: number; lastActiveAt: number } & Record<string, string | number | boolean | null>;
   messages: ExportedMessage[];
   summary: { summary: string; folded_through: number } | null;
   usage: Array<z.infer<typeof ExportedUsage>>;

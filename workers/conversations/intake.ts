@@ -100,7 +100,7 @@ export async function takeIn(input: IntakeInput): Promise<IntakeResult> {
   if (!admitted) return refuse(input);
   const key = buildSessionKey(event.source);
   if (ps.gateway && !(event.kind === "command" && LOCAL_ON_RELAY.has(event.name))) return relayIn(input, key, ps.gateway);
-  const taken = await inbox(env, key).take({ key, event });
+  const taken = await inbox(env, key).take(event);
   if (taken === "ignored") return { kind: "ignored", reason: "not_addressed" };
   return taken === "duplicate" ? { kind: "accepted", duplicate: true } : { kind: "accepted" };
 }
@@ -169,6 +169,6 @@ async function relayIn(input: IntakeInput, key: string, gatewayId: string): Prom
     return { kind: "ignored", reason: "answered_by_post" };
   }
   const media = event.kind === "message" && event.attachments.length > 0 ? { platform: adapter.name, attachments: event.attachments } : undefined;
-  await relay.deliver({ deliveryKey, gatewayId, event: inboundFrameEvent(event, key, { ...adapter.describeTarget(event.target), chatType: adapter.wireChatType?.(event.source) }), ...(media ? { media } : {}) });
+  await relay.deliver({ deliveryKey, event: inboundFrameEvent(event, key, { ...adapter.describeTarget(event.target), chatType: adapter.wireChatType?.(event.source) }), ...(media ? { media } : {}) });
   return { kind: "accepted" };
 }
