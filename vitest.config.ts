@@ -74,7 +74,7 @@ function withoutDependencySourcemaps(): Plugin {
     name: "hermes-edge:without-dependency-sourcemaps",
     enforce: "pre",
     load(id) {
-      const file = id.split("?")[0]!;
+      const file = id.replace(/\?[\s\S]*$/, ""); // the path before any query
       if (!/\/node_modules\/.+\.(c|m)?js$/.test(file) || !existsSync(file)) return null;
       const code = readFileSync(file, "utf8");
       return code.includes("//# sourceMappingURL=") ? { code: code.replace(/^\/\/# sourceMappingURL=.*$/gm, ""), map: null } : null;

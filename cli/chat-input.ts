@@ -27,19 +27,21 @@ export class PipedInput implements ChatInput {
   constructor(io: CliIo) {
     this.#rl = readline.createInterface({ input: io.stdin, terminal: false });
     this.#rl.on("line", (line) => {
-      if (this.#waiter) this.#take(line);
-      else this.#queue.push(line);
+      if (!this.#give(line)) this.#queue.push(line);
     });
     this.#rl.on("close", () => {
       this.#ended = true;
-      if (this.#waiter) this.#take(null);
+      this.#give(null);
     });
   }
 
-  #take(line: string | null): void {
-    const w = this.#waiter!;
+  /** Hands `line` to the reader waiting for one; false when none waits. */
+  #give(line: string | null): boolean {
+    const w = this.#waiter;
+    if (!w) return false;
     this.#waiter = null;
     w(line);
+    return true;
   }
 
   next(): Promise<string | null> {
@@ -58,7 +60,7 @@ export class PipedInput implements ChatInput {
   close(): void {
     this.#stopped = true;
     this.#rl.close();
-    if (this.#waiter) this.#take(null);
+    this.#give(null);
   }
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parseSse } from "../workers/agent/index.ts";
+import { parseSse, type SseEvent } from "../workers/agent/index.ts";
+import { isLoopbackUrl } from "../workers/agent/loopback.ts";
 import { ApiRefusal, CliError } from "./errors.ts";
 import { safeJsonText, safeText, safeValue, type CliIo } from "./io.ts";
 import { configFile, DEFAULT_PROFILE, readConfig } from "./profiles.ts";
@@ -9,15 +10,6 @@ export { ApiRefusal, CliError } from "./errors.ts";
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 
-/** Whether a URL's host is this machine (plain http is only fine there). */
-export function isLoopback(url: string): boolean {
-  try {
-    const h = new URL(url).hostname;
-    return h === "127.0.0.1" || h === "localhost" || h === "[::1]";
-  } catch {
-    return false;
-  }
-}
 
 /** Reads one KEY=value from a dotenv-style file; null when absent. */
 export function readDevVar(file: string, key: string): string | null {
@@ -28,8 +20,8 @@ export function readDevVar(file: string, key: string): string | null {
     return null;
   }
   for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line);
-    if (m && m[1] === key) return m[2]!.replace(/^(["'])(.*)\1$/, "$2");
+    const [, name, value] = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line) ?? [];
+    if (name === key && value !== undefined) return value.replace(/^(["'])(.*)\1$/, "$2");
   }
   return null;
 }
@@ -67,7 +59,7 @@ export function resolveTarget(io: Pick<CliIo, "env" | "cwd" | "configDir">): Tar
   const baseUrl = envUrl ?? (profile ? normaliseUrl(profile.url) : DEFAULT_URL);
   if (envToken) return { baseUrl, token: envToken, tokenSource: "HERMES_EDGE_TOKEN" };
   if (profile && normaliseUrl(profile.url) === baseUrl) return { baseUrl, token: profile.token, tokenSource: `profile '${profileName}'` };
-  if (isLoopback(baseUrl)) {
+  if (isLoopbackUrl(baseUrl)) {
     const local = readDevVar(path.join(io.cwd, ".dev.vars"), "API_TOKEN");
     if (local) return { baseUrl, token: local, tokenSource: ".dev.vars" };
   }

@@ -232,6 +232,13 @@ function columns(rows: Array<[string, string]>, min = 0, maxLeft = 30): string[]
   });
 }
 
+/** The command's flag a subcommand names (the command table lists every subcommand flag on its command). */
+function flagOf(cmd: CommandSpec, name: string): FlagSpec {
+  const f = cmd.flags.find((x) => x.name === name);
+  if (!f) throw new RangeError(`hermes-edge ${cmd.name}: a subcommand names --${name}, which the command does not declare`);
+  return f;
+}
+
 /** `hermes-edge <command> --help`. */
 export function commandHelp(cmd: CommandSpec): string {
   const parts = [`Usage: hermes-edge ${cmd.synopsis}`];
@@ -242,7 +249,7 @@ export function commandHelp(cmd: CommandSpec): string {
         cmd.subcommands.map((s) => {
           // Flags are shown per subcommand only where subcommands differ in them.
           const same = s.flags.length === cmd.flags.length;
-          const flags = same ? [] : s.flags.map((n) => cmd.flags.find((f) => f.name === n)!).map((f) => `[--${f.name}${f.value ? ` ${f.value}` : ""}]`);
+          const flags = same ? [] : s.flags.map((n) => flagOf(cmd, n)).map((f) => `[--${f.name}${f.value ? ` ${f.value}` : ""}]`);
           return [[s.name, s.args, ...flags].filter(Boolean).join(" "), s.help];
         }),
       ).join("\n"),
@@ -313,5 +320,5 @@ function argsProblem(err: unknown): string {
     if (name && /argument missing/.test(message)) return `option '--${name}' needs a value`;
     if (name) return `option '--${name}' takes no value`;
   }
-  return message.split(/\.\s/)[0]!.replace(/\.$/, "");
+  return (message.split(/\.\s/)[0] ?? message).replace(/\.$/, "");
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { VERSION } from "../workers/version.ts";
 import type { Message, Session } from "./api-types.ts";
 import { Chat } from "./chat.ts";
 import { ApiClient, CliError, resolveTarget } from "./client.ts";
@@ -11,7 +12,7 @@ import { runLocal } from "./local.ts";
 import { runLogin, runLogout } from "./login.ts";
 import { formatSessionList, formatTranscript, resolveSession } from "./sessions.ts";
 
-export const CLI_VERSION = "0.1.0";
+export const CLI_VERSION = VERSION;
 
 function str(v: string | boolean | undefined): string | undefined {
   return typeof v === "string" ? v : undefined;
@@ -95,13 +96,19 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
       const ctx = { api, io, style, json: values.json === true };
       if (sub === "set") {
         if (!ref) throw usage(cmd, `sessions set needs a session id, title or "latest"`);
-        return setSession(ctx, ref, { ...(str(values.title) !== undefined ? { title: str(values.title)! } : {}), ...(str(values.instructions) !== undefined ? { instructions: str(values.instructions)! } : {}), clearInstructions: values["clear-instructions"] === true });
+        const title = str(values.title);
+        const instructions = str(values.instructions);
+        return setSession(ctx, ref, { ...(title !== undefined ? { title } : {}), ...(instructions !== undefined ? { instructions } : {}), clearInstructions: values["clear-instructions"] === true });
       }
       if (sub === "delete") {
         if (!ref) throw usage(cmd, `sessions delete needs a session id, title or "latest"`);
         return deleteSession(ctx, ref, values.yes === true);
       }
-      if (sub === "export") return exportSessions(ctx, ref, { format: str(values.format) ?? "jsonl", ...(str(values.out) ? { out: path.resolve(io.cwd, str(values.out)!) } : {}), ...(str(values.since) ? { since: str(values.since)! } : {}) });
+      if (sub === "export") {
+        const outFile = str(values.out);
+        const since = str(values.since);
+        return exportSessions(ctx, ref, { format: str(values.format) ?? "jsonl", ...(outFile ? { out: path.resolve(io.cwd, outFile) } : {}), ...(since ? { since } : {}) });
+      }
       if (sub === "import") {
         if (!ref) throw usage(cmd, "sessions import needs a file (or - for stdin)");
         return importSessions(ctx, ref);
@@ -111,7 +118,9 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
 
     async usage({ values, positionals }, cmd) {
       if (positionals.length > 0) throw usage(cmd, `usage takes no arguments (got '${positionals.join(" ")}')`);
-      return showUsage({ api: client(), io, style, json: values.json === true }, { group: str(values.group) ?? "day", ...(str(values.since) ? { since: str(values.since)! } : {}), ...(str(values.until) ? { until: str(values.until)! } : {}) });
+      const since = str(values.since);
+      const until = str(values.until);
+      return showUsage({ api: client(), io, style, json: values.json === true }, { group: str(values.group) ?? "day", ...(since ? { since } : {}), ...(until ? { until } : {}) });
     },
 
     async status({ values, positionals }, cmd) {
@@ -133,7 +142,7 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
     async setup({ values, positionals }, cmd) {
       if (positionals.length > 1) throw usage(cmd, "setup takes one platform");
       const platform = positionals[0];
-      if (!cmd.subcommands!.some((s) => s.name === platform)) throw usage(cmd, platform ? `unknown platform '${platform}'` : "which platform?");
+      if (!cmd.subcommands?.some((s) => s.name === platform)) throw usage(cmd, platform ? `unknown platform '${platform}'` : "which platform?");
       // Loaded only now: the platform SDKs are the CLI's largest part.
       const { runSetup } = await import("./setup.ts");
       return runSetup(platform as "telegram" | "discord" | "slack" | "whatsapp", { io, style, url: str(values.url), json: values.json === true });

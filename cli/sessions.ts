@@ -2,6 +2,7 @@ import type { Message, Session } from "./api-types.ts";
 import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
 import { displayWidth } from "../workers/format/index.ts";
 import type { Style } from "./io.ts";
+import { itemAt } from "../workers/agent/item-at.ts";
 
 /** "3m ago", "2d ago". */
 export function ago(then: number, now: number): string {
@@ -49,7 +50,8 @@ export async function resolveSession(client: ApiClient, ref: string, recent: rea
   if (exactTitle) return exactTitle;
   const lower = r.toLowerCase();
   const prefixed = all.filter((s) => s.id.startsWith(r) || (s.title ?? "").toLowerCase().startsWith(lower));
-  if (prefixed.length === 1) return prefixed[0]!;
+  const [only] = prefixed;
+  if (prefixed.length === 1 && only) return only;
   if (prefixed.length > 1) {
     throw new CliError(`'${r}' matches ${prefixed.length} sessions: ${prefixed.slice(0, 5).map((s) => s.id).join(", ")}; be more specific`);
   }
@@ -116,14 +118,14 @@ export function recap(messages: readonly Message[], style: Style, opts: { column
   const { exchanges = 3, max = 160, columns } = opts;
   const visible = messages.filter((m) => (m.role === "user" || m.role === "assistant") && (m.content ?? "").trim() !== "");
   const starts = visible.map((m, i) => (m.role === "user" ? i : -1)).filter((i) => i >= 0);
-  const from = starts.length > exchanges ? starts[starts.length - exchanges]! : 0;
+  const from = starts.length > exchanges ? itemAt(starts, starts.length - exchanges) : 0;
   return visible.slice(from).flatMap((m) => {
     const who = m.role === "user" ? "you" : "agent";
     const cut = m.finish_reason === "interrupted" ? " [interrupted]" : "";
     const text = `${oneLine(m.content, max)}${cut}`;
     const lines = columns ? wrapWords(text, columns, `  ${who}: `, " ".repeat(who.length + 4)) : [`  ${who}: ${text}`];
     const head = `  ${who}: `;
-    lines[0] = `  ${m.role === "user" ? style.bold(who) : style.cyan(who)}: ${lines[0]!.slice(head.length)}`;
+    lines[0] = `  ${m.role === "user" ? style.bold(who) : style.cyan(who)}: ${(lines[0] ?? head).slice(head.length)}`;
     return cut && style.enabled ? lines.map((l) => l.replace(cut.trim(), style.dim(cut.trim()))) : lines;
   });
 }

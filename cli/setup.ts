@@ -5,7 +5,8 @@ import { slackManifest } from "../workers/platforms/slack/manifest.ts";
 import { checkSlackToken } from "../workers/platforms/slack/setup.ts";
 import { setupTelegramWebhook } from "../workers/platforms/telegram/setup.ts";
 import { setupWhatsApp } from "../workers/platforms/whatsapp/setup.ts";
-import { CliError, DEFAULT_URL, isLoopback, readDevVar } from "./client.ts";
+import { isLoopbackUrl } from "../workers/agent/loopback.ts";
+import { CliError, DEFAULT_URL, readDevVar } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 
 interface SetupOptions {
@@ -42,7 +43,7 @@ export async function runSetup(platform: "telegram" | "discord" | "slack" | "wha
   const out = (s = "") => println(io.stdout, s);
   const workerUrl = (opts.url ?? io.env.HERMES_EDGE_URL ?? DEFAULT_URL).replace(/\/+$/, "");
   const warnIfLocal = () => {
-    if (!workerUrl.startsWith("https://") || isLoopback(workerUrl)) println(io.stderr, style.yellow(`warning: ${workerUrl} is not a public https URL; ${platform} cannot reach it (pass --url https://…)`));
+    if (!workerUrl.startsWith("https://") || isLoopbackUrl(workerUrl)) println(io.stderr, style.yellow(`warning: ${workerUrl} is not a public https URL; ${platform} cannot reach it (pass --url https://…)`));
   };
   switch (platform) {
     case "telegram": {

@@ -1,5 +1,6 @@
 import type { WorkerStatus } from "../workers/conversations/status-types.ts";
-import { ApiRefusal, isLoopback, type ApiClient } from "./client.ts";
+import { isLoopbackUrl } from "../workers/agent/loopback.ts";
+import { ApiRefusal, type ApiClient } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 import { ago } from "./sessions.ts";
 
@@ -98,7 +99,7 @@ export function formatStatus(r: StatusReport, now: number, style: Style): string
       out.push(line("relay", `gateway`, `${g.id} ${g.connected ? `connected (${g.platforms.join(", ") || "no platforms"})` : "not connected"} · ${g.buffered} buffered${g.dropped > 0 ? ` · ${g.dropped} dropped` : ""}`));
     }
     out.push(line("d1", "D1", `${w.migrations.applied}/${w.migrations.expected} migrations applied`));
-    const notRun = isLoopback(r.url) ? `has not run (wrangler does not run it locally; run it once: ${cronHint(r.url)})` : "has not run yet (it runs on wrangler.toml's [triggers] schedule)";
+    const notRun = isLoopbackUrl(r.url) ? `has not run (wrangler does not run it locally; run it once: ${cronHint(r.url)})` : "has not run yet (it runs on wrangler.toml's [triggers] schedule)";
     out.push(line("cron", "cron", w.cron.last_run === null ? notRun : `ran ${ago(w.cron.last_run, now)}`, w.cron.last_run === null && !bad.has("cron")));
   }
   if (r.problems.length === 0) {

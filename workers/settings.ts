@@ -6,7 +6,7 @@ import { parseRelaySecrets } from "./relay/token.ts";
 import type { BusyPolicy } from "./runtime/index.ts";
 import { readCatalog, settingProblem, type CatalogValues, type SettingName, type SettingProblem } from "./settings/catalog.ts";
 
-export { CATALOG, type SettingProblem, type SettingSpec } from "./settings/catalog.ts";
+export { CATALOG, type SettingProblem } from "./settings/catalog.ts";
 
 /** A trimmed setting; empty or missing means unset. */
 export function setting(v: string | undefined | null): string | undefined {

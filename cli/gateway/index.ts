@@ -18,13 +18,9 @@ import { GatewaySessions } from "./sessions.ts";
 import { StatusLine } from "./status.ts";
 import { GatewayStore } from "./store.ts";
 
-export { normaliseRelayUrl, type RelayUrl } from "./url.ts";
-export { Backoff, type BackoffOptions } from "./backoff.ts";
-export { RelayClient, nodeWebSocket, PING_INTERVAL_MS, TOKEN_TTL_S, type RelayClientOptions, type RelayEnd, type RelaySocket, type RelayStatus, type SocketFactory } from "./client.ts";
+export type { SocketFactory } from "./client.ts";
 export { GatewayStore } from "./store.ts";
-export { GatewaySessions } from "./sessions.ts";
-export { NEW_SESSION_TEXT, dedupeKey } from "./inbound.ts";
-export { OUTBOUND_TIMEOUT_MS } from "./outbox.ts";
+export { NEW_SESSION_TEXT } from "./inbound.ts";
 
 /** How long shutdown waits for `going_idle_ack` and for stopped turns to send their last words. */
 export const SHUTDOWN_GRACE_MS = 2_000;
@@ -112,7 +108,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     context: config.context,
     log,
     fetch: io.fetch,
-    attachments: (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, gatewayReadDeps(attachmentsSettings, io.fetch, log), signal),
+    attachments: (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, gatewayReadDeps(attachmentsSettings, io.fetch, log, store.readingMarks(turn.turnId)), signal),
   });
   const handler = new InboundHandler({ store, sessions, outbox, descriptor: (p) => client.descriptor(p), send: (f) => client.send(f), log, now: () => clock.now() });
   const client: RelayClient = new RelayClient({

@@ -1,4 +1,4 @@
-import { migrate, num, type Row, type Sql } from "../../workers/runtime/index.ts";
+import { migrate, num, type Row, SeenDeliveries, type Sql } from "../../workers/runtime/index.ts";
 
 const SCHEMA = [
   `CREATE TABLE buffer (seq INTEGER PRIMARY KEY AUTOINCREMENT, buffer_id TEXT NOT NULL UNIQUE, delivery_key TEXT UNIQUE, frame TEXT NOT NULL, created_at INTEGER NOT NULL);
@@ -34,8 +34,6 @@ function buffered(r: Row): BufferedFrame {
   return { bufferId: String(r.buffer_id), frame: String(r.frame), media: r.media === null ? null : String(r.media), ready: num(r.ready) === 1, sentConn: r.sent_conn === null ? null : String(r.sent_conn) };
 }
 
-/** Relayed deliveries are remembered this long, so a redelivery after the ack is not relayed again. */
-export const RELAYED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * A Relay object's tables: the durable, ordered buffer of inbound frames (kept until
@@ -44,10 +42,13 @@ export const RELAYED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
  */
 export class RelayStore {
   readonly #sql: Sql;
+  /** Deliveries already relayed (acknowledged or not), so a redelivery after the ack is not relayed again. */
+  readonly #relayed: SeenDeliveries;
 
   constructor(sql: Sql) {
     this.#sql = sql;
     migrate(sql, "relay", SCHEMA);
+    this.#relayed = new SeenDeliveries(sql, "relayed");
   }
 
   /** Takes a token once: false when it was used before. Expired ones are forgotten. */
@@ -58,9 +59,7 @@ export class RelayStore {
 
   /** Records a delivery as relayed; false when it was relayed before (acknowledged or not). */
   firstRelay(deliveryKey: string, now: number): boolean {
-    const first = this.#sql.exec("INSERT INTO relayed (delivery_key, at) VALUES (?, ?) ON CONFLICT(delivery_key) DO NOTHING RETURNING at", deliveryKey, now).length > 0;
-    this.#sql.exec("DELETE FROM relayed WHERE delivery_key IN (SELECT delivery_key FROM relayed WHERE at < ? LIMIT 100)", now - RELAYED_RETENTION_MS);
-    return first;
+    return this.#relayed.first(deliveryKey, now);
   }
 
   /**

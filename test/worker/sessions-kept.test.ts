@@ -12,7 +12,7 @@ import { discord, llm, slack, telegram } from "./setup.ts";
 /** Telegram user of this file (allowed in vitest.config.ts); its DM's chat id is the same. */
 const TG_USER = 1009;
 
-const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
+const agent = (id: string) => env.SESSION_AGENT.getByName(id);
 
 /** A body read as UTF-8 from its bytes: workerd warns on .text() of a type it does not know as text (x-ndjson). */
 async function bodyText(res: Response): Promise<string> {

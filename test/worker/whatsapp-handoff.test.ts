@@ -58,7 +58,7 @@ describe("handoff into WhatsApp, inside and outside its 24-hour window", () => {
   it("a user whose last message is more than 24 h old is outside it too", async () => {
     await toWhatsApp(wa.dm("15550001009", "long ago"));
     await settle();
-    const inbox = env.INBOX.get(env.INBOX.idFromName(key("15550001009")));
+    const inbox = env.INBOX.getByName(key("15550001009"));
     await runInDurableObject(inbox, (_o, state) => {
       state.storage.sql.exec("UPDATE meta SET v = ? WHERE k = 'last_inbound_at'", String(Date.now() - WINDOW_MS - 60_000));
     });

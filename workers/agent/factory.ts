@@ -9,7 +9,6 @@ import { DEFAULT_WORKERS_AI_MODEL, WorkersAiModel, type AiBinding } from "./work
 
 /** The providers `LLM_PROVIDER` can name. */
 export const PROVIDERS = ["openai", "workers-ai", "offline"] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
 
 /** Model the OpenAI-compatible client asks for when `LLM_MODEL` is unset. */
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
@@ -28,17 +27,23 @@ export interface ModelConfig {
 }
 
 /** The provider a config selects, or a one-line reason it cannot run here. */
-export function resolveProvider(cfg: ModelConfig): { ok: true; provider: ProviderName } | { ok: false; error: string } {
+export function resolveProvider(cfg: ModelConfig): ({ ok: true } & ResolvedProvider) | { ok: false; error: string } {
   const named = cfg.provider?.trim().toLowerCase();
-  if (!named) return { ok: true, provider: cfg.baseUrl ? "openai" : "offline" };
+  if (!named) return cfg.baseUrl ? { ok: true, provider: "openai", baseUrl: cfg.baseUrl } : { ok: true, provider: "offline" };
   if (!(PROVIDERS as readonly string[]).includes(named)) return { ok: false, error: `LLM_PROVIDER must be one of ${PROVIDERS.join(", ")} (got '${cfg.provider}')` };
-  const provider = named as ProviderName;
-  if (provider === "openai" && !cfg.baseUrl) return { ok: false, error: "LLM_PROVIDER=openai needs LLM_BASE_URL (an OpenAI-compatible endpoint)" };
-  if (provider === "workers-ai" && !cfg.ai) {
+  if (named === "openai") {
+    if (cfg.baseUrl) return { ok: true, provider: "openai", baseUrl: cfg.baseUrl };
+    return { ok: false, error: "LLM_PROVIDER=openai needs LLM_BASE_URL (an OpenAI-compatible endpoint)" };
+  }
+  if (named === "workers-ai") {
+    if (cfg.ai) return { ok: true, provider: "workers-ai", ai: cfg.ai };
     return { ok: false, error: 'LLM_PROVIDER=workers-ai needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (only the Worker has it; locally `wrangler dev` reaches it through your Cloudflare account)' };
   }
-  return { ok: true, provider };
+  return { ok: true, provider: "offline" };
 }
+
+/** A runnable provider, with what it runs on: the endpoint (openai) or the binding (workers-ai). */
+type ResolvedProvider = { provider: "openai"; baseUrl: string } | { provider: "workers-ai"; ai: AiBinding } | { provider: "offline" };
 
 /** The model name a session records for this config ("offline" for the built-in model). */
 export function modelId(cfg: ModelConfig): string {
@@ -55,10 +60,10 @@ export function modelId(cfg: ModelConfig): string {
 export function createModel(cfg: ModelConfig, fetchImpl?: typeof fetch): ChatModel {
   const r = resolveProvider(cfg);
   if (!r.ok) throw new ProviderError("provider_not_configured", r.error);
-  if (r.provider === "workers-ai") return new WorkersAiModel({ ai: cfg.ai!, model: cfg.model || DEFAULT_WORKERS_AI_MODEL });
+  if (r.provider === "workers-ai") return new WorkersAiModel({ ai: r.ai, model: cfg.model || DEFAULT_WORKERS_AI_MODEL });
   if (r.provider === "offline") return new OfflineModel(cfg.offlineDelayMs !== undefined ? { delayMs: cfg.offlineDelayMs } : {});
   return new OpenAiModel({
-    baseUrl: cfg.baseUrl!,
+    baseUrl: r.baseUrl,
     model: cfg.model || DEFAULT_OPENAI_MODEL,
     ...(cfg.apiKey ? { apiKey: cfg.apiKey } : {}),
     ...(fetchImpl ? { fetch: fetchImpl } : {}),

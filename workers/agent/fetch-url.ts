@@ -1,5 +1,6 @@
 import type { Resolver } from "./resolve.ts";
 import { toolError, type Tool } from "./tools.ts";
+import { itemAt } from "./item-at.ts";
 
 /** Limits of {@link fetchUrlTool}. */
 export interface FetchUrlLimits {
@@ -26,17 +27,17 @@ function ipv6Bytes(text: string): number[] | null {
   let h = text;
   const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
   if (v4) {
-    const n = v4.slice(1).map(Number);
-    if (n.some((x) => x > 255)) return null;
-    h = `${h.slice(0, v4.index)}${((n[0]! << 8) | n[1]!).toString(16)}:${((n[2]! << 8) | n[3]!).toString(16)}`;
+    const [a, b, c, d] = v4.slice(1, 5).map(Number);
+    if (a === undefined || b === undefined || c === undefined || d === undefined || [a, b, c, d].some((x) => x > 255)) return null;
+    h = `${h.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  const halves = h.split("::");
-  if (halves.length > 2) return null;
+  const [before, after, ...more] = h.split("::");
+  if (before === undefined || more.length > 0) return null;
   const part = (s: string) => (s === "" ? [] : s.split(":"));
-  const head = part(halves[0]!);
-  const tail = halves.length === 2 ? part(halves[1]!) : [];
+  const head = part(before);
+  const tail = after === undefined ? [] : part(after);
   const fill = 8 - head.length - tail.length;
-  if (fill < 0 || (halves.length === 1 && fill !== 0)) return null;
+  if (fill < 0 || (after === undefined && fill !== 0)) return null;
   const groups = [...head, ...Array<string>(fill).fill("0"), ...tail];
   if (groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
   return groups.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 255]);
@@ -73,11 +74,11 @@ export function isBlockedHost(hostname: string, localNames: readonly string[] = 
   const b = ipv6Bytes(h);
   if (!b) return true; // not a well-formed literal: refuse rather than guess
   const zeroTo = (n: number) => b.slice(0, n).every((x) => x === 0);
-  if (zeroTo(10) && b[10] === 0xff && b[11] === 0xff) return ipv4Blocked(b[12]!, b[13]!); // ::ffff:a.b.c.d
+  if (zeroTo(10) && b[10] === 0xff && b[11] === 0xff) return ipv4Blocked(itemAt(b, 12), itemAt(b, 13)); // ::ffff:a.b.c.d
   if (zeroTo(12)) return true; // ::, ::1 and IPv4-compatible ::a.b.c.d
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) return true; // NAT64
-  if ((b[0]! & 0xfe) === 0xfc) return true; // unique local fc00::/7
-  if (b[0] === 0xfe && (b[1]! & 0xc0) >= 0x80) return true; // link-local fe80::/10, site-local fec0::/10
+  if ((itemAt(b, 0) & 0xfe) === 0xfc) return true; // unique local fc00::/7
+  if (b[0] === 0xfe && (itemAt(b, 1) & 0xc0) >= 0x80) return true; // link-local fe80::/10, site-local fec0::/10
   return b[0] === 0xff; // multicast
 }
 

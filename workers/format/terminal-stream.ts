@@ -70,7 +70,7 @@ export class TerminalStream {
   #advance(end: number, last: boolean): string {
     const src = this.#text.slice(this.#from, end);
     const starts = lineStarts(src);
-    const at = (line: number) => (line < starts.length ? starts[line]! : src.length);
+    const at = (line: number) => starts[line] ?? src.length;
     const blocks = topLevel(parseTokens(src), src, starts);
     let out = "";
     let cut = 0;
@@ -133,5 +133,6 @@ function closesFence(src: string, starts: readonly number[], t: Token, start: nu
   if (end - 1 <= start) return false;
   const line = src.slice(starts[end - 1], end < starts.length ? starts[end] : src.length).replace(/\n$/, "");
   const m = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line);
-  return m !== null && m[1]![0] === t.markup[0] && m[1]!.length >= t.markup.length;
+  const fence = m?.[1];
+  return fence !== undefined && fence.charAt(0) === t.markup.charAt(0) && fence.length >= t.markup.length;
 }

@@ -1,3 +1,4 @@
+import { itemAt } from "./item-at.ts";
 import { BOLD, CODE, ITALIC, STRIKE, type Block, type Line, type Span } from "./ir.ts";
 import { displayWidth } from "./measure.ts";
 import { toBlocks } from "./render.ts";
@@ -75,7 +76,7 @@ function wrap(words: readonly Word[], first: string, indent: string, width: numb
 
 function trimEnd(words: Word[]): Word[] {
   let n = words.length;
-  while (n > 0 && words[n - 1]!.text.trim() === "") n--;
+  while (n > 0 && itemAt(words, n - 1).text.trim() === "") n--;
   return words.slice(0, n);
 }
 

@@ -37,8 +37,8 @@ export const requireApiToken: MiddlewareHandler<{ Bindings: Env }> = async (c, n
   }
   const header = c.req.header("authorization");
   if (header !== undefined) {
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    const right = match !== null && (await safeEqual(match[1]!, expected));
+    const token = /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1];
+    const right = token !== undefined && (await safeEqual(token, expected));
     // Counted per client like console sign-ins: a locked-out client is refused even the right token.
     const judged = await signInGuard(c.env, clientKey(c.req.header("cf-connecting-ip") ?? null)).bearer(Date.now(), right);
     if (judged.retryAfterMs !== undefined) {

@@ -23,9 +23,8 @@ import { downloadSlackFile } from "./files.ts";
 import { verifySlack } from "./verify.ts";
 import { slackHealth } from "./health.ts";
 
-export { parseSlackBody, SLACK_SLASH_COMMAND, slackSource } from "./parse.ts";
-export { slackTarget, slackTargets, type SlackTarget } from "./target.ts";
-export { SLACK_MAX_SKEW_S, verifySlack } from "./verify.ts";
+export { parseSlackBody } from "./parse.ts";
+export { slackTarget } from "./target.ts";
 
 export interface SlackSettings {
   botToken: string;

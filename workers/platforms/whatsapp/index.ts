@@ -22,9 +22,9 @@ import { whatsappTarget, whatsappTargets } from "./target.ts";
 import { verifyWhatsApp, whatsappHandshake } from "./verify.ts";
 import { handoffWindow } from "./window.ts";
 
-export { parseWhatsAppBody, UNSUPPORTED_NOTE, whatsappSource } from "./parse.ts";
-export { whatsappTarget, whatsappTargets, type WhatsAppTarget } from "./target.ts";
-export { SIGNATURE_HEADER, verifyWhatsApp, whatsappHandshake } from "./verify.ts";
+export { parseWhatsAppBody, UNSUPPORTED_NOTE } from "./parse.ts";
+export { whatsappTarget } from "./target.ts";
+export { verifyWhatsApp, whatsappHandshake } from "./verify.ts";
 export { OUTSIDE_WINDOW, WINDOW_MS } from "./window.ts";
 
 /** Settings the WhatsApp adapter runs on. */

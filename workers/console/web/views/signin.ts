@@ -7,11 +7,11 @@ import { h, notice, replace } from "../dom.ts";
  * when the fragment carries none.
  */
 export function takeTokenFromFragment(): string | null {
-  const m = /^#token=([^&]+)/.exec(location.hash);
-  if (!m) return null;
+  const encoded = /^#token=([^&]+)/.exec(location.hash)?.[1];
+  if (encoded === undefined) return null;
   history.replaceState(null, "", `${location.pathname}${location.search}#/`);
   try {
-    return decodeURIComponent(m[1]!);
+    return decodeURIComponent(encoded);
   } catch {
     return null;
   }
