@@ -27,6 +27,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   attachments: ["agent"], // reading what people send: downloads, PDFs, speech to text, image parts
   security: [], // constant-time compares, HMAC
   version: [],
+  log: [], // the logger and errorMessage: import-free, so every layer may use them (EVERYWHERE)
   settings: ["agent", "attachments", "names", "relay", "runtime"], // every setting, parsed once
   platforms: ["agent", "attachments", "format", "names", "security"], // neutral types, parts, session keys
   adapter: ["agent", "attachments", "format", "names", "platforms", "security"], // workers/platforms/<name>/
@@ -43,6 +44,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
   cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "runtime"],
 };
+
+/** Layers every layer may import: import-free helpers (the logger, `errorMessage`). */
+const EVERYWHERE: readonly string[] = ["log"];
 
 /** Layers one may import types from (erased at build time), beyond `MAY_IMPORT`: the CLI reads the API's JSON as the Worker types it. */
 const MAY_IMPORT_TYPES: Record<string, readonly string[]> = { cli: ["conversations", "db"] };
@@ -76,6 +80,9 @@ function cycles(): string[] {
   return found;
 }
 
+/** True when `spec`, imported by `file`, is in the import-free log layer. */
+const isLog = (file: string, spec: string) => spec.startsWith(".") && layerOf(path.relative(PROJECT_ROOT, path.resolve(path.dirname(file), spec))) === "log";
+
 const importsOf = (file: string) => [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
 
 describe("module boundaries", () => {
@@ -96,7 +103,7 @@ describe("module boundaries", () => {
       for (const spec of importsOf(file).filter((s) => s.startsWith("."))) {
         const to = layerOf(path.relative(PROJECT_ROOT, path.resolve(path.dirname(file), spec)));
         const asType = typesOnly.has(spec) && (MAY_IMPORT_TYPES[from] ?? []).includes(to);
-        if (to !== from && !allowed.includes("*") && !allowed.includes(to) && !asType) bad.push(`${rel} (${from}) imports ${spec} (${to})`);
+        if (to !== from && !allowed.includes("*") && !allowed.includes(to) && !EVERYWHERE.includes(to) && !asType) bad.push(`${rel} (${from}) imports ${spec} (${to})`);
       }
     }
     expect(bad).toEqual([]);
@@ -137,8 +144,8 @@ describe("module boundaries", () => {
     const core = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/agent/") && !path.relative(PROJECT_ROOT, f).startsWith("workers/agent/mcp/"));
     expect(core.length).toBeGreaterThan(0);
     // Pure libraries the core may use: no runtime APIs, no network.
-    const pure = (s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("gpt-tokenizer/");
-    const bad = core.flatMap((f) => importsOf(f).filter((s) => !pure(s)).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    const pure = (f: string, s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("gpt-tokenizer/") || isLog(f, s);
+    const bad = core.flatMap((f) => importsOf(f).filter((s) => !pure(f, s)).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
     expect(bad).toEqual([]);
   });
 
@@ -156,7 +163,7 @@ describe("module boundaries", () => {
       for (const spec of importsOf(file)) {
         const sdk = spec.startsWith("@modelcontextprotocol/sdk");
         if (rel.startsWith("workers/agent/mcp/")) {
-          if (spec.includes("/client/stdio") || !(sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec))) bad.push(`${rel} imports ${spec}`);
+          if (spec.includes("/client/stdio") || !(sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec) || isLog(file, spec))) bad.push(`${rel} imports ${spec}`);
         } else if (sdk && rel !== "cli/gateway/mcp.ts") bad.push(`${rel} imports ${spec}`);
       }
     }
