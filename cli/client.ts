@@ -4,6 +4,7 @@ import { parseSse, type SseEvent } from "../workers/agent/index.ts";
 import { ApiRefusal, CliError } from "./errors.ts";
 import type { CliIo } from "./io.ts";
 import { configFile, DEFAULT_PROFILE, readConfig } from "./profiles.ts";
+import { errorMessage } from "../workers/log/index.ts";
 
 export { ApiRefusal, CliError } from "./errors.ts";
 
@@ -76,7 +77,7 @@ export function resolveTarget(io: Pick<CliIo, "env" | "cwd" | "configDir">): Tar
 
 function networkCause(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+  return cause?.code ?? cause?.message ?? errorMessage(err);
 }
 
 /** What /health answers on a hermes-edge Worker. */

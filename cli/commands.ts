@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { CliError } from "./errors.ts";
+import { errorMessage } from "../workers/log/index.ts";
 
 /**
  * The CLI's commands, subcommands and flags, in one table: the parser, every `--help` and
@@ -283,6 +284,6 @@ export function parseCommand(cmd: CommandSpec, args: string[]): Parsed {
     const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
     return { values: values as Parsed["values"], positionals };
   } catch (err) {
-    throw new CliError(`${err instanceof Error ? err.message : String(err)}\n\n${commandHelp(cmd)}`, 2);
+    throw new CliError(`${errorMessage(err)}\n\n${commandHelp(cmd)}`, 2);
   }
 }

@@ -16,6 +16,7 @@ import { Outbox } from "./outbox.ts";
 import { GatewaySessions } from "./sessions.ts";
 import { StatusLine } from "./status.ts";
 import { GatewayStore } from "./store.ts";
+import { errorChain, errorMessage, redactText } from "../../workers/log/index.ts";
 
 export { normaliseRelayUrl, type RelayUrl } from "./url.ts";
 export { Backoff, type BackoffOptions } from "./backoff.ts";
@@ -75,12 +76,12 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   const clock = deps.clock ?? realClock;
   const style = styleFor(io.stderr, io.env);
   const status = new StatusLine(io.stderr, style);
-  const log = (line: string) => status.log(line);
+  const log = (line: string, err?: unknown) => status.log(err === undefined ? line : `${line} (${redactText(errorChain(err))})`);
   let store: GatewayStore;
   try {
     store = GatewayStore.open(config.dbPath);
   } catch (err) {
-    throw new CliError(`cannot open the gateway database ${config.dbPath}: ${err instanceof Error ? err.message : String(err)}`, 1);
+    throw new CliError(`cannot open the gateway database ${config.dbPath}: ${errorMessage(err)}`, 1);
   }
   const model = createModel(config.model, io.fetch);
 

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { inbox, sessionAgent } from "../../workers/conversations/stubs.ts";
 import { isPlatformName } from "../../workers/platforms/names.ts";
+import { logger } from "../../workers/log/index.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { platformOfKey } from "../../workers/platforms/session-key.ts";
 import { descriptorFor } from "../../workers/relay/descriptor.ts";
@@ -293,7 +294,7 @@ export class Relay extends DurableObject<Env> {
     const dropped = this.#store.buffer(bufferId, input.deliveryKey, frame, now, limit, pending);
     if (dropped > 0) console.warn(`relay: buffer full (${limit}), dropped the ${dropped} oldest frame(s)`);
     // Attachments are fetched after the webhook was answered; the frame (and what follows it) goes once they are kept.
-    if (pending) void this.#fetchPending().catch((err: unknown) => console.error("relay: fetching attachments failed; retrying", err instanceof Error ? err.message : String(err)));
+    if (pending) void this.#fetchPending().catch((err: unknown) => logger.child("relay").error("fetching attachments failed; retrying", { err }));
     else await this.#flush();
     return { accepted: true, live: this.#live() !== null };
   }

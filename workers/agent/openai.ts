@@ -2,6 +2,7 @@ import { ProviderError, errorForStatus } from "./errors.ts";
 import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
 import { readChunkStream } from "./sse.ts";
 import type { ChatMessage, FinishReason, ImagePart, ToolCall, Usage } from "./types.ts";
+import { errorMessage } from "../log/index.ts";
 
 /** Settings of an OpenAI-compatible provider (`POST {baseUrl}/chat/completions`). */
 export interface OpenAiOptions {
@@ -211,7 +212,7 @@ export class OpenAiModel implements ChatModel {
       } catch (err) {
         if (signal?.aborted) return { content: "", toolCalls: [], finishReason: "interrupted" };
         if (timedOut) throw timeoutError();
-        const why = err instanceof Error ? err.message : String(err);
+        const why = errorMessage(err);
         throw new ProviderError("provider_unreachable", `cannot reach the model provider at ${this.#opts.baseUrl} (${why})`);
       }
       if (!res.ok) {

@@ -3,6 +3,7 @@ import { db } from "../db/client.ts";
 import { errorBody } from "../errors.ts";
 import { commandSpec } from "../platforms/commands.ts";
 import { isPlatformName } from "../platforms/names.ts";
+import { logger } from "../log/index.ts";
 import { adapterFor } from "../platforms/registry.ts";
 import { buildSessionKey } from "../platforms/session-key.ts";
 import type { PlatformAdapter, PlatformEvent, SuggestRequest } from "../platforms/types.ts";
@@ -31,7 +32,7 @@ function staticAnswer(env: Env, adapter: PlatformAdapter, event: PlatformEvent):
 /** A follow-up that may outlive the response (it must never fail the webhook). */
 function after(c: Context<{ Bindings: Env }>, platform: string, work: Promise<unknown> | undefined): void {
   if (!work) return;
-  c.executionCtx.waitUntil(work.catch((err: unknown) => console.error(`${platform}: follow-up failed`, err instanceof Error ? err.message : String(err))));
+  c.executionCtx.waitUntil(work.catch((err: unknown) => logger.child(platform).error("follow-up failed", { err })));
 }
 
 /**
@@ -92,7 +93,7 @@ async function suggest(env: Env, request: SuggestRequest): Promise<Response> {
   const { source } = request;
   if (request.command !== "resume" || !source || !commandPermission(env, request.command, source).ok) return request.respond([]);
   const found = await suggestForSource(db(env), env, source, request.query).catch((err: unknown) => {
-    console.warn(`${source.platform}: autocomplete could not read the sessions`, err instanceof Error ? err.message : String(err));
+    logger.child(source.platform).warn("autocomplete could not read the sessions", { err });
     return [];
   });
   return request.respond(found.map((s) => ({ name: describeSession(s), value: s.id })));

@@ -37,7 +37,8 @@ export interface RuntimeHost {
   estimate?(outcome: TurnOutcome, turn: TurnRecord): Usage;
   /** Where a platform turn's reply goes; null when its platform is gone from the config. */
   channel(target: ReplyTarget): ReplyChannel | null;
-  log(line: string): void;
+  /** A line for the log; `err` is the error behind it, kept whole (stack, cause). */
+  log(line: string, err?: unknown): void;
   /** A turn is about to call the model (the edge raises its running flag). */
   onTurnStart?(turn: TurnRecord): void;
   /** Messages were stored (the edge copies them to D1 behind the turn). */

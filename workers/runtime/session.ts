@@ -121,7 +121,7 @@ export class SessionRuntime {
     const taken = this.queue.add({ turnId, content: input.content, origin: input.origin, state: "queued", target: input.target ?? null, deliveryKey: input.deliveryKey ?? null, meta: input.meta ?? {} }, this.#h.clock.now());
     if (!taken) return null;
     if (this.#active && input.origin !== "internal" && this.#h.busyPolicy() === "interrupt") this.#active.controller.abort(new Error("superseded by a newer message"));
-    void this.pump().catch((err: unknown) => this.#h.log(`queue: ${String(err)}`));
+    void this.pump().catch((err: unknown) => this.#h.log("queue: pumping failed", err));
     return { turnId, position: taken.position };
   }
 
@@ -137,7 +137,7 @@ export class SessionRuntime {
     this.#active = active;
     void this.#execute(this.queue.get(turnId)!, active, sink)
       .finally(() => this.pump())
-      .catch((err: unknown) => this.#h.log(`after the turn: ${String(err)}`));
+      .catch((err: unknown) => this.#h.log("after the turn: failed", err));
     return { ok: true, turnId };
   }
 
@@ -281,7 +281,7 @@ export class SessionRuntime {
         },
       });
     } catch (err) {
-      this.#h.log(`turn ${rec.turnId} failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.#h.log(`turn ${rec.turnId} failed`, err);
       // A provider that cannot even be built (LLM_PROVIDER misconfigured) says why.
       outcome = err instanceof ProviderError ? failed(err.code, err.message) : failed("internal", "the turn failed inside the agent runtime");
       this.forgetHistory();

@@ -3,6 +3,7 @@ import { toolError, type Tool, type ToolListing, type ToolSource } from "../tool
 import { McpServerConnection, McpUnavailable, raceAbort, systemClock, type Clock, type ServerOptions } from "./connection.ts";
 import { DEFAULT_MAX_RESULT_CHARS, formatCallResult, type Redactor } from "./result.ts";
 import { namespacedName, sanitiseInputSchema, toolDescription } from "./schema.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /** Default limit of one tool call (`TOOL_TIMEOUT_MS`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -133,7 +134,7 @@ export class McpToolSource implements ToolSource {
       listed = await state.connection.listTools();
     } catch (err) {
       state.cached = null;
-      this.#report(state.spec, err instanceof Error ? err.message : String(err));
+      this.#report(state.spec, errorMessage(err));
       throw err;
     }
     const tools = listed.slice(0, MAX_TOOLS_PER_SERVER).map((t) => this.#tool(state, t));
