@@ -16,12 +16,10 @@ function recording(level?: "debug" | "info" | "warn" | "error") {
 
 class PlatformDown extends Error {
   override name = "PlatformDown";
-  constructor(
-    message: string,
-    readonly status: number,
-    options?: ErrorOptions,
-  ) {
+  readonly status: number;
+  constructor(message: string, status: number, options?: ErrorOptions) {
     super(message, options);
+    this.status = status;
   }
 }
 
