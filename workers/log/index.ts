@@ -1,7 +1,18 @@
 import { createLogger, type Logger } from "./logger.ts";
 
 export { errorChain, errorMessage } from "./error.ts";
-export { consoleSink, createLogger, formatLine, logLines, textSink, type LogFields, type Logger, type LogLevel, type LogRecord, type LogSink } from "./logger.ts";
+export {
+  consoleSink,
+  createLogger,
+  formatLine,
+  logLines,
+  textSink,
+  type LogFields,
+  type Logger,
+  type LogLevel,
+  type LogRecord,
+  type LogSink,
+} from "./logger.ts";
 export { REDACTED, redactError, redactText, redactValue } from "./redact.ts";
 
 /**

@@ -37,7 +37,7 @@ const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 function logfmt(fields: Record<string, unknown>): string {
   return Object.entries(fields)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${typeof v === "string" && /^[^\s"=]+$/.test(v) ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}=${typeof v === "string" && /^[^\s"=]+$/.test(v) ? v : typeof v === "number" || typeof v === "boolean" ? v : JSON.stringify(v)}`)
     .join(" ");
 }
 

@@ -8,10 +8,11 @@ const SECRET_KEY = /token|secret|passw(or)?d|authorization|cookie|api[-_]?key|si
  * Secret-shaped text: replaced wherever it appears. Each keeps the words around the secret
  * (`/bot`, `Bearer `, `token=`) so the line still says what was there.
  */
-const SHAPES: ReadonlyArray<readonly [RegExp, string]> = [
+const SHAPES: ReadonlyArray<readonly [RegExp, string | ((...m: string[]) => string)]> = [
   [/\/bot\d+:[\w-]+/g, `/bot${REDACTED}`], // Telegram's Bot API URLs: /bot<token>/method
   [/(?<!\d)\d{6,}:[\w-]{30,}/g, REDACTED], // a Telegram bot token on its own
-  [/\b(authorization["']?\s*[:=]\s*["']?)(?:(bearer|bot|basic)\s+)?[^\s"',;}]+/gi, `$1$2 ${REDACTED}`],
+  // An Authorization header, in a header dump or JSON; its scheme (Bearer, Bot, Basic) is kept.
+  [/\b(authorization["']?\s*[:=]\s*["']?)(?:(bearer|bot|basic)\s+)?[^\s"',;}]+/gi, (_, pre, scheme) => `${pre}${scheme ? `${scheme} ` : ""}${REDACTED}`],
   [/\b(Bearer|Bot|Basic)\s+[\w.~+/=-]{8,}/g, `$1 ${REDACTED}`],
   [/\bxox[abposr]-[\w-]+|\bxapp-[\w-]+/g, REDACTED], // Slack tokens
   [/\bsk-[\w-]{16,}/g, REDACTED], // OpenAI-style API keys
@@ -22,15 +23,18 @@ const SHAPES: ReadonlyArray<readonly [RegExp, string]> = [
 ];
 
 /** A field that holds a secret by its name (`token`, `authorization`, …); numbers and flags (`input_tokens: 12`) are not secrets. */
-const secretField = (key: string, value: unknown) => SECRET_KEY.test(key) && (typeof value === "string" ? value !== "" : typeof value === "object" && value !== null);
+const secretField = (key: string, value: unknown) =>
+  SECRET_KEY.test(key) && (typeof value === "string" ? value !== "" : typeof value === "object" && value !== null);
 
 /** `text` with every secret-shaped part replaced by `[redacted]`. */
 export function redactText(text: string): string {
-  // Authorization's value is matched twice (header form, then Bearer form): tidy the double space the first leaves.
-  return SHAPES.reduce((t, [shape, by]) => t.replace(shape, by), text).replace(/ {2}\[redacted\]/g, ` ${REDACTED}`);
+  return SHAPES.reduce((t, [shape, by]) => (typeof by === "string" ? t.replace(shape, by) : t.replace(shape, by)), text);
 }
 
-/** A value with secrets taken out: strings by shape, object fields by name (`token`, `authorization`, …), errors copied when they change. */
+/**
+ * A value with secrets taken out: strings by shape, object fields by name (`token`,
+ * `authorization`, …), errors copied when they change.
+ */
 export function redactValue(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return redactText(value);
   if (value instanceof Error) return redactError(value, depth);
