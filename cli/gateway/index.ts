@@ -16,7 +16,7 @@ import { Outbox } from "./outbox.ts";
 import { GatewaySessions } from "./sessions.ts";
 import { StatusLine } from "./status.ts";
 import { GatewayStore } from "./store.ts";
-import { errorChain, errorMessage, redactText } from "../../workers/log/index.ts";
+import { createLogger, errorMessage, logLines, textSink } from "../../workers/log/index.ts";
 
 export { normaliseRelayUrl, type RelayUrl } from "./url.ts";
 export { Backoff, type BackoffOptions } from "./backoff.ts";
@@ -76,7 +76,8 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   const clock = deps.clock ?? realClock;
   const style = styleFor(io.stderr, io.env);
   const status = new StatusLine(io.stderr, style);
-  const log = (line: string, err?: unknown) => status.log(err === undefined ? line : `${line} (${redactText(errorChain(err))})`);
+  // Plain lines on stderr; a failure adds its message and causes, secrets taken out.
+  const log = logLines(createLogger({ sink: textSink((line) => status.log(line)) }));
   let store: GatewayStore;
   try {
     store = GatewayStore.open(config.dbPath);
