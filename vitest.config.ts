@@ -63,7 +63,7 @@ function withoutDependencySourcemaps(): Plugin {
     name: "hermes-edge:without-dependency-sourcemaps",
     enforce: "pre",
     load(id) {
-      const file = id.split("?")[0]!;
+      const file = id.replace(/\?[\s\S]*$/, ""); // the path before any query
       if (!/\/node_modules\/.+\.(c|m)?js$/.test(file) || !existsSync(file)) return null;
       const code = readFileSync(file, "utf8");
       return code.includes("//# sourceMappingURL=") ? { code: code.replace(/^\/\/# sourceMappingURL=.*$/gm, ""), map: null } : null;
@@ -115,6 +115,8 @@ export default defineConfig({
         RELAY_BUFFER_LIMIT: "5",
         BUSY_POLICY: "interrupt",
         DAILY_TOKEN_BUDGET: "50000",
+        // U1003: the user who writes in many chats at once against the budget (budget-parallel.test.ts).
+        SLACK_ALLOWED_USERS: "U1001,U1002,U1003",
         // The fake MCP server every workerd test routes (test/worker/setup.ts).
         MCP_SERVERS: JSON.stringify([{ name: "docs", url: "https://mcp.test/mcp" }]),
         // Voice notes are transcribed here (the worker project has no speech-to-text).

@@ -7,17 +7,23 @@
  *   c. the final edit answered 500, then 429   g. signed hostile bodies per platform
  *   d. the gateway SIGKILLed with messages in flight, restarted on the same --db (and d',
  *      wrangler killed under a live gateway)
+ *   j. a 30,000-page PDF and a Flate bomb sent through Telegram, /health sampled each second
  *   h. a non-admin's /sethome, then the operator's handoff (issue 20)
  *   i. hostile session imports (issue 20)
+ *   k. a parallel DM burst against DAILY_TOKEN_BUDGET   l. host-name SSRF through fetch_url
+ *   m. bearer guessing, then the right token          (issue 20: bench/chaos/trust-limits.ts)
+ *   n. escape codes in a DM (OSC 52, window title, clear screen) through the real CLI
  * b and c run on every platform; g also through the relay intake, replayed to a gateway.
  * Prints lost / doubled / truncated / 5xx / breached per scenario; exits 1 unless all are 0.
  * Every wait is bounded; every process it starts is stopped on exit, error or signal.
- * Run: npm run bench:chaos [-- --rounds 3 --parallel 3 --bodies 300 --only a,b,f]
+ * Run: npm run bench:chaos [-- --rounds 3 --parallel 3 --bodies 300 --only a,b,f,k]
  */
 import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { midDelivery, midTurn, platformErrors } from "./chaos/crash.ts";
+import { attachmentBombs } from "./chaos/attachment-bombs.ts";
 import { Tally } from "./chaos/harness.ts";
+import { escapeCodes } from "./chaos/escape-codes.ts";
 import { hostileBodies } from "./chaos/hostile.ts";
 import { connectorKilled, gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
 import { sharedResume } from "./chaos/resume.ts";
@@ -25,13 +31,14 @@ import { hostileImports, nonAdminSethome } from "./chaos/trust-admin.ts";
 import { report } from "./chaos/report.ts";
 import { startStack, type Stack } from "./chaos/stack.ts";
 import { dmAllowList } from "./chaos/telegram-dm.ts";
+import { bearerGuessing, budgetBurst, CHAOS_BUDGET, hostNameSsrf, ssrfRig } from "./chaos/trust-limits.ts";
 
 const { values } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
     parallel: { type: "string", default: "3" },
     bodies: { type: "string", default: "300" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,k,l,m,n" },
     /** Writes what wrangler and the gateway printed to this file (to see why a count is not zero). */
     log: { type: "string" },
   },
@@ -67,7 +74,7 @@ async function scenario(key: string, name: string, s: Stack, run: (t: Tally) => 
 }
 
 console.log(`bench/chaos: ${o.rounds} round(s) × ${o.parallel} chat(s) per kill, ${o.bodies} hostile bodies per platform; wrangler dev on loopback`);
-if (["a", "b", "c", "f", "g", "h", "i"].some((k) => only.has(k))) {
+if (["a", "b", "c", "f", "g", "h", "i", "j", "n"].some((k) => only.has(k))) {
   const s = await startStack({ TELEGRAM_ALLOWED_USERS: `1001,1002,1003,${dmAllowList()}` });
   try {
     await scenario("a", "a. kill -9 mid-turn", s, (t) => midTurn(s, o, t));
@@ -77,6 +84,8 @@ if (["a", "b", "c", "f", "g", "h", "i"].some((k) => only.has(k))) {
     await scenario("g", "g. signed hostile bodies, at the edge", s, (t) => hostileBodies(s, o, t));
     await scenario("h", "h. non-admin /sethome, then a handoff", s, (t) => nonAdminSethome(s, o, t));
     await scenario("i", "i. hostile imports", s, (t) => hostileImports(s, o, t));
+    await scenario("j", "j. attachment bombs (30,000 pages, Flate bomb)", s, (t) => attachmentBombs(s, o, t));
+    await scenario("n", "n. escape codes through the CLI", s, (t) => escapeCodes(s, o, t));
   } finally {
     if (values.log) appendFileSync(values.log, `--- edge Worker\n${s.worker.output()}\n`);
     await s.stop();
@@ -94,6 +103,19 @@ if (["d", "e", "g"].some((k) => only.has(k))) {
     if (values.log) appendFileSync(values.log, `--- relaying Worker\n${s.worker.output()}\n`);
     await r.close();
     await s.stop();
+  }
+}
+if (["k", "l", "m"].some((k) => only.has(k))) {
+  const r = await ssrfRig();
+  const s = await startStack({ TELEGRAM_ALLOWED_USERS: `1001,${dmAllowList()}`, DAILY_TOKEN_BUDGET: String(CHAOS_BUDGET), FETCH_URL_DOH_URL: `${r.doh.url}/dns-query` });
+  try {
+    await scenario("k", "k. parallel DM burst against the budget", s, (t) => budgetBurst(s, t));
+    await scenario("l", "l. host-name SSRF through fetch_url", s, (t) => hostNameSsrf(s, r, t));
+    await scenario("m", "m. bearer guessing, then the right token", s, (t) => bearerGuessing(s, t));
+  } finally {
+    if (values.log) appendFileSync(values.log, `--- budget and SSRF Worker\n${s.worker.output()}\n`);
+    await s.stop();
+    await r.close();
   }
 }
 console.log(report(tallies, Date.now() - started));

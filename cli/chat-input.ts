@@ -6,7 +6,7 @@ import type { CliIo } from "./io.ts";
  * nothing typed is echoed into its reply, and nothing typed or piped is lost.
  */
 export interface ChatInput {
-  /** The next line; null at the end of input or when the user leaves (Ctrl-C, Ctrl-D at the prompt). */
+  /** The next line; null at the end of input or when the user leaves (Ctrl-C at an empty prompt, Ctrl-D). */
   next(): Promise<string | null>;
   /** The agent works: keystrokes are held back; Ctrl-C calls `onInterrupt`. */
   busy(onInterrupt: () => void): void;
@@ -27,19 +27,21 @@ export class PipedInput implements ChatInput {
   constructor(io: CliIo) {
     this.#rl = readline.createInterface({ input: io.stdin, terminal: false });
     this.#rl.on("line", (line) => {
-      if (this.#waiter) this.#take(line);
-      else this.#queue.push(line);
+      if (!this.#give(line)) this.#queue.push(line);
     });
     this.#rl.on("close", () => {
       this.#ended = true;
-      if (this.#waiter) this.#take(null);
+      this.#give(null);
     });
   }
 
-  #take(line: string | null): void {
-    const w = this.#waiter!;
+  /** Hands `line` to the reader waiting for one; false when none waits. */
+  #give(line: string | null): boolean {
+    const w = this.#waiter;
+    if (!w) return false;
     this.#waiter = null;
     w(line);
+    return true;
   }
 
   next(): Promise<string | null> {
@@ -58,7 +60,7 @@ export class PipedInput implements ChatInput {
   close(): void {
     this.#stopped = true;
     this.#rl.close();
-    if (this.#waiter) this.#take(null);
+    this.#give(null);
   }
 }
 
@@ -70,6 +72,7 @@ export class PipedInput implements ChatInput {
 export class TtyInput implements ChatInput {
   readonly #io: CliIo;
   readonly #prompt: string;
+  readonly #commands: readonly string[];
   #history: string[] = [];
   readonly #queued: string[] = [];
   #typed = "";
@@ -78,10 +81,20 @@ export class TtyInput implements ChatInput {
   #rl: readline.Interface | null = null;
   #closed = false;
 
-  constructor(io: CliIo, prompt: string) {
+  /** `commands`: the slash commands Tab completes. */
+  constructor(io: CliIo, prompt: string, commands: readonly string[] = []) {
     this.#io = io;
     this.#prompt = prompt;
+    this.#commands = commands;
   }
+
+  /** Tab on a line that is a slash command being typed: the commands it may become. */
+  #complete = (line: string): [string[], string] => {
+    if (!line.startsWith("/") || /\s/.test(line)) return [[], line];
+    const hits = this.#commands.filter((c) => c.startsWith(line.toLowerCase()));
+    // One match gets its space, so the argument can follow at once.
+    return [hits.length === 1 ? [`${hits[0]} `] : hits, line];
+  };
 
   next(): Promise<string | null> {
     if (this.#closed) return Promise.resolve(null);
@@ -92,7 +105,7 @@ export class TtyInput implements ChatInput {
       return Promise.resolve(queued);
     }
     return new Promise((resolve) => {
-      const rl = readline.createInterface({ input: this.#io.stdin, output: this.#io.stdout, terminal: true, prompt: this.#prompt, history: this.#history, historySize: 200 });
+      const rl = readline.createInterface({ input: this.#io.stdin, output: this.#io.stdout, terminal: true, prompt: this.#prompt, history: this.#history, historySize: 200, completer: this.#complete });
       this.#rl = rl;
       let settled = false;
       const settle = (line: string | null) => {
@@ -105,6 +118,12 @@ export class TtyInput implements ChatInput {
       };
       rl.on("line", (line) => settle(line));
       rl.on("SIGINT", () => {
+        // As shells and REPLs do: Ctrl-C on a half-typed line clears it; at an empty prompt it leaves.
+        if (rl.line !== "") {
+          rl.write(null, { ctrl: true, name: "e" });
+          rl.write(null, { ctrl: true, name: "u" });
+          return;
+        }
         this.#io.stdout.write("\n");
         settle(null);
       });

@@ -31,8 +31,9 @@ export const BUSY_POLL_FIRST_MS = 250;
 export const BUSY_POLL_MAX_MS = 4000;
 
 export const CHAT_HELP = [
-  "Type a message and press Enter to talk to the agent. Ctrl-C stops a running reply;",
-  "Ctrl-C at the prompt (or /quit) leaves.",
+  "Type a message and press Enter to talk to the agent. Ctrl-C stops a running reply",
+  "and clears a half-typed line; Ctrl-C at an empty prompt, Ctrl-D or /quit leaves.",
+  "Tab completes a /command.",
   "",
   "  /new                      start a fresh session with your next message",
   "  /sessions                 list recent sessions, numbered",
@@ -41,6 +42,9 @@ export const CHAT_HELP = [
   "  /help                     this help",
   "  /quit, /exit              leave (the session stays; resume it later)",
 ];
+
+/** The slash commands, for Tab. */
+export const CHAT_COMMANDS = ["/new", "/sessions", "/resume", "/handoff", "/help", "/quit", "/exit"] as const;
 
 /** The SSE `tool` event: a tool call starting or ending during a turn. */
 interface ToolEvent {
@@ -102,7 +106,7 @@ export class Chat {
     await this.#client.checkToken();
     if (resume) await this.#resume(resume);
     else if (this.#tty) this.#note(`hermes-edge chat · ${this.#client.target.baseUrl} · /help for commands`);
-    const input: ChatInput = this.#tty ? new TtyInput(this.#io, this.#style.bold("you › ")) : new PipedInput(this.#io);
+    const input: ChatInput = this.#tty ? new TtyInput(this.#io, this.#style.bold("you › "), CHAT_COMMANDS) : new PipedInput(this.#io);
     this.#input = input;
     const onSigint = () => this.#onInterrupt();
     this.#io.signals.on("SIGINT", onSigint);
@@ -223,7 +227,7 @@ export class Chat {
 
   async #listRecent(): Promise<void> {
     this.#recent = await listSessions(this.#client, 10);
-    for (const l of formatSessionList(this.#recent, this.#io.now(), this.#style)) this.#out(l);
+    for (const l of formatSessionList(this.#recent, this.#io.now(), this.#style, this.#session?.id)) this.#out(l);
   }
 
   async #resume(ref: string): Promise<void> {
@@ -231,7 +235,7 @@ export class Chat {
     this.#session = s;
     this.#note(`resumed ${s.id}${s.title ? ` '${s.title}'` : ""} (${s.message_count} messages)`);
     const { messages } = await this.#client.json<{ messages: Message[] }>("GET", `/v1/sessions/${encodeURIComponent(s.id)}/messages`);
-    const lines = recap(messages, this.#style);
+    const lines = recap(messages, this.#style, { columns: this.#tty ? this.#io.stdout.columns : undefined });
     if (lines.length > 0) {
       this.#note("last exchanges:");
       for (const l of lines) println(this.#chatter, l);
@@ -306,9 +310,9 @@ export class Chat {
     try {
       for await (const ev of this.#client.turn(sessionId, content, turn.local.signal)) {
         if (ev.event === "delta") {
-          view.text((JSON.parse(ev.data) as { text: string }).text);
+          view.text((ev.data as { text: string }).text);
         } else if (ev.event === "tool") {
-          const tool = JSON.parse(ev.data) as ToolEvent;
+          const tool = ev.data as ToolEvent;
           if (tool.status !== "start") continue;
           // On a terminal the line sits between the reply's lines; piped, it goes to stderr.
           view.flush();
@@ -317,9 +321,9 @@ export class Chat {
           this.#note(`  ⚙ ${tool.name}${tool.summary ? ` ${tool.summary.replace(/\s+/g, " ").slice(0, 160)}` : ""}`);
           this.#spinner.start(`${tool.name}…`);
         } else if (ev.event === "done") {
-          finish = (JSON.parse(ev.data) as { finish_reason: string }).finish_reason;
+          finish = (ev.data as { finish_reason: string }).finish_reason;
         } else if (ev.event === "error") {
-          failure = (JSON.parse(ev.data) as { message: string }).message;
+          failure = (ev.data as { message: string }).message;
         }
         // Other events are newer than this CLI: ignored.
       }

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseSse, type SseEvent } from "../workers/agent/index.ts";
+import { isLoopbackUrl } from "../workers/agent/loopback.ts";
 import { ApiRefusal, CliError } from "./errors.ts";
-import type { CliIo } from "./io.ts";
+import { safeJsonText, safeText, safeValue, type CliIo } from "./io.ts";
 import { configFile, DEFAULT_PROFILE, readConfig } from "./profiles.ts";
 import { errorMessage } from "../workers/log/index.ts";
 
@@ -10,15 +11,6 @@ export { ApiRefusal, CliError } from "./errors.ts";
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 
-/** Whether a URL's host is this machine (plain http is only fine there). */
-export function isLoopback(url: string): boolean {
-  try {
-    const h = new URL(url).hostname;
-    return h === "127.0.0.1" || h === "localhost" || h === "[::1]";
-  } catch {
-    return false;
-  }
-}
 
 /** Reads one KEY=value from a dotenv-style file; null when absent. */
 export function readDevVar(file: string, key: string): string | null {
@@ -29,8 +21,8 @@ export function readDevVar(file: string, key: string): string | null {
     return null;
   }
   for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line);
-    if (m && m[1] === key) return m[2]!.replace(/^(["'])(.*)\1$/, "$2");
+    const [, name, value] = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line) ?? [];
+    if (name === key && value !== undefined) return value.replace(/^(["'])(.*)\1$/, "$2");
   }
   return null;
 }
@@ -68,7 +60,7 @@ export function resolveTarget(io: Pick<CliIo, "env" | "cwd" | "configDir">): Tar
   const baseUrl = envUrl ?? (profile ? normaliseUrl(profile.url) : DEFAULT_URL);
   if (envToken) return { baseUrl, token: envToken, tokenSource: "HERMES_EDGE_TOKEN" };
   if (profile && normaliseUrl(profile.url) === baseUrl) return { baseUrl, token: profile.token, tokenSource: `profile '${profileName}'` };
-  if (isLoopback(baseUrl)) {
+  if (isLoopbackUrl(baseUrl)) {
     const local = readDevVar(path.join(io.cwd, ".dev.vars"), "API_TOKEN");
     if (local) return { baseUrl, token: local, tokenSource: ".dev.vars" };
   }
@@ -78,6 +70,12 @@ export function resolveTarget(io: Pick<CliIo, "env" | "cwd" | "configDir">): Tar
 function networkCause(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? errorMessage(err);
+}
+
+/** One event of a turn's stream: its name and its parsed data, every string in it safe to print. */
+export interface TurnEvent {
+  event: string;
+  data: unknown;
 }
 
 /** What /health answers on a hermes-edge Worker. */
@@ -131,26 +129,30 @@ export class ApiClient {
     const code = body?.error?.code;
     // Every answer of the Worker is JSON, errors `{"error":{"code","message"}}`; anything
     // else comes from something in front of it, or from another server.
-    if (typeof code !== "string") return this.#notHermes(`${method} ${path.split("?")[0]}: HTTP ${res.status}, ${res.headers.get("content-type") ?? "no content type"}`);
-    const message = typeof body?.error?.message === "string" ? body.error.message : `HTTP ${res.status}`;
+    if (typeof code !== "string") return this.#notHermes(`${method} ${path.split("?")[0]}: HTTP ${res.status}, ${safeText(res.headers.get("content-type") ?? "no content type")}`);
+    const message = typeof body?.error?.message === "string" ? safeText(body.error.message) : `HTTP ${res.status}`;
     if (res.status === 401) {
       const hint =
         this.target.tokenSource === "none"
           ? "no token is set; run `hermes-edge login`, or set HERMES_EDGE_TOKEN to the Worker's API_TOKEN"
-          : `the token from ${this.target.tokenSource} does not match the Worker's API_TOKEN`;
+          : this.target.tokenSource === "HERMES_EDGE_TOKEN"
+            ? "HERMES_EDGE_TOKEN does not match the Worker's API_TOKEN (the variable overrides `hermes-edge login` and ./.dev.vars: fix it, or unset it)"
+            : `the token from ${this.target.tokenSource} does not match the Worker's API_TOKEN`;
       return new ApiRefusal(401, code, `the Worker at ${this.target.baseUrl} rejected the token (401): ${hint}`);
     }
     if (res.status === 503 && code === "not_configured") {
       return new ApiRefusal(503, code, `the Worker at ${this.target.baseUrl} is not configured: ${message}`);
     }
-    return new ApiRefusal(res.status, code, message);
+    return new ApiRefusal(res.status, safeText(code), message);
   }
 
   async #readJson<T>(res: Response, what: string): Promise<T> {
     try {
-      return (await res.json()) as T;
+      // Everything the Worker says passes here: a platform user's text (a title, a message)
+      // must not drive the operator's terminal, whether stdout is one or a pipe.
+      return safeValue((await res.json()) as T);
     } catch {
-      throw this.#notHermes(`${what}: HTTP ${res.status}, ${res.headers.get("content-type") ?? "no content type"}, not JSON`);
+      throw this.#notHermes(`${what}: HTTP ${res.status}, ${safeText(res.headers.get("content-type") ?? "no content type")}, not JSON`);
     }
   }
 
@@ -159,9 +161,14 @@ export class ApiClient {
     return this.#readJson<T>(res, `${method} ${path.split("?")[0]}`);
   }
 
-  /** A route whose answer is not JSON (an export): its text. */
-  async text(path: string, signal?: AbortSignal): Promise<string> {
-    return (await this.#send("GET", path, { signal })).text();
+  /**
+   * A route whose answer is not JSON (an export): its text, made safe to print: `text` strips
+   * control characters, `jsonl` escapes them (the lines still import to the same sessions),
+   * `file` leaves it exactly as sent, for a file the CLI writes and does not print.
+   */
+  async text(path: string, as: "text" | "jsonl" | "file", signal?: AbortSignal): Promise<string> {
+    const text = await (await this.#send("GET", path, { signal })).text();
+    return as === "file" ? text : as === "jsonl" ? safeJsonText(text) : safeText(text);
   }
 
   /** Sends `body` as it is (JSONL to import), and reads the JSON answer. */
@@ -186,10 +193,18 @@ export class ApiClient {
     await this.json("GET", "/v1/sessions?limit=1");
   }
 
-  /** Starts a turn and yields its server-sent events. */
-  async *turn(sessionId: string, content: string, signal?: AbortSignal): AsyncGenerator<SseEvent> {
+  /** Starts a turn and yields its server-sent events, their JSON data parsed and made safe to print. */
+  async *turn(sessionId: string, content: string, signal?: AbortSignal): AsyncGenerator<TurnEvent> {
     const res = await this.#send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/turns`, { body: { content }, signal });
     if (!res.body) throw new CliError("the Worker sent an empty turn stream");
-    yield* parseSse(res.body);
+    for await (const ev of parseSse(res.body)) {
+      let data: unknown;
+      try {
+        data = safeValue(JSON.parse(ev.data) as unknown);
+      } catch {
+        continue; // not JSON: not an event this CLI knows
+      }
+      yield { event: ev.event, data };
+    }
   }
 }

@@ -51,7 +51,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "interactive chat (a terminal, or lines piped on stdin)",
     synopsis: "chat [--resume <id|title|latest>] [--no-wait]",
     about:
-      "Interactive chat with the agent. Replies stream as they arrive; Ctrl-C stops a\nrunning reply, Ctrl-C at the prompt or /quit leaves. With stdin piped, each line\nis one message and the chat ends at end of input. When the session is busy with\nanother turn, the chat waits for it (Ctrl-C stops waiting).",
+      "Interactive chat with the agent. Replies stream as they arrive; Ctrl-C stops a\nrunning reply or clears a half-typed line; Ctrl-C at an empty prompt, Ctrl-D or\n/quit leaves; Tab completes a /command. With stdin piped, each line is one message and the chat ends at end of input. When the session is busy with\nanother turn, the chat waits for it (Ctrl-C stops waiting).",
     flags: [
       { name: "resume", short: "r", type: "string", value: "<ref>", help: 'continue a session: its id, its title, or "latest"' },
       { name: "no-wait", type: "boolean", help: "fail instead of waiting when the session is busy" },
@@ -228,6 +228,13 @@ function columns(rows: Array<[string, string]>, min = 0, maxLeft = 30): string[]
   });
 }
 
+/** The command's flag a subcommand names (the command table lists every subcommand flag on its command). */
+function flagOf(cmd: CommandSpec, name: string): FlagSpec {
+  const f = cmd.flags.find((x) => x.name === name);
+  if (!f) throw new RangeError(`hermes-edge ${cmd.name}: a subcommand names --${name}, which the command does not declare`);
+  return f;
+}
+
 /** `hermes-edge <command> --help`. */
 export function commandHelp(cmd: CommandSpec): string {
   const parts = [`Usage: hermes-edge ${cmd.synopsis}`];
@@ -238,7 +245,7 @@ export function commandHelp(cmd: CommandSpec): string {
         cmd.subcommands.map((s) => {
           // Flags are shown per subcommand only where subcommands differ in them.
           const same = s.flags.length === cmd.flags.length;
-          const flags = same ? [] : s.flags.map((n) => cmd.flags.find((f) => f.name === n)!).map((f) => `[--${f.name}${f.value ? ` ${f.value}` : ""}]`);
+          const flags = same ? [] : s.flags.map((n) => flagOf(cmd, n)).map((f) => `[--${f.name}${f.value ? ` ${f.value}` : ""}]`);
           return [[s.name, s.args, ...flags].filter(Boolean).join(" "), s.help];
         }),
       ).join("\n"),
@@ -284,6 +291,30 @@ export function parseCommand(cmd: CommandSpec, args: string[]): Parsed {
     const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
     return { values: values as Parsed["values"], positionals };
   } catch (err) {
-    throw new CliError(`${errorMessage(err)}\n\n${commandHelp(cmd)}`, 2);
+    throw usageError(cmd, argsProblem(err));
   }
+}
+
+/** `hermes-edge <synopsis>` and where the rest is: what follows a usage error. */
+export function usageLine(cmd: CommandSpec): string {
+  return `usage: hermes-edge ${cmd.synopsis}  (hermes-edge ${cmd.name} --help for more)`;
+}
+
+/** A usage error (exit code 2): the one-line problem, then the command's usage line. */
+export function usageError(cmd: CommandSpec, message: string): CliError {
+  return new CliError(`${message}\n${usageLine(cmd)}`, 2);
+}
+
+/** Node's parseArgs message in our words: its raw text suggests `-- "--bogus"`, which is no use here. */
+function argsProblem(err: unknown): string {
+  const code = (err as { code?: string }).code;
+  const message = errorMessage(err);
+  const flag = /'(-[^']*)'/.exec(message)?.[1];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag) return `unknown option '${flag.split(" ")[0]}'`;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    const name = /--([a-z-]+)/.exec(message)?.[1];
+    if (name && /argument missing/.test(message)) return `option '--${name}' needs a value`;
+    if (name) return `option '--${name}' takes no value`;
+  }
+  return message.split(/\.\s/)[0]!.replace(/\.$/, "");
 }

@@ -77,7 +77,7 @@ function zshSpec(f: FlagSpec): string {
   const desc = oneLine(f.help).replace(/[[\]]/g, "").replace(/'/g, `'\\''`);
   const action = f.type === "boolean" ? "" : f.choices ? `:${f.name}:(${f.choices.join(" ")})` : isPath(f) ? `:${f.name}:_files` : `:${f.name}: `;
   const names = words(f);
-  const head = names.length > 1 ? `(${names.join(" ")})'{${names.join(",")}}'` : names[0]!;
+  const head = names.length > 1 ? `(${names.join(" ")})'{${names.join(",")}}'` : `--${f.name}`;
   return `'${head}[${desc}]${action}'`;
 }
 

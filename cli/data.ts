@@ -5,6 +5,7 @@ import type { Session } from "./api-types.ts";
 import { CliError, type ApiClient } from "./client.ts";
 import { askLine, println, type CliIo, type Style } from "./io.ts";
 import { resolveSession } from "./sessions.ts";
+import { itemAt } from "../workers/agent/item-at.ts";
 
 /**
  * The session data commands: `sessions set`, `delete`, `export`, `import`, and `usage`.
@@ -90,7 +91,7 @@ export async function exportSessions(ctx: DataContext, ref: string | undefined, 
   const files: string[] = [];
   const used = new Set<string>();
   for (const [i, s] of chosen.entries()) {
-    const text = await ctx.api.text(`${sessionPath(s.id)}/export?format=${opts.format}`);
+    const text = await ctx.api.text(`${sessionPath(s.id)}/export?format=${opts.format}`, opts.out ? "file" : opts.format === "md" ? "text" : "jsonl");
     if (!opts.out) {
       ctx.io.stdout.write(opts.format === "md" && i > 0 ? `\n---\n\n${text}` : text);
       continue;
@@ -157,11 +158,15 @@ export async function showUsage(ctx: DataContext, opts: { group: string; since?:
   if (ctx.json) return out(ctx, JSON.stringify(body)), 0;
   if (body.usage.length === 0) return out(ctx, ctx.style.dim("no usage recorded yet")), 0;
   const total = body.usage.reduce((t, r) => ({ key: "total", turns: t.turns + r.turns, input_tokens: t.input_tokens + r.input_tokens, output_tokens: t.output_tokens + r.output_tokens }), { key: "total", turns: 0, input_tokens: 0, output_tokens: 0 });
-  const rows = [[opts.group, "turns", "input", "output", "total"], ...[...body.usage, total].map((r) => [r.key, n(r.turns), n(r.input_tokens), n(r.output_tokens), n(r.input_tokens + r.output_tokens)])];
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
-  out(ctx, ctx.style.bold(line(rows[0]!)));
-  for (const r of rows.slice(1, -1)) out(ctx, line(r));
-  out(ctx, ctx.style.dim(line(rows.at(-1)!)));
+  const cells = (r: UsageRow) => [r.key, n(r.turns), n(r.input_tokens), n(r.output_tokens), n(r.input_tokens + r.output_tokens)];
+  const header = [opts.group, "turns", "input", "output", "total"];
+  const rows = body.usage.map(cells);
+  const footer = cells(total);
+  const all = [header, ...rows, footer];
+  const widths = header.map((_, c) => Math.max(...all.map((r) => itemAt(r, c).length)));
+  const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(itemAt(widths, c)) : cell.padStart(itemAt(widths, c)))).join("  ");
+  out(ctx, ctx.style.bold(line(header)));
+  for (const r of rows) out(ctx, line(r));
+  out(ctx, ctx.style.dim(line(footer)));
   return 0;
 }

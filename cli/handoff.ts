@@ -14,6 +14,10 @@ interface PlatformInfo {
   enabled: boolean;
   relay: boolean;
   home_channel: (HomeChannelInfo & { refused?: string | null }) | null;
+  /** The settings it still lacks (an older Worker may not say). */
+  missing?: string[];
+  /** The command that points the platform at this Worker. */
+  setup?: string;
 }
 
 export interface HandoffOptions {
@@ -49,13 +53,16 @@ async function precheck(o: HandoffOptions): Promise<string> {
   const { platforms } = await o.client.json<{ platforms: PlatformInfo[] }>("GET", "/v1/platforms");
   const p = platforms.find((x) => x.name === o.platform);
   if (!p) throw new CliError(`unknown platform '${o.platform}' (${PLATFORM_LIST})`);
-  if (!p.enabled) throw new CliError(`${o.platform} is not configured on the Worker (see README: "${o.platform[0]!.toUpperCase()}${o.platform.slice(1)}")`);
-  if (!o.chatId && !p.home_channel) throw new CliError(`${o.platform} has no home channel yet: an admin (${o.platform.toUpperCase()}_ADMIN_USERS) sends /sethome in the ${o.platform} chat where sessions should arrive, then try again`);
+  if (!p.enabled) {
+    const missing = p.missing && p.missing.length > 0 ? `: set ${p.missing.join(", ")} on the Worker (locally in .dev.vars, then restart it; deployed: npx wrangler secret put <NAME>)${p.setup ? `, then run ${p.setup}` : ""}` : "";
+    throw new CliError(`${o.platform} is not configured on the Worker${missing || ` (see README: "${o.platform.charAt(0).toUpperCase()}${o.platform.slice(1)}")`}`);
+  }
+  const home = o.chatId ? { chat_id: o.chatId, thread_id: null, source: "request" } : p.home_channel;
+  if (!home) throw new CliError(`${o.platform} has no home channel yet: an admin (${o.platform.toUpperCase()}_ADMIN_USERS) sends /sethome in the ${o.platform} chat where sessions should arrive, then try again`);
   if (!o.chatId && p.home_channel?.refused) throw new CliError(`not handing off: ${p.home_channel.refused}`);
   const { session } = await o.client.json<{ session: Session }>("GET", `/v1/sessions/${encodeURIComponent(o.session.id)}`);
   if (session.running) throw new CliError("the agent is busy: wait for the current reply to finish (or stop it), then hand off again");
   if (!isPlatformName(p.name)) return p.name;
-  const home = o.chatId ? { chat_id: o.chatId, thread_id: null, source: "request" } : p.home_channel!;
   return describeHandoffDestination(p.name, home, { thread: o.thread, explicit: Boolean(o.chatId) });
 }
 
@@ -72,7 +79,7 @@ function spinner(out: HandoffOptions["progress"], style: Style) {
   let label = "";
   let started = Date.now();
   let i = 0;
-  const draw = () => out.write(`\r\x1b[2K${style.cyan(frames[i++ % frames.length]!)} ${label} ${style.dim(`${Math.round((Date.now() - started) / 1000)}s`)}`);
+  const draw = () => out.write(`\r\x1b[2K${style.cyan(frames.charAt(i++ % frames.length))} ${label} ${style.dim(`${Math.round((Date.now() - started) / 1000)}s`)}`);
   const timer = setInterval(draw, 100);
   return {
     set(text: string) {

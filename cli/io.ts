@@ -103,3 +103,39 @@ export function askLine(io: CliIo, prompt: string): Promise<string | null> {
     io.stdin.resume();
   });
 }
+
+/**
+ * Escape sequences whole (CSI, OSC such as 52's clipboard write and the window title, DCS,
+ * SOS/PM/APC, and two-byte ESC codes), in their 7-bit and 8-bit (C1) forms, then any other
+ * C0 or C1 control: what a platform user's text could use to drive the operator's terminal.
+ */
+const SEQUENCES =
+  /(?:\x1b\[|\x9b)[\x20-\x3f]*[\x40-\x7e]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * Text that came from the Worker, made safe to print on a terminal or into a pipe: escape
+ * sequences and control characters removed; newlines and tabs kept. The CLI's one door for
+ * the Worker's data ({@link ApiClient}) applies it, so every command's output is covered.
+ */
+export function safeText(text: string): string {
+  return text.replace(SEQUENCES, "").replace(CONTROLS, "");
+}
+
+/** Every string in a parsed JSON value through {@link safeText} (keys too). */
+export function safeValue<T>(value: T): T {
+  if (typeof value === "string") return safeText(value) as T;
+  if (Array.isArray(value)) return value.map(safeValue) as T;
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [safeText(k), safeValue(v)])) as T;
+  }
+  return value;
+}
+
+/**
+ * A JSON text (a JSONL export) made safe to print without changing what it says: a raw
+ * control character (JSON.stringify escapes C0, not DEL or C1) becomes its \u escape.
+ */
+export function safeJsonText(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

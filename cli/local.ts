@@ -7,6 +7,7 @@ import { Chat } from "./chat.ts";
 import { ApiClient, CliError, readDevVar, type Target } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 import { writeLocalDevConfig } from "./local-config.ts";
+import { cronHint } from "./status.ts";
 
 /**
  * The project root: where wrangler.toml and .dev.vars live (one up from cli/, or from dist/
@@ -128,6 +129,32 @@ export function consoleLink(url: string, token: string | undefined): string {
   return token ? `${url}/#token=${encodeURIComponent(token)}` : `${url}/`;
 }
 
+/** What `npm run dev` prints once the Worker is ready: the console's sign-in link, the chat, the cron. */
+export function devNextSteps(url: string, token: string | undefined, style: Style): string[] {
+  const port = new URL(url).port;
+  return [
+    "",
+    style.bold(`hermes-edge is ready on ${url}`),
+    `  web console: ${consoleLink(url, token)}`,
+    `  chat:        npx hermes-edge chat${port === "8787" ? "" : ` (with HERMES_EDGE_URL=${url})`}`,
+    `  run the cron once: ${cronHint(url)}`,
+  ];
+}
+
+/** Calls `show` once, after the chunk of wrangler's output that says it is ready. */
+export function showWhenReady(show: () => void): (chunk: Buffer | string) => void {
+  let seen = "";
+  let done = false;
+  return (chunk) => {
+    if (done) return;
+    // Kept short: the words may be split across chunks, and wrangler colours them.
+    seen = (seen + String(chunk).replace(/\x1b\[[0-9;]*m/g, "")).slice(-200);
+    if (!/Ready on https?:\/\//.test(seen)) return;
+    done = true;
+    show();
+  };
+}
+
 /** `npm start` (Worker + chat) and `npm run dev` (Worker alone). */
 export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promise<number> {
   const { io, style } = opts;
@@ -145,8 +172,11 @@ export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promi
   const url = `http://127.0.0.1:${port}`;
   const token = readDevVar(path.join(root, ".dev.vars"), "API_TOKEN") ?? undefined;
   if (mode === "dev") {
-    say(`web console: ${consoleLink(url, token)}`);
-    const child = spawn(process.execPath, devArgs, { cwd: root, env: wranglerEnv({ ...io.env, CI: undefined }), stdio: "inherit" });
+    const child = spawn(process.execPath, devArgs, { cwd: root, env: wranglerEnv({ ...io.env, CI: undefined }), stdio: ["inherit", "pipe", "pipe"] });
+    // wrangler's output passes through; once it says ready, what to do next comes last.
+    const shown = showWhenReady(() => devNextSteps(url, token, style).forEach((l) => println(io.stderr, l)));
+    child.stdout!.on("data", (d: Buffer) => (io.stdout.write(d), shown(d)));
+    child.stderr!.on("data", (d: Buffer) => (io.stderr.write(d), shown(d)));
     return new Promise((resolve) => child.on("close", (code) => resolve(code ?? 0)));
   }
 

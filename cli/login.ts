@@ -1,4 +1,5 @@
-import { ApiClient, CliError, isLoopback, normaliseUrl } from "./client.ts";
+import { isLoopbackUrl } from "../workers/agent/loopback.ts";
+import { ApiClient, CliError, normaliseUrl } from "./client.ts";
 import { askLine, println, type CliIo, type Style } from "./io.ts";
 import { checkProfileName, configFile, DEFAULT_PROFILE, readConfig, removeProfile, saveProfile } from "./profiles.ts";
 
@@ -55,7 +56,7 @@ function checkUrl(raw: string): string {
   } catch {
     throw new CliError(`'${raw}' is not a URL (https://hermes-edge.<you>.workers.dev, say)`, 2);
   }
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(url.href))) {
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackUrl(url))) {
     throw new CliError(`${url.origin}: use https:// (the token would travel in the clear; plain http is only for this machine)`, 2);
   }
   return normaliseUrl(url.href);

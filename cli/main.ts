@@ -1,8 +1,9 @@
 import path from "node:path";
+import { VERSION } from "../workers/version.ts";
 import type { Message, Session } from "./api-types.ts";
 import { Chat } from "./chat.ts";
 import { ApiClient, CliError, resolveTarget } from "./client.ts";
-import { commandHelp, findCommand, mainHelp, parseCommand, type CommandSpec, type Parsed } from "./commands.ts";
+import { commandHelp, findCommand, mainHelp, parseCommand, usageError, type CommandSpec, type Parsed } from "./commands.ts";
 import { completionScript, SHELLS, type Shell } from "./completion.ts";
 import { deleteSession, exportSessions, importSessions, setSession, showUsage } from "./data.ts";
 import { runHandoff } from "./handoff.ts";
@@ -11,7 +12,7 @@ import { runLocal } from "./local.ts";
 import { runLogin, runLogout } from "./login.ts";
 import { formatSessionList, formatTranscript, resolveSession } from "./sessions.ts";
 
-export const CLI_VERSION = "0.1.0";
+export const CLI_VERSION = VERSION;
 
 function str(v: string | boolean | undefined): string | undefined {
   return typeof v === "string" ? v : undefined;
@@ -19,10 +20,7 @@ function str(v: string | boolean | undefined): string | undefined {
 
 type Handler = (parsed: Parsed, cmd: CommandSpec) => Promise<number>;
 
-/** A usage error (exit code 2) that shows the command's help. */
-function usage(cmd: CommandSpec, message: string): CliError {
-  return new CliError(`${message}\n\n${commandHelp(cmd)}`, 2);
-}
+const usage = usageError;
 
 /** The CLI, testable in-process: `await createCli(argv, io).run()` gives the exit code. */
 export function createCli(argv: string[], io: CliIo = processIo()) {
@@ -98,13 +96,19 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
       const ctx = { api, io, style, json: values.json === true };
       if (sub === "set") {
         if (!ref) throw usage(cmd, `sessions set needs a session id, title or "latest"`);
-        return setSession(ctx, ref, { ...(str(values.title) !== undefined ? { title: str(values.title)! } : {}), ...(str(values.instructions) !== undefined ? { instructions: str(values.instructions)! } : {}), clearInstructions: values["clear-instructions"] === true });
+        const title = str(values.title);
+        const instructions = str(values.instructions);
+        return setSession(ctx, ref, { ...(title !== undefined ? { title } : {}), ...(instructions !== undefined ? { instructions } : {}), clearInstructions: values["clear-instructions"] === true });
       }
       if (sub === "delete") {
         if (!ref) throw usage(cmd, `sessions delete needs a session id, title or "latest"`);
         return deleteSession(ctx, ref, values.yes === true);
       }
-      if (sub === "export") return exportSessions(ctx, ref, { format: str(values.format) ?? "jsonl", ...(str(values.out) ? { out: path.resolve(io.cwd, str(values.out)!) } : {}), ...(str(values.since) ? { since: str(values.since)! } : {}) });
+      if (sub === "export") {
+        const outFile = str(values.out);
+        const since = str(values.since);
+        return exportSessions(ctx, ref, { format: str(values.format) ?? "jsonl", ...(outFile ? { out: path.resolve(io.cwd, outFile) } : {}), ...(since ? { since } : {}) });
+      }
       if (sub === "import") {
         if (!ref) throw usage(cmd, "sessions import needs a file (or - for stdin)");
         return importSessions(ctx, ref);
@@ -114,7 +118,9 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
 
     async usage({ values, positionals }, cmd) {
       if (positionals.length > 0) throw usage(cmd, `usage takes no arguments (got '${positionals.join(" ")}')`);
-      return showUsage({ api: client(), io, style, json: values.json === true }, { group: str(values.group) ?? "day", ...(str(values.since) ? { since: str(values.since)! } : {}), ...(str(values.until) ? { until: str(values.until)! } : {}) });
+      const since = str(values.since);
+      const until = str(values.until);
+      return showUsage({ api: client(), io, style, json: values.json === true }, { group: str(values.group) ?? "day", ...(since ? { since } : {}), ...(until ? { until } : {}) });
     },
 
     async status({ values, positionals }, cmd) {
@@ -136,7 +142,7 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
     async setup({ values, positionals }, cmd) {
       if (positionals.length > 1) throw usage(cmd, "setup takes one platform");
       const platform = positionals[0];
-      if (!cmd.subcommands!.some((s) => s.name === platform)) throw usage(cmd, platform ? `unknown platform '${platform}'` : "which platform?");
+      if (!cmd.subcommands?.some((s) => s.name === platform)) throw usage(cmd, platform ? `unknown platform '${platform}'` : "which platform?");
       // Loaded only now: the platform SDKs are the CLI's largest part.
       const { runSetup } = await import("./setup.ts");
       return runSetup(platform as "telegram" | "discord" | "slack", { io, style, url: str(values.url), json: values.json === true });
@@ -168,7 +174,7 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
     if (name === "-v" || name === "--version") return out(CLI_VERSION), 0;
     const cmd = findCommand(name);
     const handler = handlers[name];
-    if (!cmd || !handler) throw new CliError(`unknown command '${name}'\n\n${mainHelp(CLI_VERSION)}`, 2);
+    if (!cmd || !handler) throw new CliError(`unknown command '${name}'\nusage: hermes-edge <command> [options]  (hermes-edge --help lists the commands)`, 2);
     const parsed = parseCommand(cmd, rest);
     if (parsed.values.help) return out(commandHelp(cmd)), 0;
     return handler(parsed, cmd);

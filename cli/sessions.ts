@@ -1,6 +1,8 @@
 import type { Message, Session } from "./api-types.ts";
 import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
+import { displayWidth } from "../workers/format/index.ts";
 import type { Style } from "./io.ts";
+import { itemAt } from "../workers/agent/item-at.ts";
 
 /** "3m ago", "2d ago". */
 export function ago(then: number, now: number): string {
@@ -48,7 +50,8 @@ export async function resolveSession(client: ApiClient, ref: string, recent: rea
   if (exactTitle) return exactTitle;
   const lower = r.toLowerCase();
   const prefixed = all.filter((s) => s.id.startsWith(r) || (s.title ?? "").toLowerCase().startsWith(lower));
-  if (prefixed.length === 1) return prefixed[0]!;
+  const [only] = prefixed;
+  if (prefixed.length === 1 && only) return only;
   if (prefixed.length > 1) {
     throw new CliError(`'${r}' matches ${prefixed.length} sessions: ${prefixed.slice(0, 5).map((s) => s.id).join(", ")}; be more specific`);
   }
@@ -62,13 +65,14 @@ export function tokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-/** One line per session, numbered, for humans. */
-export function formatSessionList(sessions: readonly Session[], now: number, style: Style): string[] {
+/** One line per session, numbered, for humans; `current` (the chat's session) is marked `*` and "(current)". */
+export function formatSessionList(sessions: readonly Session[], now: number, style: Style, current?: string): string[] {
   if (sessions.length === 0) return [style.dim("no sessions yet")];
   return sessions.map((s, i) => {
-    const flags = [s.running ? style.yellow("running") : "", s.handoff ? `handoff:${s.handoff.state}` : ""].filter(Boolean).join(" ");
+    const here = s.id === current;
+    const flags = [here ? style.green("(current)") : "", s.running ? style.yellow("running") : "", s.handoff ? `handoff:${s.handoff.state}` : ""].filter(Boolean).join(" ");
     const title = s.title ? s.title : style.dim("(untitled)");
-    return `${String(i + 1).padStart(2)}. ${style.cyan(s.id)}  ${title}  ${style.dim(`${s.source} · ${s.message_count} msgs · ${tokens(s.input_tokens + s.output_tokens)} tokens · ${ago(s.last_active_at, now)}`)}${flags ? `  ${flags}` : ""}`;
+    return `${here ? "*" : " "}${String(i + 1).padStart(2)}. ${style.cyan(s.id)}  ${title}  ${style.dim(`${s.source} · ${s.message_count} msgs · ${tokens(s.input_tokens + s.output_tokens)} tokens · ${ago(s.last_active_at, now)}`)}${flags ? `  ${flags}` : ""}`;
   });
 }
 
@@ -77,15 +81,52 @@ function oneLine(text: string | null, max: number): string {
   return t.length <= max ? t : `${t.slice(0, max - 1)}…`;
 }
 
-/** The last few user/assistant exchanges, shown when a session is resumed. */
-export function recap(messages: readonly Message[], style: Style, exchanges = 3, width = 160): string[] {
+/**
+ * Words of `text` in lines of at most `width` columns (a word longer than that is cut), the
+ * first after `first`, the rest after `rest` (both counted): a terminal never breaks a word.
+ */
+export function wrapWords(text: string, width: number, first: string, rest: string): string[] {
+  const full = Math.max(1, width - displayWidth(rest));
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (let word of text.split(" ").filter(Boolean)) {
+    // A word no line can hold is cut into pieces that fit one.
+    const pieces: string[] = [];
+    for (; word.length > full; word = word.slice(full)) pieces.push(word.slice(0, full));
+    pieces.push(word);
+    for (const piece of pieces) {
+      if (!empty && displayWidth(line) + 1 + displayWidth(piece) > width) {
+        lines.push(line);
+        line = rest;
+        empty = true;
+      }
+      line += (empty ? "" : " ") + piece;
+      empty = false;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
+/**
+ * The last few user/assistant exchanges, shown when a session is resumed: each message cut
+ * to `max` characters, and wrapped at word boundaries to `columns` (a terminal's width) with
+ * the text indented under itself; no `columns` (a pipe), one line each.
+ */
+export function recap(messages: readonly Message[], style: Style, opts: { columns?: number | undefined; exchanges?: number; max?: number } = {}): string[] {
+  const { exchanges = 3, max = 160, columns } = opts;
   const visible = messages.filter((m) => (m.role === "user" || m.role === "assistant") && (m.content ?? "").trim() !== "");
   const starts = visible.map((m, i) => (m.role === "user" ? i : -1)).filter((i) => i >= 0);
   const from = starts.length > exchanges ? starts[starts.length - exchanges]! : 0;
-  return visible.slice(from).map((m) => {
-    const who = m.role === "user" ? style.bold("you") : style.cyan("agent");
-    const cut = m.finish_reason === "interrupted" ? style.dim(" [interrupted]") : "";
-    return `  ${who}: ${oneLine(m.content, width)}${cut}`;
+  return visible.slice(from).flatMap((m) => {
+    const who = m.role === "user" ? "you" : "agent";
+    const cut = m.finish_reason === "interrupted" ? " [interrupted]" : "";
+    const text = `${oneLine(m.content, max)}${cut}`;
+    const lines = columns ? wrapWords(text, columns, `  ${who}: `, " ".repeat(who.length + 4)) : [`  ${who}: ${text}`];
+    const head = `  ${who}: `;
+    lines[0] = `  ${m.role === "user" ? style.bold(who) : style.cyan(who)}: ${lines[0]!.slice(head.length)}`;
+    return cut && style.enabled ? lines.map((l) => l.replace(cut.trim(), style.dim(cut.trim()))) : lines;
   });
 }
 

@@ -4,7 +4,8 @@ import { applicationIdFromToken, DISCORD_BOT_PERMISSIONS, setupDiscord } from ".
 import { slackManifest } from "../workers/platforms/slack/manifest.ts";
 import { checkSlackToken } from "../workers/platforms/slack/setup.ts";
 import { setupTelegramWebhook } from "../workers/platforms/telegram/setup.ts";
-import { CliError, DEFAULT_URL, isLoopback, readDevVar } from "./client.ts";
+import { isLoopbackUrl } from "../workers/agent/loopback.ts";
+import { CliError, DEFAULT_URL, readDevVar } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 
 interface SetupOptions {
@@ -20,10 +21,19 @@ function settingFrom(io: CliIo, name: string): string | undefined {
   return readDevVar(path.join(io.cwd, ".dev.vars"), name)?.trim() || undefined;
 }
 
-function need(io: CliIo, name: string, hint: string): string {
-  const v = settingFrom(io, name);
-  if (!v) throw new CliError(`${name} is not set (environment or ./.dev.vars): ${hint}`);
-  return v;
+/** The settings, each with how to get it; one error naming every one that is missing. */
+function needAll<K extends string>(io: CliIo, wanted: Record<K, string>): Record<K, string> {
+  const found = {} as Record<K, string>;
+  const missing: string[] = [];
+  for (const [name, hint] of Object.entries(wanted) as Array<[K, string]>) {
+    const v = settingFrom(io, name);
+    if (v) found[name] = v;
+    else missing.push(`  ${name}: ${hint}`);
+  }
+  if (missing.length > 0) {
+    throw new CliError(`${missing.length === 1 ? "this setting is" : "these settings are"} not set (environment or ./.dev.vars):\n${missing.join("\n")}`);
+  }
+  return found;
 }
 
 /** `hermes-edge setup <platform>`: the exit code. */
@@ -32,12 +42,14 @@ export async function runSetup(platform: "telegram" | "discord" | "slack", opts:
   const out = (s = "") => println(io.stdout, s);
   const workerUrl = (opts.url ?? io.env.HERMES_EDGE_URL ?? DEFAULT_URL).replace(/\/+$/, "");
   const warnIfLocal = () => {
-    if (!workerUrl.startsWith("https://") || isLoopback(workerUrl)) println(io.stderr, style.yellow(`warning: ${workerUrl} is not a public https URL; ${platform} cannot reach it (pass --url https://…)`));
+    if (!workerUrl.startsWith("https://") || isLoopbackUrl(workerUrl)) println(io.stderr, style.yellow(`warning: ${workerUrl} is not a public https URL; ${platform} cannot reach it (pass --url https://…)`));
   };
   switch (platform) {
     case "telegram": {
-      const token = need(io, "TELEGRAM_BOT_TOKEN", "the token @BotFather gave you");
-      const secret = need(io, "TELEGRAM_WEBHOOK_SECRET", `any random string, set on the Worker too (wrangler secret put TELEGRAM_WEBHOOK_SECRET); for example ${randomBytes(24).toString("base64url")}`);
+      const { TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_SECRET: secret } = needAll(io, {
+        TELEGRAM_BOT_TOKEN: "the token @BotFather gave you",
+        TELEGRAM_WEBHOOK_SECRET: `any random string, the same on the Worker (.dev.vars locally; deployed: npx wrangler secret put TELEGRAM_WEBHOOK_SECRET); for example ${randomBytes(24).toString("base64url")}`,
+      });
       warnIfLocal();
       const result = await setupTelegramWebhook({ token, secret, workerUrl, apiRoot: settingFrom(io, "TELEGRAM_API_ROOT") ?? "https://api.telegram.org", fetch: io.fetch }).catch((err: Error) => {
         throw new CliError(err.message);
@@ -53,7 +65,7 @@ export async function runSetup(platform: "telegram" | "discord" | "slack", opts:
       return seen.matches ? 0 : 1;
     }
     case "discord": {
-      const botToken = need(io, "DISCORD_BOT_TOKEN", "the bot token from the Discord developer portal");
+      const { DISCORD_BOT_TOKEN: botToken } = needAll(io, { DISCORD_BOT_TOKEN: "the bot token from the Discord developer portal" });
       const applicationId = settingFrom(io, "DISCORD_APPLICATION_ID") ?? applicationIdFromToken(botToken);
       if (!applicationId) throw new CliError("DISCORD_APPLICATION_ID is not set and cannot be read from the bot token");
       warnIfLocal();

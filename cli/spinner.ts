@@ -20,7 +20,7 @@ export function spinner(stream: Writable, timers: Timers, style: Style): Spinner
   let label = "";
   let drawn = false;
   const draw = () => {
-    stream.write(`\r\x1b[2K${style.cyan(FRAMES[frame++ % FRAMES.length]!)} ${style.dim(label)}`);
+    stream.write(`\r\x1b[2K${style.cyan(FRAMES.charAt(frame++ % FRAMES.length))} ${style.dim(label)}`);
     drawn = true;
     timer = timers.setTimeout(draw, SPINNER_FRAME_MS);
   };

@@ -1,4 +1,5 @@
 import type { WorkerStatus } from "../workers/conversations/status-types.ts";
+import { isLoopbackUrl } from "../workers/agent/loopback.ts";
 import { ApiRefusal, type ApiClient } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 import { ago } from "./sessions.ts";
@@ -45,7 +46,13 @@ export async function collectStatus(api: ApiClient): Promise<StatusReport> {
     report.problems.push({
       area: "token",
       problem: errorMessage(err),
-      fix: notSet ? "set API_TOKEN on the Worker: npx wrangler secret put API_TOKEN" : refused ? "log in with the Worker's API_TOKEN: npx hermes-edge login" : "try again",
+      fix: notSet
+        ? "set API_TOKEN on the Worker: npx wrangler secret put API_TOKEN"
+        : refused && api.target.tokenSource === "HERMES_EDGE_TOKEN"
+          ? "HERMES_EDGE_TOKEN is set and overrides `hermes-edge login` and ./.dev.vars: set it to the Worker's API_TOKEN, or unset it (unset HERMES_EDGE_TOKEN)"
+          : refused
+            ? "log in with the Worker's API_TOKEN: npx hermes-edge login"
+            : "try again",
     });
     return report;
   }
@@ -54,6 +61,15 @@ export async function collectStatus(api: ApiClient): Promise<StatusReport> {
   report.worker = worker;
   report.problems.push(...problems);
   return report;
+}
+
+/**
+ * How to run the Worker's cron locally: wrangler does not trigger it by itself, and
+ * `/__scheduled` is wrangler 3's (404 under wrangler 4); this route runs it under `npm start`
+ * and `npm run dev` alike, no flag needed.
+ */
+export function cronHint(url: string): string {
+  return `curl ${url}/cdn-cgi/handler/scheduled`;
 }
 
 const LABEL = 10;
@@ -84,7 +100,8 @@ export function formatStatus(r: StatusReport, now: number, style: Style): string
       out.push(line("relay", `gateway`, `${g.id} ${g.connected ? `connected (${g.platforms.join(", ") || "no platforms"})` : "not connected"} · ${g.buffered} buffered${g.dropped > 0 ? ` · ${g.dropped} dropped` : ""}`));
     }
     out.push(line("d1", "D1", `${w.migrations.applied}/${w.migrations.expected} migrations applied`));
-    out.push(line("cron", "cron", w.cron.last_run === null ? "has not run (locally: wrangler dev --test-scheduled, then GET /__scheduled)" : `ran ${ago(w.cron.last_run, now)}`, w.cron.last_run === null && !bad.has("cron")));
+    const notRun = isLoopbackUrl(r.url) ? `has not run (wrangler does not run it locally; run it once: ${cronHint(r.url)})` : "has not run yet (it runs on wrangler.toml's [triggers] schedule)";
+    out.push(line("cron", "cron", w.cron.last_run === null ? notRun : `ran ${ago(w.cron.last_run, now)}`, w.cron.last_run === null && !bad.has("cron")));
   }
   if (r.problems.length === 0) {
     out.push("", style.green("no problems found"));

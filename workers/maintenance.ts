@@ -39,8 +39,9 @@ export async function runMaintenance(env: Env, now: number): Promise<Maintenance
     d.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.handoffState, "running"), lt(sessions.handoffClaimedAt, now - HANDOFF_LEASE_MS))).limit(100),
   ]);
   const ids = [...new Set([...stuck, ...unclaimed].map((r) => r.id))];
-  const woken = await Promise.all(ids.map((id) => sessionAgent(env, id).recover(id).catch(() => false)));
-  const expired = await Promise.all(stale.map((r) => sessionAgent(env, r.id).expireHandoff(r.id, now - HANDOFF_LEASE_MS).catch(() => false)));
+  const woken = await Promise.all(ids.map((id) => sessionAgent(env, id).recover().then((r) => r.ok && r.work, () => false)));
+  const expire = (id: string) => sessionAgent(env, id).expireHandoff(now - HANDOFF_LEASE_MS).then((e) => e.ok && e.expired, () => false);
+  const expired = await Promise.all(stale.map((r) => expire(r.id)));
   const report = { woken: woken.filter(Boolean).length, expiredHandoffs: expired.filter(Boolean).length, retained: await retention(env, now) };
   // For `hermes-edge status`: a cron that stopped running is a problem worth showing.
   await markCronRun(d, now);
@@ -54,6 +55,6 @@ async function retention(env: Env, now: number): Promise<number> {
   const cutoff = now - days * 24 * 60 * 60 * 1000;
   const d = db(env);
   const old = await d.selectDistinct({ id: messages.sessionId }).from(messages).where(lt(messages.createdAt, cutoff)).limit(RETENTION_SESSIONS_PER_RUN);
-  const gone = await Promise.all(old.map((r) => sessionAgent(env, r.id).applyRetention(r.id, cutoff).catch((err: unknown) => (logger.child("retention").error("a session could not be trimmed", { session: r.id, err }), 0))));
+  const gone = await Promise.all(old.map((r) => sessionAgent(env, r.id).applyRetention(cutoff).then((g) => (g.ok ? g.deleted : 0)).catch((err: unknown) => (logger.child("retention").error("a session could not be trimmed", { session: r.id, err }), 0))));
   return gone.reduce((a, b) => a + b, 0);
 }

@@ -12,7 +12,11 @@ export async function safeEqual(a: string, b: string): Promise<boolean> {
   const x = new Uint8Array(ha);
   const y = new Uint8Array(hb);
   let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
+  for (const [i, byte] of x.entries()) {
+    const other = y[i];
+    if (other === undefined) return false; // both are 32-byte digests: never
+    diff |= byte ^ other;
+  }
   return diff === 0;
 }
 

@@ -6,7 +6,7 @@ import { parseRelaySecrets } from "./relay/token.ts";
 import type { BusyPolicy } from "./runtime/index.ts";
 import { readCatalog, settingProblem, type CatalogValues, type SettingName, type SettingProblem } from "./settings/catalog.ts";
 
-export { CATALOG, type SettingProblem, type SettingSpec } from "./settings/catalog.ts";
+export { CATALOG, type SettingProblem } from "./settings/catalog.ts";
 
 /** A trimmed setting; empty or missing means unset. */
 export function setting(v: string | undefined | null): string | undefined {
@@ -60,6 +60,8 @@ export interface Settings {
   systemPrompt: string | undefined;
   /** `LLM_CONTEXT_TOKENS`: the token budget of one model request. */
   contextTokens: number;
+  /** `FETCH_URL_DOH_URL`: the DNS-over-HTTPS (JSON) endpoint fetch_url resolves names with. */
+  fetchUrlDohUrl: string;
   /** `DAILY_TOKEN_BUDGET`: tokens per platform user per UTC day (null: unlimited). */
   dailyTokenBudget: number | null;
   /** `RETENTION_DAYS`: messages older than this are deleted by the cron (null: kept). */
@@ -149,6 +151,7 @@ function parse(env: Env): Settings {
     dailyTokenBudget: v.DAILY_TOKEN_BUDGET,
     retentionDays: v.RETENTION_DAYS,
     busyPolicy: v.BUSY_POLICY,
+    fetchUrlDohUrl: v.FETCH_URL_DOH_URL,
     platforms,
     adapters: {
       telegram: { token: v.TELEGRAM_BOT_TOKEN, webhookSecret: v.TELEGRAM_WEBHOOK_SECRET, apiRoot: v.TELEGRAM_API_ROOT },

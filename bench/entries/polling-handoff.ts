@@ -8,16 +8,16 @@
 import { SessionAgent } from "../../workers/index.ts";
 import { benchMs, type BenchVars } from "./delays.ts";
 
-type Request = Parameters<SessionAgent["requestHandoff"]>[1];
+type Request = Parameters<SessionAgent["requestHandoff"]>[0];
 
 /** A SessionAgent whose handoff claims wait for the next tick of a polling watcher. */
 export class PollingSessionAgent extends SessionAgent {
-  override async requestHandoff(sessionId: string, req: Request): ReturnType<SessionAgent["requestHandoff"]> {
+  override async requestHandoff(req: Request): ReturnType<SessionAgent["requestHandoff"]> {
     const every = benchMs((this.env as Env & BenchVars).BENCH_HANDOFF_POLL_MS);
-    if (!every) return super.requestHandoff(sessionId, req);
+    if (!every) return super.requestHandoff(req);
     const now = Date.now();
     const tick = Math.ceil((now + 1) / every) * every;
-    setTimeout(() => void super.requestHandoff(sessionId, req).catch(() => undefined), tick - now);
+    setTimeout(() => void super.requestHandoff(req).catch(() => undefined), tick - now);
     return { ok: true, to: `${req.platform} (checked at the next tick)` };
   }
 }

@@ -1,3 +1,5 @@
+import { backoffCeiling, backoffDelay, type BackoffPolicy } from "../../workers/retry/index.ts";
+
 /** Reconnect timing: {@link Backoff} settings. */
 export interface BackoffOptions {
   baseMs?: number;
@@ -17,30 +19,28 @@ export interface BackoffOptions {
  * hammered at 1 s.
  */
 export class Backoff {
-  readonly #baseMs: number;
-  readonly #capMs: number;
+  readonly #policy: BackoffPolicy;
   readonly #stableMs: number;
   readonly #random: () => number;
   #attempt = 0;
   #upSince: number | null = null;
 
   constructor(opts: BackoffOptions = {}) {
-    this.#baseMs = opts.baseMs ?? 1_000;
-    this.#capMs = opts.capMs ?? 30_000;
+    this.#policy = { baseMs: opts.baseMs ?? 1_000, capMs: opts.capMs ?? 30_000, jitter: "equal" };
     this.#stableMs = opts.stableMs ?? 60_000;
     this.#random = opts.random ?? Math.random;
   }
 
   /** The ceiling of the next wait. */
   get ceilingMs(): number {
-    return Math.min(this.#capMs, this.#baseMs * 2 ** Math.min(this.#attempt, 30));
+    return backoffCeiling(this.#attempt, this.#policy);
   }
 
   /** The wait before the next dial; each call climbs one rung. */
   next(): number {
-    const ceiling = this.ceilingMs;
+    const wait = backoffDelay(this.#attempt, this.#policy, this.#random);
     this.#attempt++;
-    return Math.round(ceiling / 2 + this.#random() * (ceiling / 2));
+    return wait;
   }
 
   /** A connection completed its handshake at `now`. */

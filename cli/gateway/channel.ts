@@ -41,7 +41,7 @@ export function relayChannel(outbox: Outbox, chat: RelayedChat, descriptor: Desc
     show: (markdown, ids, mode) =>
       ids.length === 0
         ? run({ op: "send", ...where, content: markdown, final: mode === "final" })
-        : run({ op: "edit", ...where, content: markdown, message_id: ids[0]!, message_ids: [...ids], final: mode === "final" }),
+        : run({ op: "edit", ...where, content: markdown, message_id: ids[0], message_ids: [...ids], final: mode === "final" }),
     post: async (markdown) => (await run({ op: "send", ...where, content: markdown, final: true })).ids,
   };
 }

@@ -82,6 +82,10 @@ export type RelayStatus =
 /** Why the client stopped for good. A replaced gateway does not stop: it keeps retrying. */
 export type RelayEnd = "stopped" | "disabled";
 
+/** What to check when the connector refuses this gateway's credentials (4401). */
+export const REFUSED_HINT =
+  "the Worker refused this gateway's credentials (4401): check that GATEWAY_RELAY_ID and GATEWAY_RELAY_SECRET match an <id>:<secret> pair in the Worker's RELAY_SECRETS (deployed: npx wrangler secret put RELAY_SECRETS), and that this machine's clock is right";
+
 /** A frame from the connector, already split from its line. */
 export type IncomingFrame = Record<string, unknown> & { type: string };
 
@@ -128,6 +132,8 @@ export class RelayClient {
   #everHandshaked = false;
   /** This dial is the one immediate re-dial after a post-handshake 4401. */
   #authRedial = false;
+  /** Whether the "credentials refused" hint was logged (once per run). */
+  #refusalExplained = false;
   #timer: unknown = null;
   #pingTimer: unknown = null;
   /** The expiry of the last token minted: each dial's token is distinct (the connector takes a token once). */
@@ -304,6 +310,12 @@ export class RelayClient {
       return;
     }
     this.#authRedial = false;
+    if (code === CLOSE.unauthorized && reason !== "expired" && reason !== "replayed" && !this.#refusalExplained) {
+      // Before any handshake the contract retries (a secret may still be deploying), but the
+      // operator is told once what to check rather than watching retries with no hint.
+      this.#refusalExplained = true;
+      this.#o.log(`relay: ${REFUSED_HINT}; retrying with backoff meanwhile (Ctrl-C stops)`);
+    }
     const why = this.#lastError && code === 1006 ? `${this.#lastError}` : describeClose(code, reason);
     const inMs = this.#backoff.next();
     this.#o.onStatus({ state: "reconnecting", inMs, reason: why });

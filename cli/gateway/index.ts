@@ -1,4 +1,5 @@
 import { lookup } from "node:dns/promises";
+import { hostname } from "node:os";
 import { createModel, toolsFor, type ModelConfig } from "../../workers/agent/index.ts";
 import type { PlatformName } from "../../workers/platforms/names.ts";
 import { checkConnectorFrame } from "../../workers/relay/frames.ts";
@@ -6,7 +7,7 @@ import { realClock, type BusyPolicy, type Clock } from "../../workers/runtime/in
 import { CliError } from "../client.ts";
 import type { CliIo } from "../io.ts";
 import { styleFor } from "../io.ts";
-import { RelayClient, nodeWebSocket, type RelayEnd, type SocketFactory } from "./client.ts";
+import { REFUSED_HINT, RelayClient, nodeWebSocket, type RelayEnd, type SocketFactory } from "./client.ts";
 import { InboundHandler } from "./inbound.ts";
 import { gatewayReadDeps } from "./media.ts";
 import { attachmentSettings, readTurnAttachments, type AttachmentSettings } from "../../workers/attachments/index.ts";
@@ -18,19 +19,15 @@ import { StatusLine } from "./status.ts";
 import { GatewayStore } from "./store.ts";
 import { createLogger, errorMessage, logLines, textSink } from "../../workers/log/index.ts";
 
-export { normaliseRelayUrl, type RelayUrl } from "./url.ts";
-export { Backoff, type BackoffOptions } from "./backoff.ts";
-export { RelayClient, nodeWebSocket, PING_INTERVAL_MS, TOKEN_TTL_S, type RelayClientOptions, type RelayEnd, type RelaySocket, type RelayStatus, type SocketFactory } from "./client.ts";
+export type { SocketFactory } from "./client.ts";
 export { GatewayStore } from "./store.ts";
-export { GatewaySessions } from "./sessions.ts";
-export { NEW_SESSION_TEXT, dedupeKey } from "./inbound.ts";
-export { OUTBOUND_TIMEOUT_MS } from "./outbox.ts";
+export { NEW_SESSION_TEXT } from "./inbound.ts";
 
 /** How long shutdown waits for `going_idle_ack` and for stopped turns to send their last words. */
 export const SHUTDOWN_GRACE_MS = 2_000;
 
 /** Printed (and exit code 1) when the connector keeps refusing credentials that once worked. */
-export const DISABLED_MESSAGE = "relay disabled: the connector refused this gateway's credentials (4401)";
+export const DISABLED_MESSAGE = `relay disabled: ${REFUSED_HINT}; then start the gateway again`;
 
 /** A validated gateway configuration (see `readGatewayConfig`). */
 export interface GatewayConfig {
@@ -101,7 +98,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   // Local (stdio) and remote MCP servers from --mcp: the user's own programs become tools.
   const mcp = config.mcpServers.length > 0 ? gatewayMcpSource(config.mcpServers, { env: io.env, log }) : null;
   // The gateway runs inside a private network: names are resolved and checked first.
-  const tools = toolsFor(model, { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address), sources: mcp ? [mcp] : [] });
+  const tools = toolsFor(model, { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address), localNames: [hostname()], sources: mcp ? [mcp] : [] });
   const sessions = new GatewaySessions({
     store,
     model,
@@ -113,7 +110,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     context: config.context,
     log,
     fetch: io.fetch,
-    attachments: (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, gatewayReadDeps(attachmentsSettings, io.fetch, log), signal),
+    attachments: (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, gatewayReadDeps(attachmentsSettings, io.fetch, log, store.readingMarks(turn.turnId)), signal),
   });
   const handler = new InboundHandler({ store, sessions, outbox, descriptor: (p) => client.descriptor(p), send: (f) => client.send(f), log, now: () => clock.now() });
   const client: RelayClient = new RelayClient({

@@ -1,4 +1,4 @@
-import { transcribe, type AttachmentSettings, type TurnReadDeps } from "../../workers/attachments/index.ts";
+import { transcribe, type AttachmentSettings, type ReadMarks, type TurnReadDeps } from "../../workers/attachments/index.ts";
 import { fetchCapped } from "../../workers/platforms/files.ts";
 import type { WireMedia } from "../../workers/relay/frames.ts";
 
@@ -19,11 +19,12 @@ export function frameAttachments(urls: readonly string[] | undefined, media: rea
  * kept here, voice notes transcribed on this gateway's own provider when
  * LLM_TRANSCRIBE_MODEL is set.
  */
-export function gatewayReadDeps(settings: AttachmentSettings, fetchImpl: typeof fetch, log: (line: string) => void): TurnReadDeps {
+export function gatewayReadDeps(settings: AttachmentSettings, fetchImpl: typeof fetch, log: (line: string) => void, marks?: ReadMarks): TurnReadDeps {
   const cfg = settings.transcribe;
   return {
     maxBytes: settings.maxBytes,
     download: (a, signal) => fetchCapped(fetchImpl, a.ref, {}, settings.maxBytes, "the connector", signal),
+    ...(marks ? { marks } : {}),
     ...(cfg ? { transcribe: (audio: { bytes: Uint8Array; mime: string | null; name: string | null }, signal: AbortSignal) => transcribe(cfg, audio, { fetch: fetchImpl, signal }) } : {}),
     log,
   };

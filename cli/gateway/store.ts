@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import type { ReadMarks } from "../../workers/attachments/index.ts";
 import { DeliveryStore, migrate, num, SessionRuntime, TurnQueue, type Sql } from "../../workers/runtime/index.ts";
 import { nodeSql } from "./sqlite.ts";
 
@@ -10,6 +11,8 @@ const SCHEMA = [
   `CREATE TABLE summaries (session TEXT PRIMARY KEY, summary TEXT, folded_through INTEGER NOT NULL DEFAULT 0)`,
   // The UTC day each chat was last told its user is over DAILY_TOKEN_BUDGET (once a day).
   `CREATE TABLE budget_told (chat TEXT PRIMARY KEY, day TEXT NOT NULL)`,
+  // The attachment each turn was reading (a PDF): a mark left by a crash makes the re-run describe it instead.
+  `CREATE TABLE reading_marks (turn_id TEXT NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (turn_id, idx))`,
 ];
 
 /**
@@ -64,6 +67,15 @@ export class GatewayStore {
     if (row?.day === day) return false;
     this.sql.exec("INSERT INTO budget_told (chat, day) VALUES (?, ?) ON CONFLICT (chat) DO UPDATE SET day = excluded.day", chat, day);
     return true;
+  }
+
+  /** Marks of the attachments a turn is reading, kept in this file so that a crash cannot lose them. */
+  readingMarks(turnId: string): ReadMarks {
+    return {
+      has: async (index) => this.sql.exec("SELECT 1 AS x FROM reading_marks WHERE turn_id = ? AND idx = ?", turnId, index).length > 0,
+      set: async (index) => void this.sql.exec("INSERT OR IGNORE INTO reading_marks (turn_id, idx) VALUES (?, ?)", turnId, index),
+      clear: async (index) => void this.sql.exec("DELETE FROM reading_marks WHERE turn_id = ? AND idx = ?", turnId, index),
+    };
   }
 
   /** Sessions with turns or deliveries left by an earlier run. */

@@ -8,28 +8,24 @@ import { newSessionId } from "../../workers/db/ids.ts";
 import { routeDelete, routeUpsert } from "../../workers/db/mirror.ts";
 import { logger } from "../../workers/log/index.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
+import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import type { MessageEvent, PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
 import { budgetText } from "../../workers/runtime/texts.ts";
 import { usedToday } from "../../workers/db/usage.ts";
-import { durableSql, utcDay } from "../../workers/runtime/index.ts";
+import { backoffDelay, isOverloaded, type BackoffPolicy } from "../../workers/retry/index.ts";
+import { durableSql, IdleWaiters, utcDay } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
+import { nameless, objectName } from "../name.ts";
 import { ALBUM_MAX, ALBUM_WAIT_MS, joinAlbum } from "./album.ts";
 import { InboxStore, type Binding } from "./store.ts";
 
-/** Delivery ids are remembered this long: longer than any platform redelivers or a signature is accepted. */
-export const SEEN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** At most one refusal per chat per this long. */
 export const REFUSAL_INTERVAL_MS = 10 * 60 * 1000;
 /** The outbox is looked at again this soon if a hand-on failed (or the object died mid-way). */
 const RETRY_MS = 2_000;
 const MAX_RETRY_MS = 60_000;
-
-/** What the intake hands an Inbox: a verified platform event for this key. */
-export interface InboxItem {
-  /** The session key this Inbox is named by. */
-  key: string;
-  event: PlatformEvent;
-}
+/** A failed hand-on is tried again after 4 s, 8 s … up to a minute, jittered so Inboxes that failed together spread out. */
+const HAND_ON_BACKOFF: BackoffPolicy = { baseMs: 2 * RETRY_MS, capMs: MAX_RETRY_MS, jitter: "equal" };
 
 export type TakeResult = "accepted" | "duplicate" | "ignored";
 
@@ -44,22 +40,22 @@ export class Inbox extends DurableObject<Env> {
   readonly #store: InboxStore;
   #draining: Promise<void> | null = null;
   #again = false;
-  #idleWaiters: Array<() => void> = [];
+  readonly #idle = new IdleWaiters(() => this.#isIdle());
   /** The alarm rang: the album at the head goes on without waiting longer. */
   #albumsDue = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new InboxStore(durableSql(ctx.storage));
+    // Kept once, for an instance the runtime starts without its name (durable-objects/name.ts).
+    if (ctx.id.name !== undefined && this.#store.meta("key") !== ctx.id.name) this.#store.setMeta("key", ctx.id.name);
   }
 
-  /** The session key this object is named by (told with every call that needs it, kept). */
+  /** The session key this object is named by (durable-objects/name.ts). */
   get #key(): string {
-    return this.#store.meta("key") ?? "";
-  }
-
-  #learnKey(key: string): void {
-    if (this.#store.meta("key") !== key) this.#store.setMeta("key", key);
+    const key = objectName(this.ctx, () => this.#store.meta("key"));
+    if (key === null) throw nameless("Inbox");
+    return key;
   }
 
   /**
@@ -67,10 +63,11 @@ export class Inbox extends DurableObject<Env> {
    * unless this key's thread is bound (it then hears every message); anything else is
    * stored in the outbox and handed on after this returns.
    */
-  async take(item: InboxItem): Promise<TakeResult> {
+  async take(event: PlatformEvent): Promise<TakeResult> {
     const now = Date.now();
-    const { event } = item;
-    this.#learnKey(item.key);
+    // No name and none kept: a key over the runtime's name limit (1024 bytes) gives no ctx.id.name. The intake named this
+    // Inbox by its event's key, so that is the key to keep.
+    if (objectName(this.ctx, () => this.#store.meta("key")) === null) this.#store.setMeta("key", buildSessionKey(event.source));
     const binding = this.#store.binding();
     // Not for the bot: ignored, unless this thread hears everything, or it is part of an
     // album (kept for its wait: if no part of it was for the bot, it is dropped then).
@@ -78,7 +75,6 @@ export class Inbox extends DurableObject<Env> {
     if (event.addressed === false && !binding?.bound && !albumPart) return "ignored";
     const deliveryKey = `${event.source.platform}:${event.deliveryId}`;
     if (!this.#store.firstTime(deliveryKey, now)) return "duplicate";
-    this.#store.pruneSeen(now - SEEN_RETENTION_MS);
     this.#store.push(deliveryKey, event, now);
     await this.#armAlarm(now + (event.kind === "message" && event.album ? ALBUM_WAIT_MS : RETRY_MS));
     void this.#drain();
@@ -94,32 +90,30 @@ export class Inbox extends DurableObject<Env> {
    * Binds this key to a session on purpose (/resume, /new, a handoff): the session that
    * held it before (if another) ends with reason `session_switch`. Returns that session.
    */
-  async bind(input: { key: string; sessionId: string; origin: Binding["origin"]; bound: boolean }): Promise<string | null> {
-    this.#learnKey(input.key);
+  async bind(input: { sessionId: string; origin: Binding["origin"]; bound: boolean }): Promise<string | null> {
+    const key = this.#key;
     const previous = this.#store.binding()?.sessionId ?? null;
     this.#store.setBinding({ sessionId: input.sessionId, bound: input.bound, origin: input.origin, updatedAt: Date.now() });
     await Promise.all([
-      sessionAgent(this.env, input.sessionId).keyed(input.sessionId, this.#key),
-      previous && previous !== input.sessionId ? sessionAgent(this.env, previous).ended(previous, "session_switch") : null,
+      sessionAgent(this.env, input.sessionId).keyed(key),
+      previous && previous !== input.sessionId ? sessionAgent(this.env, previous).ended("session_switch") : null,
     ]);
     await this.#syncRoute();
     return previous;
   }
 
   /** Unbinds this key, if it is still bound to `sessionId` (an abandoned handoff). */
-  async unbind(key: string, sessionId: string): Promise<boolean> {
+  async unbind(sessionId: string): Promise<boolean> {
     const b = this.#store.binding();
     if (!b || b.sessionId !== sessionId) return false;
     this.#store.clearBinding();
-    await routeDelete(db(this.env), key, sessionId).run();
+    await routeDelete(db(this.env), this.#key, sessionId).run();
     return true;
   }
 
   /** True the first time this object sees a delivery (an answer that needs no session, given once). */
   async firstSight(deliveryKey: string): Promise<boolean> {
-    const now = Date.now();
-    this.#store.pruneSeen(now - SEEN_RETENTION_MS);
-    return this.#store.firstTime(deliveryKey, now);
+    return this.#store.firstTime(deliveryKey, Date.now());
   }
 
   /** True at most once per {@link REFUSAL_INTERVAL_MS} (this object is a chat's refusal limiter). */
@@ -133,9 +127,9 @@ export class Inbox extends DurableObject<Env> {
 
   /** Resolves once the outbox is empty and D1 has the binding. */
   async idle(): Promise<void> {
-    if (this.#isIdle()) return;
+    if (this.#idle.idle) return;
     void this.#drain();
-    await new Promise<void>((r) => this.#idleWaiters.push(r));
+    await this.#idle.wait();
   }
 
   #isIdle(): boolean {
@@ -164,7 +158,7 @@ export class Inbox extends DurableObject<Env> {
       if (this.#again) {
         this.#again = false;
         void this.#drain();
-      } else if (this.#isIdle()) for (const w of this.#idleWaiters.splice(0)) w();
+      } else this.#idle.check();
     });
     return this.#draining;
   }
@@ -187,8 +181,10 @@ export class Inbox extends DurableObject<Env> {
         if (album) albumsDue = false;
       } catch (err) {
         const attempts = this.#store.failed(item.seq);
-        logger.child(`inbox ${this.#key}`).error("handing on failed; retrying", { delivery: item.deliveryKey, attempt: attempts, err });
-        await this.#armAlarm(Date.now() + Math.min(RETRY_MS * 2 ** attempts, MAX_RETRY_MS));
+        // The delivery stays in the outbox whatever failed; an overloaded session object gets the longest pause, not more load.
+        const wait = isOverloaded(err) ? MAX_RETRY_MS : backoffDelay(attempts - 1, HAND_ON_BACKOFF);
+        logger.child(`inbox ${this.#key}`).error(`handing on failed; retrying in ${Math.round(wait / 1000)} s`, { delivery: item.deliveryKey, attempt: attempts, err });
+        await this.#armAlarm(Date.now() + wait);
         return;
       }
     }
@@ -217,7 +213,7 @@ export class Inbox extends DurableObject<Env> {
     // An album none of whose parts was for the bot (outside a thread that hears everything).
     if (event.addressed === false && !this.#store.binding()?.bound) return;
     if (event.kind === "message") return this.#message(deliveryKey, event);
-    const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ key: this.#key, sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
+    const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
     await adapter.show(event.target, answer, [], "final").catch((err: unknown) => logger.child(adapter.name).warn("could not answer a command", { err }));
   }
 
@@ -230,7 +226,6 @@ export class Inbox extends DurableObject<Env> {
         binding = this.#newBinding(event.source, event.bindsThread);
       }
       const res = await sessionAgent(this.env, binding.sessionId).enqueue({
-        sessionId: binding.sessionId,
         content: event.text,
         target: event.target,
         deliveryKey,
@@ -238,7 +233,7 @@ export class Inbox extends DurableObject<Env> {
         meta: { userKey: `${event.source.platform}:${event.source.userId}`, ...(event.attachments.length > 0 ? { attachments: event.attachments } : {}) },
       });
       // A session that no longer exists (deleted): the key starts a fresh one.
-      if (res.found || fresh) return;
+      if (res.ok || fresh) return;
     }
   }
 

@@ -1,5 +1,5 @@
 import type { PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
-import { migrate, num, str, type Sql } from "../../workers/runtime/index.ts";
+import { migrate, num, SeenDeliveries, str, type Sql } from "../../workers/runtime/index.ts";
 
 /** Which session a key talks to, and whether its thread hears every message. */
 export interface Binding {
@@ -39,10 +39,12 @@ export class InboxStore {
   /** undefined: not read yet. */
   #binding: Binding | null | undefined;
   readonly #meta = new Map<string, string | null>();
+  readonly #seen: SeenDeliveries;
 
   constructor(sql: Sql) {
     this.#sql = sql;
     migrate(sql, "inbox", SCHEMA);
+    this.#seen = new SeenDeliveries(sql, "seen");
   }
 
   binding(): Binding | null {
@@ -75,13 +77,9 @@ export class InboxStore {
     if (b && b.updatedAt === updatedAt) this.#binding = { ...b, synced: true };
   }
 
-  /** Records a delivery id; false when it was seen before. */
+  /** Records a delivery id: false when it was seen before (keys past the retention are forgotten on the way). */
   firstTime(deliveryKey: string, now: number): boolean {
-    return this.#sql.exec("INSERT INTO seen (delivery_key, at) VALUES (?, ?) ON CONFLICT(delivery_key) DO NOTHING RETURNING at", deliveryKey, now).length > 0;
-  }
-
-  pruneSeen(before: number): void {
-    this.#sql.exec("DELETE FROM seen WHERE delivery_key IN (SELECT delivery_key FROM seen WHERE at < ? LIMIT 100)", before);
+    return this.#seen.first(deliveryKey, now);
   }
 
   push(deliveryKey: string, event: PlatformEvent, now: number): void {

@@ -1,4 +1,4 @@
-import { migrate, num, type Row, type Sql } from "../../workers/runtime/index.ts";
+import { migrate, num, type Row, SeenDeliveries, type Sql } from "../../workers/runtime/index.ts";
 
 const SCHEMA = [
   `CREATE TABLE buffer (seq INTEGER PRIMARY KEY AUTOINCREMENT, buffer_id TEXT NOT NULL UNIQUE, delivery_key TEXT UNIQUE, frame TEXT NOT NULL, created_at INTEGER NOT NULL);
@@ -15,6 +15,9 @@ const SCHEMA = [
   CREATE TABLE media_keys (key TEXT PRIMARY KEY, at INTEGER NOT NULL);
   CREATE INDEX media_keys_at ON media_keys (at);
   CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
+  // The chat (session key) a frame is for: a full buffer drops from the chat with the most waiting.
+  `ALTER TABLE buffer ADD COLUMN chat TEXT;
+  CREATE INDEX buffer_chat ON buffer (chat, seq)`,
 ];
 
 /** A buffered frame: its text, what its attachments are (fetched, or still to fetch), and where it went. */
@@ -31,8 +34,6 @@ function buffered(r: Row): BufferedFrame {
   return { bufferId: String(r.buffer_id), frame: String(r.frame), media: r.media === null ? null : String(r.media), ready: num(r.ready) === 1, sentConn: r.sent_conn === null ? null : String(r.sent_conn) };
 }
 
-/** Relayed deliveries are remembered this long, so a redelivery after the ack is not relayed again. */
-export const RELAYED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * A Relay object's tables: the durable, ordered buffer of inbound frames (kept until
@@ -41,10 +42,13 @@ export const RELAYED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
  */
 export class RelayStore {
   readonly #sql: Sql;
+  /** Deliveries already relayed (acknowledged or not), so a redelivery after the ack is not relayed again. */
+  readonly #relayed: SeenDeliveries;
 
   constructor(sql: Sql) {
     this.#sql = sql;
     migrate(sql, "relay", SCHEMA);
+    this.#relayed = new SeenDeliveries(sql, "relayed");
   }
 
   /** Takes a token once: false when it was used before. Expired ones are forgotten. */
@@ -55,17 +59,21 @@ export class RelayStore {
 
   /** Records a delivery as relayed; false when it was relayed before (acknowledged or not). */
   firstRelay(deliveryKey: string, now: number): boolean {
-    const first = this.#sql.exec("INSERT INTO relayed (delivery_key, at) VALUES (?, ?) ON CONFLICT(delivery_key) DO NOTHING RETURNING at", deliveryKey, now).length > 0;
-    this.#sql.exec("DELETE FROM relayed WHERE delivery_key IN (SELECT delivery_key FROM relayed WHERE at < ? LIMIT 100)", now - RELAYED_RETENTION_MS);
-    return first;
+    return this.#relayed.first(deliveryKey, now);
   }
 
-  /** Stores a frame (`pending`: attachments to fetch before it may go), then drops the oldest beyond `limit` (returning how many). */
-  buffer(bufferId: string, deliveryKey: string, frame: string, now: number, limit: number, pending: string | null = null): number {
-    this.#sql.exec("INSERT INTO buffer (buffer_id, delivery_key, frame, created_at, media, ready) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(delivery_key) DO NOTHING", bufferId, deliveryKey, frame, now, pending, pending === null ? 1 : 0);
+  /**
+   * Stores a frame for `chat` (`pending`: attachments to fetch before it may go), then,
+   * beyond `limit`, drops the oldest frame of the chat with the most frames waiting (so one
+   * user flooding evicts their own messages, not another chat's), returning how many.
+   */
+  buffer(bufferId: string, deliveryKey: string, frame: string, now: number, limit: number, pending: string | null = null, chat: string | null = null): number {
+    this.#sql.exec("INSERT INTO buffer (buffer_id, delivery_key, frame, created_at, media, ready, chat) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(delivery_key) DO NOTHING", bufferId, deliveryKey, frame, now, pending, pending === null ? 1 : 0, chat);
     const excess = this.buffered() - limit;
     if (excess <= 0) return 0;
-    this.#sql.exec("DELETE FROM buffer WHERE seq IN (SELECT seq FROM buffer ORDER BY seq LIMIT ?)", excess);
+    for (let i = 0; i < excess; i++) {
+      this.#sql.exec("DELETE FROM buffer WHERE seq = (SELECT MIN(seq) FROM buffer WHERE chat IS (SELECT chat FROM buffer GROUP BY chat ORDER BY COUNT(*) DESC, MIN(seq) LIMIT 1))");
+    }
     this.#sql.exec("INSERT INTO counters (name, value) VALUES ('dropped', ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", excess);
     return excess;
   }

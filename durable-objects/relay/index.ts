@@ -6,9 +6,10 @@ import { adapterFor } from "../../workers/platforms/registry.ts";
 import { platformOfKey } from "../../workers/platforms/session-key.ts";
 import { descriptorFor } from "../../workers/relay/descriptor.ts";
 import { checkGatewayFrame, CLOSE, encodeFrame, FrameDecoder, type ConnectorFrameIn, type GatewayFrame, type InboundEventIn } from "../../workers/relay/frames.ts";
-import { GATEWAY_HEADER, REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../../workers/relay/socket.ts";
+import { REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../../workers/relay/socket.ts";
 import { durableSql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
+import { nameless, objectName } from "../name.ts";
 import { RelayStore } from "./buffer.ts";
 import { fetchRelayMedia, RELAY_MEDIA_RETENTION_MS, withMediaLinks, type PendingMedia } from "./media.ts";
 import { runOutbound } from "./outbound.ts";
@@ -60,6 +61,8 @@ export class Relay extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new RelayStore(durableSql(ctx.storage));
+    // Kept once, for an instance the runtime starts without its name (durable-objects/name.ts).
+    if (ctx.id.name !== undefined && this.#store.meta("gateway_id") !== ctx.id.name) this.#store.setMeta("gateway_id", ctx.id.name);
     // Keepalives are answered by the runtime without waking this object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}\n', '{"type":"pong"}\n'));
   }
@@ -71,9 +74,9 @@ export class Relay extends DurableObject<Env> {
    * has been silent for {@link LIVENESS_MS}, the newcomer takes over at its handshake.
    */
   override async fetch(request: Request): Promise<Response> {
-    const gatewayId = request.headers.get(GATEWAY_HEADER);
     const token = /^(\d+):([0-9a-f]{64})$/.exec(request.headers.get(TOKEN_HEADER) ?? "");
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !gatewayId || !token) return new Response("expected a websocket upgrade", { status: 426 });
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !token) return new Response("expected a websocket upgrade", { status: 426 });
+    const gatewayId = this.#gatewayId();
     const now = Date.now();
     if (!this.#store.useToken(token[2]!, Number(token[1]), Math.floor(now / 1000))) {
       console.warn(`relay ${gatewayId}: refused a token that was already used`);
@@ -244,9 +247,11 @@ export class Relay extends DurableObject<Env> {
     if (keys.length > 0) await this.env.FILES.delete(keys);
   }
 
-  /** This object's gateway id (its name, learnt from the first delivery or socket). */
+  /** This object's gateway id: its name (durable-objects/name.ts). */
   #gatewayId(): string {
-    return this.#store.meta("gateway_id") ?? "";
+    const id = objectName(this.ctx, () => this.#store.meta("gateway_id"));
+    if (id === null) throw nameless("Relay");
+    return id;
   }
 
   /** Retries what a dead instance left (attachments still to fetch). */
@@ -281,18 +286,17 @@ export class Relay extends DurableObject<Env> {
 
   /**
    * Takes in a platform message for the gateway: relayed once per delivery key (acknowledged
-   * or not), stored, then sent at once if the gateway is live. A full buffer drops its oldest.
+   * or not), stored, then sent at once if the gateway is live. A full buffer drops from the chat with the most frames waiting.
    */
-  async deliver(input: { event: InboundEventIn; deliveryKey: string; gatewayId: string; media?: PendingMedia }): Promise<{ accepted: boolean; live: boolean }> {
+  async deliver(input: { event: InboundEventIn; deliveryKey: string; media?: PendingMedia }): Promise<{ accepted: boolean; live: boolean }> {
     const now = Date.now();
     if (!this.#store.firstRelay(input.deliveryKey, now)) return { accepted: false, live: false };
-    if (this.#store.meta("gateway_id") !== input.gatewayId) this.#store.setMeta("gateway_id", input.gatewayId);
     const bufferId = crypto.randomUUID();
     const frame = encodeFrame({ type: "inbound", event: input.event, bufferId });
     const limit = settings(this.env).relayBufferLimit;
     const pending = input.media && input.media.attachments.length > 0 ? JSON.stringify(input.media) : null;
-    const dropped = this.#store.buffer(bufferId, input.deliveryKey, frame, now, limit, pending);
-    if (dropped > 0) console.warn(`relay: buffer full (${limit}), dropped the ${dropped} oldest frame(s)`);
+    const dropped = this.#store.buffer(bufferId, input.deliveryKey, frame, now, limit, pending, input.event.session_key);
+    if (dropped > 0) console.warn(`relay: buffer full (${limit}), dropped ${dropped} frame(s) from the chat with the most waiting`);
     // Attachments are fetched after the webhook was answered; the frame (and what follows it) goes once they are kept.
     if (pending) void this.#fetchPending().catch((err: unknown) => logger.child("relay").error("fetching attachments failed; retrying", { err }));
     else await this.#flush();

@@ -45,13 +45,13 @@ async function run(adapter: NonNullable<ReturnType<typeof adapterFor>>, platform
   switch (a.op) {
     case "send": {
       const { ids, complete } = await adapter.show(await targetOf(adapter, platform, a), a.content ?? "", [], mode);
-      return { success: true, message_id: ids[0]!, message_ids: ids, complete };
+      return { success: true, message_id: ids[0], message_ids: ids, complete };
     }
     case "edit": {
       const known = a.message_ids ?? (a.message_id !== undefined ? [a.message_id] : []);
       if (known.length === 0) return { success: false, code: "bad_action", error: "edit needs action.message_id" };
       const { ids, complete } = await adapter.show(await targetOf(adapter, platform, a), a.content ?? "", known, mode);
-      return { success: true, message_id: ids[0]!, message_ids: ids, complete };
+      return { success: true, message_id: ids[0], message_ids: ids, complete };
     }
     case "typing":
       await adapter.typing?.(await targetOf(adapter, platform, a));

@@ -4,7 +4,7 @@ import { inbox } from "../../workers/conversations/stubs.ts";
 import { describeHandoffDestination, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { buildSessionKey } from "../../workers/platforms/session-key.ts";
-import type { SessionRuntime } from "../../workers/runtime/index.ts";
+import { MissingRowError, type SessionRuntime } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import { handoffJson, type HandoffJson } from "../../workers/db/json.ts";
 import { claim, complete, fail, request, STALE_HANDOFF_ERROR, type HandoffDestination, type HandoffRequest } from "./handoff-state.ts";
@@ -31,7 +31,8 @@ export interface HandoffHost {
 function keyUser(env: Env, platform: PlatformName, setBy: string | null): string {
   if (setBy) return setBy;
   const allowed = settings(env).platforms[platform].allowed;
-  return allowed.kind === "some" && allowed.ids.size === 1 ? [...allowed.ids][0]! : "handoff";
+  const only = allowed.kind === "some" && allowed.ids.size === 1 ? [...allowed.ids][0] : undefined;
+  return only ?? "handoff";
 }
 
 /**
@@ -49,13 +50,20 @@ export class HandoffRunner {
     this.#h = host;
   }
 
+  /** The session's record: handoffs run only in a session that has one. */
+  #record(): SessionRecord {
+    const rec = this.#h.record();
+    if (!rec) throw new MissingRowError("this session has no record: it was never created");
+    return rec;
+  }
+
   get active(): boolean {
     return this.#running !== null;
   }
 
   /** Stores a request and claims it at once. Refused while a turn runs or waits, or one is in flight. */
   request(req: HandoffRequest): { ok: true } | { ok: false; code: "turn_in_progress" | "handoff_in_flight" } {
-    const rec = this.#h.record()!;
+    const rec = this.#record();
     if (this.#h.runtime.busy) return { ok: false, code: "turn_in_progress" };
     const patch = request(rec, req, this.#h.now());
     if (!patch) return { ok: false, code: "handoff_in_flight" };
@@ -81,10 +89,12 @@ export class HandoffRunner {
 
   /** The CLI gave up waiting for pickup: fail the handoff, but only while it is still pending. */
   failPending(reason: string): { failed: boolean; handoff: HandoffJson } {
-    const rec = this.#h.record()!;
+    const rec = this.#record();
     const patch = fail(rec, reason, this.#h.now(), ["pending"]);
-    const after = patch ? this.#h.update(patch)! : rec;
-    return { failed: patch !== null, handoff: handoffJson(after) };
+    if (!patch) return { failed: false, handoff: handoffJson(rec) };
+    const after = this.#h.update(patch);
+    if (!after) throw new MissingRowError("the session record vanished while failing its handoff");
+    return { failed: true, handoff: handoffJson(after) };
   }
 
   /** The handoff state once it differs from `state` (null: none requested), or after `timeoutMs`. */
@@ -92,7 +102,7 @@ export class HandoffRunner {
     const deadline = this.#h.now() + timeoutMs;
     for (;;) {
       const next = changed();
-      const rec = this.#h.record()!;
+      const rec = this.#record();
       const left = deadline - this.#h.now();
       if ((rec.handoffState ?? null) !== state || left <= 0) return handoffJson(rec);
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -141,7 +151,7 @@ export class HandoffRunner {
 
   async #carryOut(): Promise<HandoffDestination> {
     const { env } = this.#h;
-    const rec = this.#h.record()!;
+    const rec = this.#record();
     const platform = rec.handoffPlatform ?? "";
     if (!isPlatformName(platform)) throw new HandoffFailure(`unknown platform '${platform}'`);
     const adapter = adapterFor(env, platform);
@@ -172,7 +182,7 @@ export class HandoffRunner {
     const key = buildSessionKey(origin);
     // Recorded before binding: a handoff that dies from here on is undone.
     this.#h.update({ handoffDestKey: key });
-    await inbox(env, key).bind({ key, sessionId: rec.id, origin, bound: true });
+    await inbox(env, key).bind({ sessionId: rec.id, origin, bound: true });
 
     const taken = this.#h.runtime.enqueue({ content: handoffNotice(title, platform), origin: "internal", target, deliveryKey: `handoff:${rec.id}:${rec.handoffRequestedAt ?? 0}` });
     if (!taken) throw new HandoffFailure("this handoff's turn already ran once");
@@ -198,7 +208,7 @@ export class HandoffRunner {
       if (turn) this.#h.runtime.queue.forget(turn, this.#h.now());
       if (this.#h.runtime.transcript.deactivateTurn(rec.handoffTurnId) > 0) this.#h.runtime.forgetHistory();
     }
-    if (rec.handoffDestKey) await inbox(this.#h.env, rec.handoffDestKey).unbind(rec.handoffDestKey, rec.id);
+    if (rec.handoffDestKey) await inbox(this.#h.env, rec.handoffDestKey).unbind(rec.id);
     this.#h.log("reclaimed a handoff left running by a stopped instance");
     return true;
   }

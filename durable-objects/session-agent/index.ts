@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { createModel, toolsFor } from "../../workers/agent/index.ts";
+import { createModel, dohResolver, toolsFor } from "../../workers/agent/index.ts";
 import { edgeMcpSource, type McpToolSource } from "../../workers/agent/mcp/index.ts";
 import { adapterChannel } from "../../workers/conversations/channels.ts";
 import { edgeAttachments } from "../../workers/conversations/files.ts";
@@ -10,6 +10,7 @@ import { logger, logLines } from "../../workers/log/index.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { ContextKeeper, durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
+import { SessionBudget } from "./budget.ts";
 import { HandoffRunner } from "./handoff.ts";
 import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, rekeyTakenTurns, retainElsewhere, transcriptView, type SessionExport, type TranscriptView } from "./lifecycle.ts";
 import { inFlight, type HandoffRequest } from "./handoff-state.ts";
@@ -17,16 +18,18 @@ import { importFromD1 } from "./import.ts";
 import { D1Mirror } from "./mirror.ts";
 import { newRecord, RecordStore, withCounters, type SessionRecord } from "./record.ts";
 import { SseSink } from "./sse.ts";
-import { FIRST_COPY_DELAY_MS, MIRROR_RETRY_MS, SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
+import { WakeUp } from "./wake.ts";
+import { nameless, objectName } from "../name.ts";
+import { MIRROR_RETRY_MS, NOT_FOUND, WATCHDOG_MS } from "./types.ts";
+import type { EnqueueInput, EnqueueResult, Found, HandoffAnswer, StartTurnResult } from "./types.ts";
 
-export { SEEN_RETENTION_MS, WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
+export { WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
 
 /**
- * One per session id: the session's home. It wires capabilities, each in its own file: the
- * turn runtime (queue, busy policy, replies, recovery; shared with the relay gateway), the
- * session row and its handoff state machine, the handoff runner, the SSE sink of API
- * turns, and the D1 mirror. Everything a turn needs is in this object's own SQLite, so a
- * turn reaches the model without a database round trip; D1 gets a copy behind it.
+ * One per session id: the session's home, wiring capabilities each in its own file: the turn
+ * runtime (queue, busy policy, replies, recovery; shared with the relay gateway), the session
+ * row and its handoff state machine, the handoff runner, the SSE sink of API turns, the D1
+ * mirror, the daily budget (the one D1 round trip before a platform turn, when it is set).
  */
 export class SessionAgent extends DurableObject<Env> {
   readonly #sql: Sql;
@@ -35,9 +38,9 @@ export class SessionAgent extends DurableObject<Env> {
   #runtime: SessionRuntime | null = null;
   #handoff: HandoffRunner | null = null;
   #context: ContextKeeper | null = null;
+  #budget: SessionBudget | null = null;
   #changed = Promise.withResolvers<void>();
-  #copyTimer: ReturnType<typeof setTimeout> | null = null;
-  #alarmAt: number | null = null;
+  readonly #wake = new WakeUp(this.ctx.storage);
   /** MCP_SERVERS' tools, listed and cached per object (null: none configured). */
   #mcp: McpToolSource | null = null;
 
@@ -53,7 +56,7 @@ export class SessionAgent extends DurableObject<Env> {
       if (!rec) return;
       this.#init(rec.id);
       // Work a previous instance left: pick it up from the alarm, promptly.
-      if (this.#runtime!.hasWork() || rec.handoffState === "running" || rec.handoffState === "pending" || this.#mirror.pending()) await this.#wakeAt(Date.now());
+      if (this.#runtime!.hasWork() || rec.handoffState === "running" || rec.handoffState === "pending" || this.#mirror.pending()) await this.#wake.by(Date.now());
     });
   }
 
@@ -81,6 +84,7 @@ export class SessionAgent extends DurableObject<Env> {
       log: logLines(logger.child(`session ${sessionId}`)),
     });
     this.#context = context;
+    const budget = (this.#budget = new SessionBudget(this.env, sessionId, this.ctx.storage.kv));
     const host: RuntimeHost = {
       sql: this.#sql,
       session: sessionId,
@@ -99,17 +103,19 @@ export class SessionAgent extends DurableObject<Env> {
       log: logLines(logger.child(`session ${sessionId}`)),
       onTurnStart: (turn) => {
         this.#records.update({ activeTurnId: turn.turnId, turnStartedAt: Date.now() });
-        void this.#wakeAt(Date.now() + WATCHDOG_MS);
-        this.#copySoon();
+        void this.#wake.by(Date.now() + WATCHDOG_MS);
+        this.#mirror.soon();
       },
-      onStored: () => this.#copySoon(),
+      onStored: () => this.#mirror.soon(),
+      admit: (turn) => budget.admit(turn),
+      onUsage: async (turn, tokens) => budget.settle(turn, tokens),
       onTurnEnd: () => {
         this.#records.update({ activeTurnId: null, turnStartedAt: null });
-        this.#copyNow();
+        this.#mirror.now();
         this.#notify();
         context.afterTurn();
       },
-      defer: (at) => void this.#wakeAt(at),
+      defer: (at) => void this.#wake.by(at),
       attachments: edgeAttachments(this.env, sessionId, logLines(logger.child(`session ${sessionId}`))),
     };
     this.#runtime = new SessionRuntime(host);
@@ -125,14 +131,24 @@ export class SessionAgent extends DurableObject<Env> {
   }
 
   #tools(model: ReturnType<typeof createModel>) {
-    this.#mcp ??= edgeMcpSource(settings(this.env).mcp);
-    return toolsFor(model, { sources: this.#mcp ? [this.#mcp] : [] });
+    this.#mcp ??= edgeMcpSource(settings(this.env).mcp); // No DNS API here: fetch_url resolves over DNS-over-HTTPS.
+    return toolsFor(model, { resolve: dohResolver(settings(this.env).fetchUrlDohUrl), sources: this.#mcp ? [this.#mcp] : [] });
+  }
+
+  /** This object's session id: its name (durable-objects/name.ts), else the id of the session row stored here. */
+  #id(): string {
+    const id = objectName(this.ctx, () => this.#records.get()?.id ?? null);
+    if (id === null) throw nameless("session");
+    return id;
   }
 
   /** The session row, imported once from D1 for a session older than this object's storage. */
-  async #session(sessionId: string): Promise<SessionRecord | null> {
+  async #session(): Promise<SessionRecord | null> {
     const local = this.#records.get();
-    if (local) return local.id === sessionId ? local : null;
+    if (local) return local;
+    // Reached by a bare id with nothing stored: no name to look the session up by.
+    const sessionId = this.ctx.id.name;
+    if (sessionId === undefined) return null;
     const imported = await importFromD1(db(this.env), this.#sql, this.#records, sessionId);
     if (imported) this.#init(sessionId);
     return imported;
@@ -140,7 +156,7 @@ export class SessionAgent extends DurableObject<Env> {
 
   #update(patch: Partial<SessionRecord>): SessionRecord | null {
     const rec = this.#records.update(patch);
-    this.#copyNow();
+    this.#mirror.now();
     this.#notify();
     return rec;
   }
@@ -150,133 +166,111 @@ export class SessionAgent extends DurableObject<Env> {
     this.#changed = Promise.withResolvers<void>();
   }
 
-  #copySoon(): void {
-    this.#copyTimer ??= setTimeout(() => this.#copyNow(), FIRST_COPY_DELAY_MS);
-  }
-
-  #copyNow(): void {
-    if (this.#copyTimer !== null) clearTimeout(this.#copyTimer);
-    this.#copyTimer = null;
-    void this.#mirror.flush();
-  }
-
   #mirrorFailed(err: unknown): void {
     logger.child("session").error("could not copy the session to D1; retrying", { err });
-    void this.#wakeAt(Date.now() + MIRROR_RETRY_MS);
-  }
-
-  /** Makes sure the alarm rings by `at` (never later than one already set). */
-  async #wakeAt(at: number): Promise<void> {
-    if (this.#alarmAt !== null && this.#alarmAt <= at) return;
-    const current = await this.ctx.storage.getAlarm();
-    if (current !== null && current <= at) {
-      this.#alarmAt = current;
-      return;
-    }
-    this.#alarmAt = at;
-    await this.ctx.storage.setAlarm(at);
+    void this.#wake.by(Date.now() + MIRROR_RETRY_MS);
   }
 
   /** Watchdog and recovery: deliveries, handoffs and turns a dead instance left, and the D1 copy. */
   override async alarm(): Promise<void> {
-    this.#alarmAt = null;
+    this.#wake.rang();
     const runtime = this.#runtime;
     if (!runtime || !this.#handoff) return;
-    runtime.queue.pruneSeen(Date.now() - SEEN_RETENTION_MS);
+    runtime.queue.pruneSeen(Date.now());
     await this.#handoff.reclaim();
     this.#handoff.start();
-    if (runtime.executing) await this.#wakeAt(Date.now() + WATCHDOG_MS);
+    if (runtime.executing) await this.#wake.by(Date.now() + WATCHDOG_MS);
     else await runtime.pump();
     if (this.#mirror.pending()) await this.#mirror.flush();
   }
 
   // ---- Sessions ----------------------------------------------------------------------
 
-  /** Creates this session (the CLI's POST /v1/sessions); D1 has it when this returns. */
-  /** Creates the session; null when this id is taken (the caller makes another: a collision never joins a session). */
-  async create(seed: SessionSeed, sessionId: string): Promise<SessionJson | null> {
-    if (this.#records.get()) return null;
-    const rec = this.#records.put(newRecord(seed, Date.now(), sessionId));
+  /** Creates this session under the object's name; D1 has it when this returns. `exists`: the id is taken (the caller makes another). */
+  async create(seed: SessionSeed): Promise<{ ok: true; session: SessionJson } | { ok: false; code: "exists" }> {
+    if (this.#records.get()) return { ok: false, code: "exists" };
+    const rec = this.#records.put(newRecord(seed, Date.now(), this.#id()));
     this.#init(rec.id);
     await this.#mirror.flush();
-    return this.#json(rec);
+    return { ok: true, session: this.#json(rec) };
   }
 
   #json(rec: SessionRecord): SessionJson {
     return sessionJson({ ...withCounters(this.#sql, rec), activeTurnId: this.#runtime?.running ? (rec.activeTurnId ?? "running") : null });
   }
 
-  async describe(sessionId: string): Promise<SessionJson | null> {
-    const rec = await this.#session(sessionId);
-    return rec ? this.#json(rec) : null;
+  async describe(): Promise<Found<{ session: SessionJson }>> {
+    const rec = await this.#session();
+    return rec ? { ok: true, session: this.#json(rec) } : NOT_FOUND;
   }
 
   /** PATCH /v1/sessions/:id: the title, and the session's own instructions (null clears them). */
-  async update(sessionId: string, patch: { title?: string | null; instructions?: string | null }): Promise<SessionJson | null> {
-    const rec = await this.#session(sessionId);
-    if (!rec) return null;
+  async update(patch: { title?: string | null; instructions?: string | null }): Promise<Found<{ session: SessionJson }>> {
+    if (!(await this.#session())) return NOT_FOUND;
     const next = this.#update({ ...(patch.title !== undefined ? { title: patch.title } : {}), ...(patch.instructions !== undefined ? { instructions: patch.instructions } : {}) })!;
     await this.#mirror.flush();
-    return this.#json(next);
+    return { ok: true, session: this.#json(next) };
   }
 
   /** Folds the older turns into the summary now (`/compact`). */
-  async compact(sessionId: string): Promise<{ compacted: boolean; folded_messages: number } | null> {
-    if (!(await this.#session(sessionId))) return null;
+  async compact(): Promise<Found<{ compacted: boolean; folded_messages: number }>> {
+    if (!(await this.#session())) return NOT_FOUND;
     const result = await this.#context!.compact();
     await this.#mirror.flush();
-    return result;
+    return { ok: true, ...result };
   }
 
   /** What `/status` shows: the session, its context use against the budget, whether a turn runs. */
-  async contextStatus(sessionId: string): Promise<(SessionJson & { context: Awaited<ReturnType<ContextKeeper["status"]>> }) | null> {
-    const rec = await this.#session(sessionId);
-    if (!rec) return null;
-    return { ...this.#json(rec), context: await this.#context!.status() };
+  async contextStatus(): Promise<Found<{ session: SessionJson; context: Awaited<ReturnType<ContextKeeper["status"]>> }>> {
+    const rec = await this.#session();
+    if (!rec) return NOT_FOUND;
+    return { ok: true, session: this.#json(rec), context: await this.#context!.status() };
   }
 
   /**
    * `RETENTION_DAYS`: messages older than `cutoff` are folded into the summary if they were
    * not already, then deleted here and in D1 (files too). Returns how many went.
    */
-  async applyRetention(sessionId: string, cutoff: number): Promise<number> {
-    if (!(await this.#session(sessionId))) return 0;
+  async applyRetention(cutoff: number): Promise<Found<{ deleted: number }>> {
+    const rec = await this.#session();
+    if (!rec) return NOT_FOUND;
     const rt = this.#runtime!;
     const last = rt.transcript.lastIdBefore(cutoff);
     if (last > 0) await this.#context!.foldThrough(last);
     const gone = rt.transcript.deleteBefore(cutoff);
     rt.forgetHistory();
-    await retainElsewhere(this.env, db(this.env), sessionId, cutoff, gone.turnIds);
+    await retainElsewhere(this.env, db(this.env), rec.id, cutoff, gone.turnIds);
     await this.#mirror.flush();
-    return gone.deleted;
+    return { ok: true, deleted: gone.deleted };
   }
 
   /** The `/tools` answer: what the agent can use in this session right now. */
-  async toolList(sessionId: string): Promise<string | null> {
-    if (!(await this.#session(sessionId))) return null;
-    return describeTools(this.#tools(createModel(settings(this.env).model)));
+  async toolList(): Promise<Found<{ text: string }>> {
+    if (!(await this.#session())) return NOT_FOUND;
+    return { ok: true, text: await describeTools(this.#tools(createModel(settings(this.env).model))) };
   }
 
-  /** The whole session from its own storage (exports). */
-  async exportData(sessionId: string): Promise<SessionExport | null> {
-    const rec = await this.#session(sessionId);
-    return rec ? exportSession(rec, this.#runtime!) : null;
+  /** The whole session from its own storage (exports), with the counters and title every way out fills in. */
+  async exportData(): Promise<Found<{ data: SessionExport }>> {
+    const rec = await this.#session();
+    return rec ? { ok: true, data: exportSession(withCounters(this.#sql, rec), this.#runtime!) } : NOT_FOUND;
   }
 
-  /** Brings an exported session back into this empty object (and D1). False when it exists already. */
-  async importData(data: SessionExport): Promise<boolean> {
-    if (this.#records.get() || (await this.#session(data.session.id))) return false;
+  /** Brings an exported session (of this object's id) back into this empty object (and D1); `exists` when it is here already. */
+  async importData(data: SessionExport): Promise<{ ok: true } | { ok: false; code: "exists" }> {
+    if (data.session.id !== this.#id()) throw new Error(`session ${data.session.id.slice(0, 40)} cannot be imported into the object of session ${this.#id()}`);
+    if (this.#records.get() || (await this.#session())) return { ok: false, code: "exists" };
     data = await rekeyTakenTurns(db(this.env), data);
     const rec = this.#records.put(recordFromExport(data));
     importSession(data, this.#init(rec.id));
     await this.#mirror.flush();
-    return true;
+    return { ok: true };
   }
 
   /** Deletes the session everywhere: D1, its keys' bindings, its files, and this object's storage. */
-  async destroy(sessionId: string): Promise<boolean> {
-    const rec = await this.#session(sessionId);
-    if (!rec) return false;
+  async destroy(): Promise<Found> {
+    const rec = await this.#session();
+    if (!rec) return NOT_FOUND;
     this.#runtime?.interrupt({ dropQueued: true });
     await deleteEverywhere(this.env, db(this.env), rec);
     await this.ctx.storage.deleteAlarm();
@@ -287,31 +281,31 @@ export class SessionAgent extends DurableObject<Env> {
     this.#context = null;
     this.#records = new RecordStore(this.#sql, () => this.#migrate());
     this.#mirror = this.#newMirror();
-    return true;
+    return { ok: true };
   }
 
   /** `GET …/messages`: the stored transcript, and what of it the summary covers (see transcriptView). */
-  async messages(sessionId: string): Promise<TranscriptView | null> {
-    const rec = await this.#session(sessionId);
-    return rec ? transcriptView(rec, this.#runtime!) : null;
+  async messages(): Promise<Found<{ transcript: TranscriptView }>> {
+    const rec = await this.#session();
+    return rec ? { ok: true, transcript: transcriptView(rec, this.#runtime!) } : NOT_FOUND;
   }
 
   /** The Inbox bound a session key to this session (/resume, /new, a handoff). */
-  async keyed(sessionId: string, sessionKey: string): Promise<void> {
-    if (await this.#session(sessionId)) this.#update({ sessionKey, endedAt: null, endReason: null });
+  async keyed(sessionKey: string): Promise<void> {
+    if (await this.#session()) this.#update({ sessionKey, endedAt: null, endReason: null });
   }
 
   /** The Inbox bound this session's key to another session. */
-  async ended(sessionId: string, reason: string): Promise<void> {
-    if (await this.#session(sessionId)) this.#update({ endedAt: Date.now(), endReason: reason });
+  async ended(reason: string): Promise<void> {
+    if (await this.#session()) this.#update({ endedAt: Date.now(), endReason: reason });
   }
 
   // ---- Turns -------------------------------------------------------------------------
 
   /** An API turn, streamed. Refused while a turn runs or waits, or a handoff is in flight. */
-  async startTurn(sessionId: string, content: string): Promise<StartTurnResult> {
-    const rec = await this.#session(sessionId);
-    if (!rec) return { ok: false, code: "not_found", message: `session ${sessionId} not found` };
+  async startTurn(content: string): Promise<StartTurnResult> {
+    const rec = await this.#session();
+    if (!rec) return NOT_FOUND;
     if (inFlight(rec)) return { ok: false, code: "handoff_in_flight", message: "a handoff of this session is pending or running" };
     if (this.#runtime!.busy) return { ok: false, code: "turn_in_progress", message: "a turn is already running in this session" };
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
@@ -324,15 +318,17 @@ export class SessionAgent extends DurableObject<Env> {
   async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
     // A seed comes with an id its Inbox has just made: D1 cannot hold that session, so a
     // new chat's first turn does not wait for a D1 read.
-    let rec = input.seed && !this.#records.get() ? null : await this.#session(input.sessionId);
+    let rec = input.seed && !this.#records.get() ? null : await this.#session();
     if (!rec && input.seed) {
-      rec = this.#records.put(newRecord(input.seed, Date.now(), input.sessionId));
+      rec = this.#records.put(newRecord(input.seed, Date.now(), this.#id()));
       this.#init(rec.id);
     }
-    if (!rec) return { accepted: false, position: -1, found: false };
+    if (!rec) return NOT_FOUND;
+    const user = input.meta?.userKey;
+    if (typeof user === "string" && !(await this.#budget!.mayWait(this.#runtime!, user, input.target))) return { ok: true, accepted: false };
     const taken = this.#runtime!.enqueue({ content: input.content, origin: "platform", target: input.target, deliveryKey: input.deliveryKey, meta: input.meta ?? {} });
-    this.#copySoon();
-    return taken ? { accepted: true, position: taken.position, found: true } : { accepted: false, position: -1, found: true };
+    this.#mirror.soon();
+    return { ok: true, accepted: taken !== null };
   }
 
   /** Cancels this session's running turn; `dropQueued` (the /stop command) drops what waits too. */
@@ -354,46 +350,42 @@ export class SessionAgent extends DurableObject<Env> {
     }
   }
 
-  /**
-   * The cron's safety net, for a session D1 shows with a turn running too long or a
-   * handoff left pending: runs what the alarm would; a running flag with nothing behind it
-   * is cleared. True when there was work.
-   */
-  async recover(sessionId: string): Promise<boolean> {
-    const rec = await this.#session(sessionId);
-    if (!rec || !this.#runtime) return false;
+  /** The cron's safety net (a turn running too long, a handoff left pending): runs what the alarm would; `work`: there was some. */
+  async recover(): Promise<Found<{ work: boolean }>> {
+    const rec = await this.#session();
+    if (!rec || !this.#runtime) return NOT_FOUND;
     const work = this.#runtime.hasWork() || inFlight(rec);
     if (!work && rec.activeTurnId && !this.#runtime.running) this.#update({ activeTurnId: null, turnStartedAt: null });
     if (work) await this.alarm();
-    return work;
+    return { ok: true, work };
   }
 
   // ---- Handoff (SPEC section 4): the runner holds the rules; these answer the API. ----
 
-  async requestHandoff(sessionId: string, req: HandoffRequest): Promise<HandoffAnswer> {
-    if (!(await this.#session(sessionId))) return { ok: false, code: "not_found" };
+  async requestHandoff(req: HandoffRequest): Promise<HandoffAnswer> {
+    if (!(await this.#session())) return NOT_FOUND;
     const dest = await this.#handoff!.destinationFor(req);
     if (!dest.ok) return { ok: false, code: "no_home_channel", message: dest.message };
     const answer = this.#handoff!.request(req);
-    if (answer.ok) await this.#wakeAt(Date.now() + 1_000);
+    if (answer.ok) await this.#wake.by(Date.now() + 1_000);
     return answer.ok ? { ok: true, to: dest.to } : answer;
   }
 
-  async handoff(sessionId: string): Promise<{ found: boolean; handoff: HandoffJson }> {
-    const rec = await this.#session(sessionId);
-    return { found: rec !== null, handoff: rec ? handoffJson(rec) : null };
+  async handoff(): Promise<Found<{ handoff: HandoffJson }>> {
+    const rec = await this.#session();
+    return rec ? { ok: true, handoff: handoffJson(rec) } : NOT_FOUND;
   }
 
-  async failPendingHandoff(sessionId: string, reason: string): Promise<{ failed: boolean; handoff: HandoffJson }> {
-    return (await this.#session(sessionId)) ? this.#handoff!.failPending(reason) : { failed: false, handoff: null };
+  async failPendingHandoff(reason: string): Promise<Found<{ failed: boolean; handoff: HandoffJson }>> {
+    return (await this.#session()) ? { ok: true, ...this.#handoff!.failPending(reason) } : NOT_FOUND;
   }
 
-  async waitHandoff(sessionId: string, state: string | null, timeoutMs: number): Promise<{ found: boolean; handoff: HandoffJson }> {
-    if (!(await this.#session(sessionId))) return { found: false, handoff: null };
-    return { found: true, handoff: await this.#handoff!.wait(state, timeoutMs, () => this.#changed.promise) };
+  async waitHandoff(state: string | null, timeoutMs: number): Promise<Found<{ handoff: HandoffJson }>> {
+    if (!(await this.#session())) return NOT_FOUND;
+    return { ok: true, handoff: await this.#handoff!.wait(state, timeoutMs, () => this.#changed.promise) };
   }
 
-  async expireHandoff(sessionId: string, claimedBefore: number): Promise<boolean> {
-    return (await this.#session(sessionId)) ? this.#handoff!.expire(claimedBefore) : false;
+  async expireHandoff(claimedBefore: number): Promise<Found<{ expired: boolean }>> {
+    return (await this.#session()) ? { ok: true, expired: await this.#handoff!.expire(claimedBefore) } : NOT_FOUND;
   }
 }

@@ -161,7 +161,7 @@ export async function deleteEverywhere(env: Env, d: Db, rec: SessionRecord): Pro
   const keys = new Set(routes.map((r) => r.key));
   if (rec.sessionKey) keys.add(rec.sessionKey);
   if (rec.handoffDestKey) keys.add(rec.handoffDestKey);
-  await Promise.all([...keys].map((key) => inbox(env, key).unbind(key, rec.id)));
+  await Promise.all([...keys].map((key) => inbox(env, key).unbind(rec.id)));
   await d.batch([
     d.delete(messages).where(eq(messages.sessionId, rec.id)),
     d.delete(summaries).where(eq(summaries.sessionId, rec.id)),

@@ -1,7 +1,8 @@
 import type { Db } from "../../workers/db/client.ts";
 import { messagesUpsert, sessionUpsert, summaryUpsert, usageUpsert } from "../../workers/db/mirror.ts";
-import type { SessionRuntime, Sql } from "../../workers/runtime/index.ts";
+import { MissingRowError, type SessionRuntime, type Sql } from "../../workers/runtime/index.ts";
 import { withCounters, type RecordStore, type SessionRecord } from "./record.ts";
+import { FIRST_COPY_DELAY_MS } from "./types.ts";
 
 /** Transcript rows copied per D1 batch. */
 const BATCH = 100;
@@ -19,6 +20,7 @@ export class D1Mirror {
   readonly #onFailure: (err: unknown) => void;
   #chain: Promise<void> = Promise.resolve();
   #queued = false;
+  #soon: ReturnType<typeof setTimeout> | null = null;
 
   constructor(opts: { db: () => Db; sql: Sql; records: RecordStore; runtime: () => SessionRuntime | null; onFailure: (err: unknown) => void }) {
     this.#db = opts.db;
@@ -32,6 +34,18 @@ export class D1Mirror {
   pending(): boolean {
     const rt = this.#runtime();
     return this.#records.dirty() || (rt !== null && (rt.transcript.unsynced(1).length > 0 || rt.usage.unsynced(1).length > 0));
+  }
+
+  /** A copy within {@link FIRST_COPY_DELAY_MS} (a short turn's user message goes with its reply). */
+  soon(): void {
+    this.#soon ??= setTimeout(() => this.now(), FIRST_COPY_DELAY_MS);
+  }
+
+  /** A copy now (one asked for `soon` goes with it). */
+  now(): void {
+    if (this.#soon !== null) clearTimeout(this.#soon);
+    this.#soon = null;
+    void this.flush();
   }
 
   /** Schedules a copy (coalescing with one already queued); resolves when it ran. */
@@ -58,7 +72,7 @@ export class D1Mirror {
       const used = rt.usage.unsynced(BATCH);
       const dirty = this.#records.dirty();
       if (rows.length === 0 && used.length === 0 && !dirty) return;
-      const row: SessionRecord = withCounters(this.#sql, this.#records.get()!);
+      const row: SessionRecord = withCounters(this.#sql, present(this.#records));
       const { handoffDestKey: _k, handoffTurnId: _t, summary, foldedThrough, ...d1row } = row;
       const d = this.#db();
       await d.batch([
@@ -69,8 +83,15 @@ export class D1Mirror {
       ]);
       rt.transcript.markSynced(rows.map((r) => r.id));
       rt.usage.markSynced(used.map((u) => u.turnId));
-      this.#records.markClean(this.#records.get()!);
+      this.#records.markClean(present(this.#records));
       if (rows.length < BATCH && used.length < BATCH) return;
     }
   }
+}
+
+/** The session's record, which a flush only runs with (nothing deletes it meanwhile). */
+function present(records: RecordStore): SessionRecord {
+  const rec = records.get();
+  if (!rec) throw new MissingRowError("the session record vanished while copying it to D1");
+  return rec;
 }

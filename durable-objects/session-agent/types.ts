@@ -1,14 +1,24 @@
 import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import type { ReplyTarget } from "../../workers/platforms/types.ts";
 
+/**
+ * The one "not found" of the session object's methods: no session by this object's name
+ * (never created, or deleted). Every method that needs its session answers `Found<T>`.
+ */
+export type NotFound = { ok: false; code: "not_found" };
+export const NOT_FOUND: NotFound = { ok: false, code: "not_found" };
+
+/** The answer of a method that needs its session: `{ ok: true, …T }`, or {@link NotFound}. */
+export type Found<T extends object = object> = ({ ok: true } & T) | NotFound;
+
 /** Outcome of asking for an API turn. The stream is server-sent events (see SseSink). */
 export type StartTurnResult =
   | { ok: true; turnId: string; stream: ReadableStream<Uint8Array> }
-  | { ok: false; code: "turn_in_progress" | "handoff_in_flight" | "not_found"; message: string };
+  | NotFound
+  | { ok: false; code: "turn_in_progress" | "handoff_in_flight"; message: string };
 
 /** A platform message (or an internal one) for this session, from its Inbox. */
 export interface EnqueueInput {
-  sessionId: string;
   content: string;
   target: ReplyTarget;
   /** `<platform>:<delivery id>`: the same key twice is one turn. */
@@ -18,18 +28,18 @@ export interface EnqueueInput {
   meta?: Record<string, unknown>;
 }
 
-export type EnqueueResult = { accepted: boolean; position: number; found: boolean };
+/** `accepted: false`: this delivery key was taken before (a redelivery), nothing was added. */
+export type EnqueueResult = Found<{ accepted: boolean }>;
 
 /** A handoff request's answer: queued (and where to), or why not. */
 export type HandoffAnswer =
   | { ok: true; to: string }
-  | { ok: false; code: "turn_in_progress" | "handoff_in_flight" | "not_found" }
+  | NotFound
+  | { ok: false; code: "turn_in_progress" | "handoff_in_flight" }
   | { ok: false; code: "no_home_channel"; message: string };
 
 /** How long a turn may go without the object proving it is alive before recovery kicks in. */
 export const WATCHDOG_MS = 30_000;
-/** Delivery keys of finished platform turns are remembered this long, against late redeliveries. */
-export const SEEN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** The user message of a short turn reaches D1 with its reply; a longer turn copies it after this. */
 export const FIRST_COPY_DELAY_MS = 250;
 /** A failed copy to D1 is tried again after this long. */

@@ -18,6 +18,23 @@ export class SignInGuard extends DurableObject<Env> {
     return { ok: true };
   }
 
+  /**
+   * A `/v1` bearer check whose result (`right`) the Worker already knows, judged here so
+   * that it counts like a sign-in: while the client must wait, even the right token is
+   * refused; a wrong one is counted (the wait starts after the free ones); a right one
+   * clears the count. Serialised by the object, so parallel guesses are counted one by one.
+   */
+  async bearer(now: number, right: boolean): Promise<{ ok: boolean; retryAfterMs?: number }> {
+    const state = this.ctx.storage.kv.get<ThrottleState>(KEY) ?? null;
+    if (right) {
+      if (state && now - state.lastAt < FORGET_AFTER_MS && now < state.blockedUntil) return { ok: false, retryAfterMs: state.blockedUntil - now };
+      if (state) await this.ctx.storage.deleteAll();
+      return { ok: true };
+    }
+    const result = await this.attempt(now);
+    return result.ok ? { ok: false } : result;
+  }
+
   /** The attempt had the right token: the count starts again. */
   async succeeded(): Promise<void> {
     await this.ctx.storage.deleteAll();

@@ -56,7 +56,7 @@ describe("hermes-edge sessions set / usage / export / delete / import", () => {
     expect(list.out).toMatch(new RegExp(`${id}  data trip  cli · 6 msgs · 6\\.0k tokens · \\d+s ago`));
 
     const usage = await cli(["usage", "--group", "session", "--json"]);
-    expect(JSON.parse(usage.out).usage).toContainEqual({ key: id, turns: 3, input_tokens: 6000, output_tokens: 30 });
+    expect(JSON.parse(usage.out).usage).toContainEqual(expect.objectContaining({ key: id, turns: 3, input_tokens: 6000, output_tokens: 30 }));
     const table = await cli(["usage", "--group", "session"]);
     expect(table.out.split("\n")[0]).toMatch(/^session\s+turns\s+input\s+output\s+total$/);
     expect(table.out).toMatch(new RegExp(`${id}\\s+3\\s+6,000\\s+30\\s+6,030`));
@@ -70,7 +70,7 @@ describe("hermes-edge sessions set / usage / export / delete / import", () => {
     const exported = readFileSync(file, "utf8");
     expect(exported.split("\n")[0]).toContain('"type":"session"');
     const md = await cli(["sessions", "export", id, "--format", "md"]);
-    expect(md.out).toContain("data trip");
+    expect(md.out.split("\n")[0]).toBe("# data trip");
     expect(md.out).toContain("question 3");
 
     // On a terminal it asks; anything but yes keeps the session.
@@ -127,7 +127,8 @@ describe("hermes-edge status", () => {
     expect(lines).toContain("✓ settings   all understood");
     expect(lines).toContain("✓ model      openai fake: answers (no model list: HTTP 404)");
     expect(lines.find((l) => l.startsWith("✓ telegram"))).toContain("local Worker: the platform cannot reach it");
-    expect(lines).toContain("✓ D1         10/10 migrations applied");
+    const migrations = readdirSync(path.join(import.meta.dirname, "..", "..", "migrations")).filter((f) => f.endsWith(".sql")).length;
+    expect(lines).toContain(`✓ D1         ${migrations}/${migrations} migrations applied`);
     expect(lines.at(-1)).toBe("no problems found");
     const json = JSON.parse((await cli(["status", "--json"])).out) as { reachable: boolean; token: { accepted: boolean }; problems: unknown[]; worker: { migrations: { missing: string[] }; setting_problems: unknown[] } };
     expect(json).toMatchObject({ reachable: true, token: { accepted: true }, problems: [], worker: { migrations: { missing: [] }, setting_problems: [] } });
@@ -137,7 +138,8 @@ describe("hermes-edge status", () => {
     const m = memoryIo({ HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: "wrong", NO_COLOR: "1" }, tmpdir());
     expect(await createCli(["status"], m.io).run()).toBe(1);
     expect(m.out()).toContain("✗ token      refused (HERMES_EDGE_TOKEN)");
-    expect(m.out()).toContain("fix: log in with the Worker's API_TOKEN: npx hermes-edge login");
+    // The variable overrides a login, so the fix is the variable, not `login`.
+    expect(m.out()).toContain("fix: HERMES_EDGE_TOKEN is set and overrides `hermes-edge login` and ./.dev.vars: set it to the Worker's API_TOKEN, or unset it");
     const gone = memoryIo({ HERMES_EDGE_URL: "http://127.0.0.1:9", HERMES_EDGE_TOKEN: "x", NO_COLOR: "1" }, tmpdir());
     expect(await createCli(["status"], gone.io).run()).toBe(1);
     expect(gone.out()).toContain("✗ Worker     not reachable");

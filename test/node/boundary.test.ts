@@ -20,7 +20,8 @@ function sources(dir: string): string[] {
  * by the tests below). Named for what they do: a newcomer reads the layout from this table.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  agent: [], // the model core: pure
+  retry: [], // backoff, Retry-After, which failures to retry: pure, every layer may use it
+  agent: ["retry", "version"], // the model core: pure (only its MCP client names the version)
   format: [], // Markdown → each dialect: pure
   errors: [], // the API's error vocabulary
   names: [], // the platform names
@@ -28,21 +29,22 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   security: [], // constant-time compares, HMAC
   version: [],
   log: [], // the logger and errorMessage: import-free, so every layer may use them (EVERYWHERE)
+  json: [], // parse JSON and report the first zod issue
   settings: ["agent", "attachments", "names", "relay", "runtime"], // every setting, parsed once
-  platforms: ["agent", "attachments", "format", "names", "security"], // neutral types, parts, session keys
+  platforms: ["agent", "attachments", "format", "json", "names", "security"], // neutral types, parts, session keys
   adapter: ["agent", "attachments", "format", "names", "platforms", "security"], // workers/platforms/<name>/
   registry: ["adapter", "names", "platforms", "settings"], // the one place adapters are picked
   links: ["adapter", "names"], // links to a chat, per platform
-  console: ["security"], // the web console's cookie, throttle and headers (its routes are http)
+  console: ["agent", "retry", "security"], // the web console's cookie, throttle and headers (its routes are http)
   web: ["agent"], // the console's front end, bundled for the browser (workers/console/web/): the SSE parser
-  runtime: ["agent", "attachments", "names", "platforms"], // the one turn runtime (edge and gateway)
+  runtime: ["agent", "attachments", "names", "platforms", "retry"], // the one turn runtime (edge and gateway)
   relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
   db: ["attachments", "links", "runtime"],
-  conversations: ["agent", "attachments", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
-  objects: ["agent", "attachments", "console", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "runtime", "security", "settings"],
-  http: ["agent", "attachments", "console", "conversations", "db", "errors", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
+  conversations: ["agent", "attachments", "db", "errors", "format", "json", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
+  objects: ["agent", "attachments", "console", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "retry", "runtime", "security", "settings"],
+  http: ["agent", "attachments", "console", "conversations", "db", "errors", "json", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
-  cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "runtime"],
+  cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "retry", "runtime", "version"],
 };
 
 /** Layers every layer may import: import-free helpers (the logger, `errorMessage`). */
@@ -55,7 +57,7 @@ const MAY_IMPORT_TYPES: Record<string, readonly string[]> = { cli: ["conversatio
 const typeImportsOf = (file: string) => new Set([...readFileSync(file, "utf8").matchAll(/^import type \{[^}]*\} from ["']([^"']+)["']/gm)].map((m) => m[1]!));
 
 function layerOf(rel: string): string {
-  const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/version.ts": "version", "workers/platforms/registry.ts": "registry", "workers/platforms/links.ts": "links", "workers/console/routes.ts": "http", "workers/platforms/names.ts": "names" };
+  const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/version.ts": "version", "workers/json.ts": "json", "workers/platforms/registry.ts": "registry", "workers/platforms/links.ts": "links", "workers/console/routes.ts": "http", "workers/platforms/names.ts": "names" };
   if (special[rel]) return special[rel]!;
   if (/^workers\/platforms\/(telegram|discord|slack)\//.test(rel)) return "adapter";
   if (rel.startsWith("workers/console/web/")) return "web";
@@ -141,11 +143,19 @@ describe("module boundaries", () => {
     expect(leaks).toEqual([]);
   });
 
+  it("keeps the application layer free of the HTTP framework: conversations/ returns results, http/ makes responses", () => {
+    const app = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/conversations/"));
+    expect(app.length).toBeGreaterThan(0);
+    const hono = (s: string) => s === "hono" || s.startsWith("hono/");
+    const bad = app.flatMap((f) => importsOf(f).filter(hono).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    expect(bad).toEqual([]);
+  });
+
   it("keeps the agent core free of runtime, SDK and adapter imports", () => {
     const core = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/agent/") && !path.relative(PROJECT_ROOT, f).startsWith("workers/agent/mcp/"));
     expect(core.length).toBeGreaterThan(0);
-    // Pure libraries the core may use: no runtime APIs, no network.
-    const pure = (f: string, s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("gpt-tokenizer/") || isLog(f, s);
+    // Pure libraries the core may use: no runtime APIs, no network (the retry module is pure too: see below).
+    const pure = (f: string, s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("../retry/") || s.startsWith("gpt-tokenizer/") || isLog(f, s);
     const bad = core.flatMap((f) => importsOf(f).filter((s) => !pure(f, s)).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
     expect(bad).toEqual([]);
   });
@@ -157,6 +167,13 @@ describe("module boundaries", () => {
     expect(bad).toEqual([]);
   });
 
+  it("keeps the retry module pure: its own files only, so the agent core, the console and the gateway share it", () => {
+    const retry = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/retry/"));
+    expect(retry.length).toBeGreaterThan(0);
+    const bad = retry.flatMap((f) => importsOf(f).filter((s) => !s.startsWith("./")).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    expect(bad).toEqual([]);
+  });
+
   it("imports the MCP SDK only in workers/agent/mcp/ (never its stdio client) and in the gateway's mcp.ts", () => {
     const bad: string[] = [];
     for (const file of files) {
@@ -164,7 +181,7 @@ describe("module boundaries", () => {
       for (const spec of importsOf(file)) {
         const sdk = spec.startsWith("@modelcontextprotocol/sdk");
         if (rel.startsWith("workers/agent/mcp/")) {
-          const own = sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec) || isLog(file, spec);
+          const own = sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec) || spec === "../../version.ts" || isLog(file, spec);
           if (spec.includes("/client/stdio") || !own) bad.push(`${rel} imports ${spec}`);
         } else if (sdk && rel !== "cli/gateway/mcp.ts") bad.push(`${rel} imports ${spec}`);
       }

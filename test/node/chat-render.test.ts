@@ -60,7 +60,7 @@ describe("chat replies", () => {
     (await worker.nextTurn()).reply("```ts\nconst ok = a < b;\n```\n\nThat is **all**.");
     await printed(t.io.stdout, t.out, "all");
     const all = screen(t.out().slice(t.out().indexOf("agent")));
-    expect(all).toContain("agent ›\x1b[39m\n\x1b[2m┌ ts\x1b[0m\n\x1b[2m│ const ok = a < b;\x1b[0m\n\nThat is \x1b[0m\x1b[1mall\x1b[0m.\n");
+    expect(all).toContain("agent ›\x1b[39m\n\x1b[2m┌ ts\x1b[0m\n\x1b[2m│ const ok = a < b;\x1b[0m\n\x1b[2m└\x1b[0m\n\nThat is \x1b[0m\x1b[1mall\x1b[0m.\n");
     t.stdin.write("\x03");
     expect(await t.exit).toBe(0);
   });

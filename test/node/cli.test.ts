@@ -71,7 +71,23 @@ describe("hermes-edge CLI", () => {
     expect(a.err()).toContain("unknown command 'fly'");
     const b = io();
     expect(await createCli(["sessions", "list", "--nope"], b.io).run()).toBe(2);
-    expect(b.err()).toContain("Unknown option '--nope'");
+    expect(b.err()).toContain("unknown option '--nope'");
+  });
+
+  it("usage errors are not buried under the help, and --bogus gets our words, not Node's", async () => {
+    const sessions = COMMANDS.find((c) => c.name === "sessions")!;
+    for (const [argv, first] of [
+      [["sessions", "list", "--bogus"], "error: unknown option '--bogus'"],
+      [["sessions", "list", "--limit"], "error: option '--limit' needs a value"],
+      [["sessions", "show"], 'error: sessions show needs a session id, title or "latest"'],
+    ] as const) {
+      const t = io();
+      expect(await createCli([...argv], t.io).run(), argv.join(" ")).toBe(2);
+      expect(t.err().trimEnd().split("\n"), argv.join(" ")).toEqual([first, `usage: hermes-edge ${sessions.synopsis}  (hermes-edge sessions --help for more)`]);
+    }
+    const fly = io();
+    expect(await createCli(["fly"], fly.io).run()).toBe(2);
+    expect(fly.err().trimEnd().split("\n")).toHaveLength(2);
   });
 
   it("says in one line that the Worker is unreachable", async () => {

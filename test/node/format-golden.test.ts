@@ -147,7 +147,7 @@ describe("plain and terminal", () => {
     const md = "# Title\n\n**b** *i* `c` [l](https://x.io)\n\n> q\n\n```js\nlet x;\n```";
     expect(renderTerminal(md, { color: false })).toBe("Title\n\nb i c l (https://x.io)\n\n> q\n\n    let x;");
     expect(renderTerminal(md, { color: true })).toBe(
-      "\x1b[0m\x1b[1mTitle\x1b[0m\n\n\x1b[0m\x1b[1mb\x1b[0m \x1b[0m\x1b[3mi\x1b[0m \x1b[0m\x1b[36mc\x1b[0m l\x1b[0m\x1b[2m \x1b[0m\x1b[2m(https://x.io)\x1b[0m\n\n\x1b[2m│\x1b[0m q\n\n\x1b[2m┌ js\x1b[0m\n\x1b[2m│ let x;\x1b[0m",
+      "\x1b[0m\x1b[1mTitle\x1b[0m\n\n\x1b[0m\x1b[1mb\x1b[0m \x1b[0m\x1b[3mi\x1b[0m \x1b[0m\x1b[36mc\x1b[0m l\x1b[0m\x1b[2m \x1b[0m\x1b[2m(https://x.io)\x1b[0m\n\n\x1b[2m│\x1b[0m q\n\n\x1b[2m┌ js\x1b[0m\n\x1b[2m│ let x;\x1b[0m\n\x1b[2m└\x1b[0m",
     );
     expect(renderTerminal("one two three four five", { color: false, width: 10 })).toBe("one two\nthree four\nfive");
     expect(renderTerminal("- one two three four", { color: false, width: 10 })).toBe("• one two\n  three\n  four");

@@ -1,6 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { nodeWebSocket } from "../../cli/gateway/client.ts";
+import { REFUSED_HINT } from "../../cli/gateway/client.ts";
 import { DISABLED_MESSAGE } from "../../cli/gateway/index.ts";
 import { StatusLine } from "../../cli/gateway/status.ts";
 import { styleFor } from "../../cli/io.ts";
@@ -104,6 +105,9 @@ describe("gateway connection", () => {
     clock.advance(clock.pending()[0]!);
     await connector.socket(6);
     expect(gw.stderr()).toContain("reconnecting in 0.8s (credentials refused (4401))");
+    // The retries come with what to check, said once, not a bare retry forever.
+    expect(gw.stderr().split(REFUSED_HINT)).toHaveLength(2);
+    expect(REFUSED_HINT).toContain("GATEWAY_RELAY_ID and GATEWAY_RELAY_SECRET match an <id>:<secret> pair in the Worker's RELAY_SECRETS");
     expect(gw.stderr()).toContain("(token expired (4401))");
     expect(gw.stderr()).not.toContain("disabled");
     gw.signals.emit("SIGTERM");

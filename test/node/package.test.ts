@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../cli/local.ts";
 import { CLI_VERSION } from "../../cli/main.ts";
+import { VERSION } from "../../workers/version.ts";
 
 const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8");
 const pkg = JSON.parse(read("package.json")) as Record<string, unknown> & { version: string; scripts: Record<string, string> };
@@ -19,6 +20,7 @@ describe("package.json and the lockfile", () => {
     expect(pkg.dependencies).toBeUndefined();
     expect(pkg.files).toEqual(["cli/bin.js", "dist/"]);
     expect(CLI_VERSION).toBe(pkg.version);
+    expect(VERSION, "workers/version.ts, the one version (the Worker's, the CLI's, the MCP client's)").toBe(pkg.version);
   });
 
   it("deploy applies the remote migrations first and stops if they fail; cf-typegen is wrangler types", () => {

@@ -64,7 +64,13 @@ describe("hermes-edge setup", () => {
     expect(bad.err).toMatch(/Telegram refused getMe: Unauthorized \(is TELEGRAM_BOT_TOKEN right\?\)/);
     const missing = await run(["setup", "telegram"], { TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token });
     expect(missing.code).toBe(1);
-    expect(missing.err).toContain("TELEGRAM_WEBHOOK_SECRET is not set");
+    expect(missing.err).toContain("this setting is not set (environment or ./.dev.vars):\n  TELEGRAM_WEBHOOK_SECRET: any random string");
+  });
+
+  it("telegram: names every missing setting at once, not one per run", async () => {
+    const none = await run(["setup", "telegram"], {});
+    expect(none.code).toBe(1);
+    expect(none.err).toMatch(/these settings are not set \(environment or \.\/\.dev\.vars\):\n {2}TELEGRAM_BOT_TOKEN: .*\n {2}TELEGRAM_WEBHOOK_SECRET: /);
   });
 
   it("discord: registers the slash commands and the interactions endpoint", async () => {
@@ -113,6 +119,6 @@ describe("hermes-edge setup", () => {
   it("refuses an unknown platform with the usage", async () => {
     const r = await run(["setup", "irc"], {});
     expect(r.code).toBe(2);
-    expect(r.err).toContain("Usage: hermes-edge setup");
+    expect(r.err).toContain("usage: hermes-edge setup");
   });
 });

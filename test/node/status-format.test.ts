@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { styleFor } from "../../cli/io.ts";
+import { createCli } from "../../cli/main.ts";
 import { formatStatus, type StatusReport } from "../../cli/status.ts";
+import { memoryIo } from "../support/cli-io.ts";
+import { serve } from "../support/http.ts";
 
 const plain = styleFor({ isTTY: false }, {});
 
@@ -73,5 +76,35 @@ describe("hermes-edge status output", () => {
     };
     expect(formatStatus(report, 0, plain)).toContain("✓ model      offline: the built-in offline model (canned replies)");
     expect(formatStatus(report, 0, plain)).toContain("✓ settings   all understood");
+  });
+
+  it("the cron hint is one that works under wrangler 4 (GET /__scheduled answered 404 under npm run dev)", () => {
+    const report = (url: string): StatusReport => ({
+      url,
+      reachable: true,
+      version: "0.1.0",
+      token: { accepted: true, source: ".dev.vars" },
+      worker: { version: "0.1.0", model: { provider: "offline", model: "offline", detail: "x" }, platforms: [], gateways: [], migrations: { expected: 9, applied: 9, missing: [] }, cron: { last_run: null }, setting_problems: [] },
+      problems: [],
+    });
+    const local = formatStatus(report("http://127.0.0.1:8787"), 0, plain).join("\n");
+    expect(local).toContain("– cron       has not run (wrangler does not run it locally; run it once: curl http://127.0.0.1:8787/cdn-cgi/handler/scheduled)");
+    expect(local).not.toContain("__scheduled");
+    expect(formatStatus(report("https://he.example.workers.dev"), 0, plain).join("\n")).toContain("– cron       has not run yet (it runs on wrangler.toml's [triggers] schedule)");
+  });
+
+  it("with a wrong HERMES_EDGE_TOKEN, status says to fix or unset the variable, not to log in (it overrides the login)", async () => {
+    const worker = await serve((req) =>
+      new URL(req.url).pathname === "/health" ? Response.json({ ok: true, service: "hermes-edge", version: "0.1.0" }) : Response.json({ error: { code: "unauthorized", message: "bad token" } }, { status: 401 }),
+    );
+    try {
+      const t = memoryIo({ HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: "wrong" });
+      expect(await createCli(["status"], t.io).run()).toBe(1);
+      expect(t.out()).toContain("HERMES_EDGE_TOKEN does not match the Worker's API_TOKEN");
+      expect(t.out()).toContain("fix: HERMES_EDGE_TOKEN is set and overrides `hermes-edge login` and ./.dev.vars: set it to the Worker's API_TOKEN, or unset it");
+      expect(t.out()).not.toMatch(/fix: .*npx hermes-edge login/);
+    } finally {
+      await worker.close();
+    }
   });
 });

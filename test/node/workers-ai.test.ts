@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ProviderError, ToolRegistry, WorkersAiModel, createModel, modelId, runTurn, type ChatMessage, type Tool } from "../../workers/agent/index.ts";
 import { FakeAi } from "../support/fake-ai.ts";
 
@@ -86,6 +86,52 @@ describe("Workers AI provider", () => {
     expect(out).toEqual({ content: "Partial ", toolCalls: [], finishReason: "interrupted" });
     expect(ai.aborted).toBe(true);
   });
+
+  it("regression: an interrupted Workers AI turn dropped the usage it had streamed; it keeps it, as the OpenAI client does", async () => {
+    const ai = new FakeAi().then({ kind: "hold", first: [{ response: "Partial ", usage: { prompt_tokens: 12, completion_tokens: 1 } }] });
+    const ctrl = new AbortController();
+    const out = await model(ai).complete({ messages: [{ role: "user", content: "hi" }], signal: ctrl.signal, onText: () => ctrl.abort() });
+    expect(out).toEqual({ content: "Partial ", toolCalls: [], finishReason: "interrupted", usage: { input: 12, output: 1 } });
+  });
+
+  it("times out a binding that goes silent mid-stream, keeping the text so far", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const ai = new FakeAi().then({ kind: "hold", first: [{ response: "first " }] });
+    const silent = new WorkersAiModel({ ai, model: MODEL, sleep: noSleep, idleTimeoutMs: 30_000 });
+    const p = silent.complete({ messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(31_000);
+    expect(await p).toMatchObject({ code: "provider_timeout", message: "Workers AI sent nothing for 30s", partial: "first " });
+    expect(ai.aborted).toBe(true);
+  });
+
+  it("backs off 0.5 s then 1 s on capacity errors, and never retries a spent daily allocation", async () => {
+    const sleeps: number[] = [];
+    const busy = new FakeAi().then(...Array.from({ length: 3 }, () => ({ kind: "error" as const, message: "3040: Capacity temporarily exceeded" })));
+    const counted = new WorkersAiModel({ ai: busy, model: MODEL, sleep: async (ms) => void sleeps.push(ms) });
+    const err = await counted.complete({ messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "provider_rate_limited" });
+    expect(sleeps).toEqual([500, 1000]);
+
+    const spent = new FakeAi().then({ kind: "error", message: "3036: You have used up your daily free allocation" }).text("never");
+    await expect(model(spent).complete({ messages: [{ role: "user", content: "hi" }] })).rejects.toMatchObject({ code: "provider_rate_limited" });
+    expect(spent.calls).toHaveLength(1);
+  });
+
+  it("an interrupt during the wait between attempts resolves as interrupted, without another call", async () => {
+    const ai = new FakeAi().then({ kind: "error", message: "3040: Capacity temporarily exceeded" }).text("late");
+    const ctrl = new AbortController();
+    const sleep = async (_ms: number, signal?: AbortSignal) => {
+      ctrl.abort();
+      throw signal?.reason;
+    };
+    const out = await new WorkersAiModel({ ai, model: MODEL, sleep }).complete({ messages: [{ role: "user", content: "hi" }], signal: ctrl.signal });
+    expect(out).toEqual({ content: "", toolCalls: [], finishReason: "interrupted" });
+    expect(ai.calls).toHaveLength(1);
+  });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 describe("provider selection (LLM_PROVIDER)", () => {

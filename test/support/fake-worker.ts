@@ -23,6 +23,8 @@ export class FakeWorker {
   readonly requests: Array<{ line: string; auth: string | null }> = [];
   /** Sessions whose `running` is true; POST …/turns to them answers 409 turn_in_progress. */
   readonly busy = new Set<string>();
+  /** What GET /v1/platforms answers. */
+  platforms: unknown[] = [];
   /** Messages of a session, for --resume. */
   readonly transcripts = new Map<string, Array<{ role: string; content: string }>>();
   #server: LoopbackServer | null = null;
@@ -80,6 +82,7 @@ export class FakeWorker {
     }
     if (url.pathname === "/health") return Response.json({ ok: true, service: "hermes-edge", version: "9.9.9" });
     if (req.headers.get("authorization") !== `Bearer ${this.token}`) return Response.json({ error: { code: "unauthorized", message: "bad token" } }, { status: 401 });
+    if (url.pathname === "/v1/platforms") return Response.json({ platforms: this.platforms });
     const m = /^\/v1\/sessions(?:\/([^/]+))?(?:\/(turns|messages|interrupt))?$/.exec(url.pathname);
     if (!m) return Response.json({ error: { code: "not_found", message: "no route" } }, { status: 404 });
     const [, id, action] = m;

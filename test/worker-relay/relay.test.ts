@@ -7,7 +7,7 @@ import { bind, settle, toTelegram } from "../worker/platform-helpers.ts";
 import { llm, telegram } from "../worker/setup.ts";
 import { connect, gateway, GW, token } from "./helpers.ts";
 
-const relayStub = () => env.RELAY.get(env.RELAY.idFromName(GW.id));
+const relayStub = () => env.RELAY.getByName(GW.id);
 const text = (f: Record<string, unknown>) => (f.event as { text: string }).text;
 const inbound = (t: string) => (f: Record<string, unknown>) => f.type === "inbound" && text(f) === t;
 

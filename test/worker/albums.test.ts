@@ -20,7 +20,7 @@ const photo = (fileId: string) => [
 let chats = 7_300;
 
 /** The Inbox of a Telegram chat, where the album waits for its parts. */
-const inboxOf = (key: string) => env.INBOX.get(env.INBOX.idFromName(key));
+const inboxOf = (key: string) => env.INBOX.getByName(key);
 
 describe("albums", () => {
   it("a DM album of three photos, captioned on the first, is one turn with three images and one reply", async () => {

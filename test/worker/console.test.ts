@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { issueSession } from "../../workers/console/cookie.ts";
+import { issueSession, TAB_HEADER, tabKey } from "../../workers/console/cookie.ts";
 import { FREE_ATTEMPTS } from "../../workers/console/throttle.ts";
 import { app } from "../../workers/app.ts";
 import { call, newSession, postTurn, readEvents, TOKEN } from "./helpers.ts";
@@ -24,9 +24,19 @@ function cookieOf(res: Response): string {
   return res.headers.get("set-cookie")!.split(";")[0]!;
 }
 
-function withCookie(path: string, cookie: string, init: RequestInit & { origin?: string } = {}): Promise<Response> {
+/** A signed-in tab: the cookie and the per-tab key its sign-in returned. */
+async function tabOf(res: Response): Promise<{ cookie: string; tab: string }> {
+  const body = (await res.json()) as { tab_key: string };
+  return { cookie: cookieOf(res), tab: body.tab_key };
+}
+
+function withCookie(path: string, cookie: string | { cookie: string; tab: string }, init: RequestInit & { origin?: string } = {}): Promise<Response> {
   const headers = new Headers(init.headers);
-  headers.set("cookie", cookie);
+  if (typeof cookie === "string") headers.set("cookie", cookie);
+  else {
+    headers.set("cookie", cookie.cookie);
+    headers.set(TAB_HEADER, cookie.tab);
+  }
   if (init.origin) headers.set("origin", init.origin);
   return exports.default.fetch(`${ORIGIN}${path}`, { ...init, headers });
 }
@@ -59,11 +69,12 @@ describe("console sign-in", () => {
   it("exchanges the right token for an HttpOnly, SameSite=Strict, Secure __Host- cookie that is not the token", async () => {
     const res = await signIn(TOKEN);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ signed_in: true });
     const set = res.headers.get("set-cookie")!;
+    const tab = await tabOf(res);
+    expect(tab.tab).toMatch(/^[0-9a-f]{64}$/);
     expect(set).toMatch(/^__Host-hermes_console=\d+\.[\w-]{22}\.[0-9a-f]{64}; Path=\/; HttpOnly; SameSite=Strict; Secure; Max-Age=43200$/);
     expect(set).not.toContain(TOKEN);
-    const status = await withCookie("/console/session", cookieOf(res));
+    const status = await withCookie("/console/session", tab);
     expect(await status.json()).toEqual({ signed_in: true });
   });
 
@@ -117,7 +128,7 @@ describe("console sign-in", () => {
 
 describe("/v1 with the console cookie", () => {
   it("reads with the cookie; changes need the console's own Origin (403 without, or from elsewhere)", async () => {
-    const cookie = cookieOf(await signIn(TOKEN));
+    const cookie = await tabOf(await signIn(TOKEN));
     expect((await withCookie("/v1/sessions?limit=1", cookie)).status).toBe(200);
     const create = (origin?: string) => withCookie("/v1/sessions", cookie, { method: "POST", body: JSON.stringify({ title: "from the console" }), ...(origin ? { origin } : {}) });
     for (const origin of [undefined, "https://evil.test", "http://edge.test"]) {
@@ -134,7 +145,7 @@ describe("/v1 with the console cookie", () => {
     const expired = await issueSession(TOKEN, Date.now() - 13 * 60 * 60 * 1000);
     const rotated = await issueSession("the-old-token", Date.now());
     for (const value of [tampered, expired, rotated, TOKEN]) {
-      const res = await withCookie("/v1/sessions", `__Host-hermes_console=${value}`);
+      const res = await withCookie("/v1/sessions", { cookie: `__Host-hermes_console=${value}`, tab: await tabKey(TOKEN, value) });
       expect(res.status, value).toBe(401);
     }
   });
@@ -147,6 +158,25 @@ describe("/v1 with the console cookie", () => {
     const closed = await exports.default.fetch(`${ORIGIN}/console/sign-in`, { method: "POST", headers: { origin: ORIGIN } });
     expect(closed.status).toBe(400);
     expect(env.API_TOKEN).toBe(TOKEN);
+  });
+});
+
+describe("the console's per-tab key", () => {
+  it("the console cookie alone was replayable from another local port: /v1 refuses a cookie without this tab's key (401), or with another session's", async () => {
+    const base = "http://127.0.0.1:8787";
+    const res = await signIn(TOKEN, { base });
+    const { cookie, tab } = await tabOf(res);
+    const get = (headers: Record<string, string>) => exports.default.fetch(`${base}/v1/sessions?limit=1`, { headers: { cookie, ...headers } });
+    expect((await get({ [TAB_HEADER]: tab })).status).toBe(200);
+    const bare = await get({});
+    expect(bare.status).toBe(401);
+    expect(await bare.json()).toMatchObject({ error: { code: "unauthorized", message: expect.stringContaining("sign in again in this tab") } });
+    const other = await tabOf(await signIn(TOKEN, { base }));
+    expect((await get({ [TAB_HEADER]: other.tab })).status).toBe(401);
+    expect((await get({ [TAB_HEADER]: tab.replace(/^./, (c) => (c === "0" ? "1" : "0")) })).status).toBe(401);
+    // A new tab (no key) is shown the sign-in form: /console/session says signed out.
+    expect(await (await exports.default.fetch(`${base}/console/session`, { headers: { cookie } })).json()).toEqual({ signed_in: false });
+    expect(await (await exports.default.fetch(`${base}/console/session`, { headers: { cookie, [TAB_HEADER]: tab } })).json()).toEqual({ signed_in: true });
   });
 });
 
@@ -204,8 +234,8 @@ describe("routes the console reads", () => {
 
 describe("regression: sessions made in the console said source: cli", () => {
   it("a session made in the console has source console; one made with the bearer token (the CLI) has source cli", async () => {
-    const cookie = cookieOf(await signIn(TOKEN));
-    const made = await withCookie("/v1/sessions", cookie, { method: "POST", body: JSON.stringify({ title: "typed in the console" }), origin: ORIGIN });
+    const tab = await tabOf(await signIn(TOKEN));
+    const made = await withCookie("/v1/sessions", tab, { method: "POST", body: JSON.stringify({ title: "typed in the console" }), origin: ORIGIN });
     expect(made.status).toBe(201);
     const { session } = (await made.json()) as { session: { id: string; source: string } };
     expect(session.source).toBe("console");
@@ -217,8 +247,8 @@ describe("regression: sessions made in the console said source: cli", () => {
   });
 
   it("console sessions are the operator's, like CLI ones: *_ADMIN_USERS may /resume them, other users may not", async () => {
-    const cookie = cookieOf(await signIn(TOKEN));
-    const made = await withCookie("/v1/sessions", cookie, { method: "POST", body: JSON.stringify({ title: "console notes" }), origin: ORIGIN });
+    const tab = await tabOf(await signIn(TOKEN));
+    const made = await withCookie("/v1/sessions", tab, { method: "POST", body: JSON.stringify({ title: "console notes" }), origin: ORIGIN });
     const { id } = ((await made.json()) as { session: { id: string } }).session;
     await tgCommand("resume", id, 1002);
     expect(telegram.texts(1002).at(-1)).toContain("No session matches");

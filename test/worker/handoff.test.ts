@@ -47,7 +47,7 @@ async function parseKey(platform: "telegram" | "discord" | "slack", payload: unk
   return buildSessionKey(ingest.event.source);
 }
 
-const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
+const agent = (id: string) => env.SESSION_AGENT.getByName(id);
 
 describe("handoff requests", () => {
   it("checks platform known, enabled, home channel set, no turn running, nothing in flight, in that order", async () => {
@@ -171,7 +171,7 @@ describe("handoff pickup under load", () => {
     const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => newSession(`load test ${i}`)));
     const requests = ids.map((id) => handoff(id, { platform: "telegram", thread: false }));
     // The safety nets racing the objects' own pickups: the cron, and alarms rung early.
-    const extra = [runMaintenance(env, Date.now() + 60_000), ...ids.slice(0, 10).map((id) => agent(id).recover(id)), runMaintenance(env, Date.now() + 60_000)];
+    const extra = [runMaintenance(env, Date.now() + 60_000), ...ids.slice(0, 10).map((id) => agent(id).recover()), runMaintenance(env, Date.now() + 60_000)];
     expect((await Promise.all(requests)).map((r) => r.status)).toEqual(ids.map(() => 202));
     await Promise.all(extra);
     const results = await Promise.all(ids.map((id) => finished(id)));

@@ -24,7 +24,7 @@ describe("regression: an allowed, non-admin user's /sethome took the operator's 
   it("/sethome from a user not in TELEGRAM_ADMIN_USERS is refused, naming the setting, and the home stays", async () => {
     await setHome(db(env), "telegram", { chatId: "-100881", threadId: null, chatName: null, setBy: "1007" }, Date.UTC(2026, 11, 1, 9));
     await tgCommand("sethome", "", 1002);
-    expect(telegram.texts(1002).at(-1)).toContain("Only TELEGRAM_ADMIN_USERS may set the home channel");
+    expect(telegram.texts(1002).at(-1)).toContain("only TELEGRAM_ADMIN_USERS may set the home channel");
     expect(await storedHome(db(env), "telegram")).toMatchObject({ chatId: "-100881", setBy: "1007" });
 
     // Who set it and when, and where a handoff would land, before anyone queues one.

@@ -7,7 +7,7 @@ import { llm, telegram } from "./setup.ts";
 
 let n = 0;
 const freshId = () => `20261201_000000_imp${Date.now().toString(36)}${n++}`;
-const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
+const agent = (id: string) => env.SESSION_AGENT.getByName(id);
 
 function sessionLine(id: string, extra: Record<string, unknown> = {}) {
   return { type: "session", version: 1, session: { id, source: "cli", startedAt: 1, lastActiveAt: 1, title: "imported", ...extra } };

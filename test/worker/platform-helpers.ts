@@ -48,7 +48,7 @@ export async function tgCommand(name: string, args = "", userId = 1001): Promise
 
 /** Waits (through the object's own I/O, no timers) until the session runs a turn. */
 export async function untilRunning(sessionId: string): Promise<void> {
-  const agent = env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(sessionId));
+  const agent = env.SESSION_AGENT.getByName(sessionId);
   for (let i = 0; i < 1000; i++) if ((await agent.status()).running) return;
   throw new Error(`session ${sessionId} never started its turn`);
 }
@@ -132,12 +132,12 @@ export async function settleTouched(before: { inboxes: Set<string>; agents: Set<
 
 /** Waits until the Inbox of `key` handed its deliveries on (commands answered, turns queued). */
 export async function inboxIdle(key: string): Promise<void> {
-  await env.INBOX.get(env.INBOX.idFromName(key)).idle();
+  await env.INBOX.getByName(key).idle();
 }
 
 /** The session a key's Inbox bound it to, once it handed its deliveries on. */
 export async function sessionFor(key: string): Promise<string | null> {
-  const inbox = env.INBOX.get(env.INBOX.idFromName(key));
+  const inbox = env.INBOX.getByName(key);
   await inbox.idle();
   return inbox.session();
 }
@@ -158,5 +158,5 @@ export async function inboxCount(): Promise<number> {
 
 /** Binds a session key to a session on purpose, as a handoff or /resume does (through its Inbox). */
 export async function bind(key: string, sessionId: string): Promise<void> {
-  await env.INBOX.get(env.INBOX.idFromName(key)).bind({ key, sessionId, origin: { platform: "telegram", chatType: "group", chatId: "0" }, bound: true });
+  await env.INBOX.getByName(key).bind({ sessionId, origin: { platform: "telegram", chatType: "group", chatId: "0" }, bound: true });
 }

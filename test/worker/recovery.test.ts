@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { SEEN_RETENTION_MS } from "../../durable-objects/inbox/index.ts";
+import { SEEN_RETENTION_MS } from "../../workers/runtime/seen.ts";
 import { runMaintenance, STUCK_TURN_MS } from "../../workers/maintenance.ts";
 import { TURN_STREAM_LOST } from "../../workers/http/turn-stream.ts";
 import { RESTART_FAILURE } from "../../workers/runtime/index.ts";
@@ -23,7 +23,7 @@ async function dieMidTurn(id: string, content: string): Promise<void> {
   expect(await turn.rest()).toEqual([{ event: "error", data: JSON.stringify(TURN_STREAM_LOST) }]);
 }
 
-const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
+const agent = (id: string) => env.SESSION_AGENT.getByName(id);
 
 describe("an accepted turn survives the object restarting mid-turn", () => {
   it("regression: the caller's stream broke without a last event (an uncaught exception in the log): it ends with session_restarted", async () => {
@@ -94,13 +94,13 @@ describe("cron safety net", () => {
     await toTelegram(update);
     await settle();
     const key = "agent:main:telegram:group:-100901:1004";
-    const inbox = env.INBOX.get(env.INBOX.idFromName(key));
+    const inbox = env.INBOX.getByName(key);
     const age = (ms: number) =>
       runInDurableObject(inbox, (_i, state) => {
         state.storage.sql.exec("UPDATE seen SET at = at - ?", ms);
       });
     await age(SEEN_RETENTION_MS - 60_000);
-    expect(await inbox.take({ key, event: { kind: "message", deliveryId: String(update.update_id), messageId: "1", text: "once", attachments: [], addressed: true, bindsThread: false, source: { platform: "telegram", chatType: "group", chatId: "-100901", userId: "1004" }, target: { platform: "telegram", private: false, ref: "{}" } } })).toBe("duplicate");
+    expect(await inbox.take({ kind: "message", deliveryId: String(update.update_id), messageId: "1", text: "once", attachments: [], addressed: true, bindsThread: false, source: { platform: "telegram", chatType: "group", chatId: "-100901", userId: "1004" }, target: { platform: "telegram", private: false, ref: "{}" } })).toBe("duplicate");
     await age(120_000);
     // Any later delivery prunes the old ids.
     await toTelegram(tg.group("later", { userId: 1004, chatId: -100901, mention: true }));

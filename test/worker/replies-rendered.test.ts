@@ -143,7 +143,7 @@ describe("streamed previews of unfinished Markdown", () => {
   it("a turn held inside a code block previews it as code, then ends with the full rendering", async () => {
     const gate = llm.hold(["Try this:\n\n```py\nfor i in ", "range(3):\n    pri"], ["nt(i)\n```\n\nThat **prints** 0 to 2."]);
     await toTelegram(tg.dm("loop?", 1002));
-    const agent = env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName((await sessionFor("agent:main:telegram:dm:1002"))!));
+    const agent = env.SESSION_AGENT.getByName((await sessionFor("agent:main:telegram:dm:1002"))!);
     // Waits through the object's own I/O until the live update went out.
     for (let i = 0; i < 1000 && tgShows(1002).length === 0; i++) await agent.status();
     const preview = tgShows(1002)[0]!.body;

@@ -120,7 +120,7 @@ describe("issue 12: one round trip before every 2xx", () => {
 
   it("a turn on a cold object: one object call and no D1 read (in the Worker or the object) before the first token", async () => {
     const id = await newSession("cold turn");
-    const stub = env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
+    const stub = env.SESSION_AGENT.getByName(id);
     await stub.idle();
     await evictDurableObject(stub);
     let rest: Promise<unknown> = Promise.resolve();

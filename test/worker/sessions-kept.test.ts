@@ -12,7 +12,7 @@ import { discord, llm, slack, telegram } from "./setup.ts";
 /** Telegram user of this file (allowed in vitest.config.ts); its DM's chat id is the same. */
 const TG_USER = 1009;
 
-const agent = (id: string) => env.SESSION_AGENT.get(env.SESSION_AGENT.idFromName(id));
+const agent = (id: string) => env.SESSION_AGENT.getByName(id);
 
 /** A body read as UTF-8 from its bytes: workerd warns on .text() of a type it does not know as text (x-ndjson). */
 async function bodyText(res: Response): Promise<string> {
@@ -328,6 +328,18 @@ describe("export and import", () => {
     expect(md).toContain("round trip");
     expect(md).toContain("line 1");
     expect(md).toContain("reply 6");
+  });
+
+  it("an export's session line is not stale: the title, message count and tokens the API shows (it said null, 0, 0), and the Markdown is headed by the title", async () => {
+    const id = await newSession();
+    await turns(id, 2, "stale export check");
+    const { session } = await json<{ session: { title: string; message_count: number; input_tokens: number; output_tokens: number } }>(await call(`/v1/sessions/${id}`));
+    expect(session.title).toBeTruthy();
+    expect(session.message_count).toBeGreaterThan(0);
+    expect(session.input_tokens + session.output_tokens).toBeGreaterThan(0);
+    const line = JSON.parse((await (await call(`/v1/sessions/${id}/export`)).text()).split("\n")[0]!) as { session: { title: string; messageCount: number; inputTokens: number; outputTokens: number } };
+    expect(line.session).toMatchObject({ title: session.title, messageCount: session.message_count, inputTokens: session.input_tokens, outputTokens: session.output_tokens });
+    expect((await (await call(`/v1/sessions/${id}/export?format=md`)).text()).split("\n")[0]).toBe(`# ${session.title}`);
   });
 
   it("refuses bodies that are not an export, naming the line", async () => {

@@ -4,6 +4,7 @@ import { repairTranscript } from "./repair.ts";
 import { SUMMARY_MAX_TOKENS } from "./summary.ts";
 import { MESSAGE_OVERHEAD, REPLY_PRIMING, messageTokens, toolsTokens, truncateToTokens, withMargin, type TokenCounter } from "./tokens.ts";
 import type { ChatMessage, ToolSchema } from "./types.ts";
+import { itemAt } from "./item-at.ts";
 
 /** `LLM_CONTEXT_TOKENS` when unset. */
 export const DEFAULT_CONTEXT_TOKENS = 32_000;
@@ -87,8 +88,7 @@ export function splitTurns(history: readonly ChatMessage[], modelId: string): Tu
   const dropOffline = modelId !== OFFLINE_MODEL_ID;
   const turns: Turn[] = [];
   let prevRole: string | null = null;
-  for (let i = 0; i < history.length; i++) {
-    const m = history[i]!;
+  for (const [i, m] of history.entries()) {
     if (dropOffline && isOfflineReply(m)) continue;
     const current = turns[turns.length - 1];
     if (!current || (m.role === "user" && prevRole !== "user")) turns.push({ start: i, messages: [m] });
@@ -119,7 +119,7 @@ export function planContext(input: ContextInput): ContextPlan {
   const turns = splitTurns(input.history, input.modelId);
   const n = turns.length;
   const made: (Prepared | undefined)[] = [];
-  const prepare = (i: number, short: boolean) => preparedTurn(counter, turns[i]!, short, chars);
+  const prepare = (i: number, short: boolean) => preparedTurn(counter, itemAt(turns, i), short, chars);
   const turnAt = (i: number) => (made[i] ??= prepare(i, i < n - keep));
 
   // The newest turns that fit, walking back from the newest. A recent turn too big to send
@@ -137,17 +137,17 @@ export function planContext(input: ContextInput): ContextPlan {
   const fold = foldPoint(counter, turns, (i) => turnAt(i).raw, { first, acc, limit, headRaw, baseRaw: toolsRaw + messageTokens(counter, input.system), keep });
   if (first === n) {
     const fitted = fitNewest(counter, input.system, summary, n > 0 ? turnAt(n - 1).messages : [], toolsRaw, limit, chars);
-    return { ...fitted, limit, fold, omitted: n > 0 ? turns[n - 1]!.start : 0 };
+    return { ...fitted, limit, fold, omitted: turns[n - 1]?.start ?? 0 };
   }
   // Merging across turns only ever saves tokens, but the count that decides is the one of
   // the final messages; should it still be over, the oldest turn sent goes.
   for (;;) {
     const messages = joinTurns(head, made.slice(first) as Prepared[]);
     const tokens = withMargin(toolsRaw + sum(counter, messages));
-    if (tokens <= limit) return { messages, tokens, limit, fold, omitted: turns[first]!.start, truncated: false };
+    if (tokens <= limit) return { messages, tokens, limit, fold, omitted: itemAt(turns, first).start, truncated: false };
     if (first === n - 1) {
       const fitted = fitNewest(counter, input.system, summary, turnAt(first).messages, toolsRaw, limit, chars);
-      return { ...fitted, limit, fold, omitted: turns[first]!.start };
+      return { ...fitted, limit, fold, omitted: itemAt(turns, first).start };
     }
     first++;
   }
@@ -172,8 +172,8 @@ const preparedMemo = new WeakMap<TokenCounter, WeakMap<ChatMessage, { whole?: Pr
 function preparedTurn(counter: TokenCounter, turn: Turn, short: boolean, chars: number): Prepared {
   let byTurn = preparedMemo.get(counter);
   if (!byTurn) preparedMemo.set(counter, (byTurn = new WeakMap()));
-  const key = turn.messages[0]!;
-  const last = turn.messages[turn.messages.length - 1]!;
+  const key = itemAt(turn.messages, 0);
+  const last = itemAt(turn.messages, turn.messages.length - 1);
   let forms = byTurn.get(key);
   if (!forms) byTurn.set(key, (forms = {}));
   const form = short ? "short" : "whole";
@@ -225,14 +225,14 @@ function foldPoint(
   let upTo = 0;
   let chunk = 0;
   for (let i = 0; i < candidates; i++) {
-    if (i >= first && withMargin(base + suffix[i]!) <= FOLD_TO * limit) break;
+    if (i >= first && withMargin(base + itemAt(suffix, i)) <= FOLD_TO * limit) break;
     // The summariser reads the folded turns in one request: keep them to half the limit.
     if (upTo > 0 && chunk + turnRaw(i) > limit / 2) break;
     chunk += turnRaw(i);
     upTo = i + 1;
   }
   if (upTo === 0 || (first === 0 && chunk < FOLD_MIN * limit)) return null;
-  return { upTo: turns[upTo]!.start };
+  return { upTo: itemAt(turns, upTo).start };
 }
 
 function summaryMessage(summary: string): ChatMessage {
@@ -267,9 +267,10 @@ export function repairKeeping(msgs: readonly ChatMessage[]): ChatMessage[] {
   let j = 0;
   return fixed.map((r) => {
     for (let k = j; k < msgs.length && k < j + ALIGN_WINDOW; k++) {
-      if (sameMessage(r, msgs[k]!)) {
+      const m = itemAt(msgs, k);
+      if (sameMessage(r, m)) {
         j = k + 1;
-        return msgs[k]!;
+        return m;
       }
     }
     return r;
@@ -283,7 +284,7 @@ function sameMessage(r: ChatMessage, m: ChatMessage): boolean {
   const b = m.tool_calls;
   if (!a || !b) return a === b;
   return a.length === b.length && a.every((c, i) => {
-    const d = b[i]!;
+    const d = itemAt(b, i);
     return c.id === d.id && c.type === d.type && c.function.name === d.function.name && c.function.arguments === d.function.arguments;
   });
 }
@@ -314,11 +315,11 @@ function fitNewest(
   const results = msgs.map((m, i) => ({ m, i })).filter(({ m }) => m.role === "tool").sort((a, b) => (b.m.content?.length ?? 0) - (a.m.content?.length ?? 0) || a.i - b.i);
   for (const { i } of results) {
     if (total() <= limit) return done();
-    msgs[i] = shortened(msgs[i]!, chars);
+    msgs[i] = shortened(itemAt(msgs, i), chars);
   }
   // Arguments are cut only whole: a provider may parse them, so they stay valid JSON.
   for (let i = 0; i < msgs.length && total() > limit; i++) {
-    const m = msgs[i]!;
+    const m = itemAt(msgs, i);
     if (m.tool_calls?.some((c) => c.function.arguments.length > 200)) {
       msgs[i] = { ...m, tool_calls: m.tool_calls.map((c) => (c.function.arguments.length > 200 ? { ...c, function: { name: c.function.name, arguments: '{"truncated":true}' } } : c)) };
     }
@@ -328,7 +329,7 @@ function fitNewest(
     if (over <= 0) return done();
     const at = largestText(counter, msgs);
     if (at < 0) break;
-    msgs[at] = cutBy(counter, msgs[at]!, over);
+    msgs[at] = cutBy(counter, itemAt(msgs, at), over);
   }
   if (total() > limit) sum_ = null;
   const over = total() - limit;

@@ -1,3 +1,5 @@
+import type { Usage } from "./types.ts";
+
 /** Stable codes for "the provider said no" versus "we could not talk to it". */
 export type ProviderErrorCode =
   | "provider_auth" // 401/403: bad or missing LLM_API_KEY
@@ -18,6 +20,8 @@ export class ProviderError extends Error {
   readonly retryAfter: number | undefined;
   /** Text streamed before the failure, so it can be kept. */
   partial = "";
+  /** Tokens the provider reported before (or with) the failure: billed, so they are recorded. */
+  usage: Usage | undefined;
 
   constructor(code: ProviderErrorCode, message: string, opts: { status?: number; retryAfter?: number } = {}) {
     super(message);

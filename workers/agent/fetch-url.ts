@@ -1,5 +1,7 @@
+import type { Resolver } from "./resolve.ts";
 import { toolError, type Tool } from "./tools.ts";
 import { errorMessage } from "../log/index.ts";
+import { itemAt } from "./item-at.ts";
 
 /** Limits of {@link fetchUrlTool}. */
 export interface FetchUrlLimits {
@@ -26,42 +28,58 @@ function ipv6Bytes(text: string): number[] | null {
   let h = text;
   const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
   if (v4) {
-    const n = v4.slice(1).map(Number);
-    if (n.some((x) => x > 255)) return null;
-    h = `${h.slice(0, v4.index)}${((n[0]! << 8) | n[1]!).toString(16)}:${((n[2]! << 8) | n[3]!).toString(16)}`;
+    const [a, b, c, d] = v4.slice(1, 5).map(Number);
+    if (a === undefined || b === undefined || c === undefined || d === undefined || [a, b, c, d].some((x) => x > 255)) return null;
+    h = `${h.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  const halves = h.split("::");
-  if (halves.length > 2) return null;
+  const [before, after, ...more] = h.split("::");
+  if (before === undefined || more.length > 0) return null;
   const part = (s: string) => (s === "" ? [] : s.split(":"));
-  const head = part(halves[0]!);
-  const tail = halves.length === 2 ? part(halves[1]!) : [];
+  const head = part(before);
+  const tail = after === undefined ? [] : part(after);
   const fill = 8 - head.length - tail.length;
-  if (fill < 0 || (halves.length === 1 && fill !== 0)) return null;
+  if (fill < 0 || (after === undefined && fill !== 0)) return null;
   const groups = [...head, ...Array<string>(fill).fill("0"), ...tail];
   if (groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
   return groups.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 255]);
 }
 
+/** Suffixes of names that only ever mean something on a local network. */
+const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".lan", ".home.arpa", ".localdomain", ".intranet", ".corp", ".home", ".private"];
+
+/** Whether `h` (lower case, no brackets or trailing dot) is an IP literal rather than a name. */
+function isLiteral(h: string): boolean {
+  return h.includes(":") || /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+function normalise(hostname: string): string {
+  return hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.+$/, "");
+}
+
 /**
  * True for addresses and names the tool must never reach: loopback, private, link-local,
  * CGNAT, benchmarking and multicast IPv4; the IPv6 equivalents, IPv4 mapped or embedded in
- * IPv6 (::ffff:0:0/96, ::/96, NAT64 64:ff9b::/96); and local names. A name that resolves
- * to such an address is caught where the caller can resolve names (see FetchUrlOptions).
+ * IPv6 (::ffff:0:0/96, ::/96, NAT64 64:ff9b::/96); single-label names (`intranet`, the
+ * machine's own short name: a resolver's search list makes them local), `localhost` and
+ * local suffixes (`*.local`, `*.internal`, …), and `localNames` (the machine's own names).
+ * A public-looking name that resolves to such an address is caught by the tool's resolver
+ * (see FetchUrlOptions).
  */
-export function isBlockedHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.+$/, "");
-  if (h === "" || h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || h.endsWith(".lan") || h.endsWith(".home.arpa")) return true;
+export function isBlockedHost(hostname: string, localNames: readonly string[] = []): boolean {
+  const h = normalise(hostname);
+  if (h === "" || h === "localhost" || LOCAL_SUFFIXES.some((s) => h.endsWith(s))) return true;
+  if (localNames.some((n) => normalise(n) === h)) return true;
   const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
   if (v4) return ipv4Blocked(Number(v4[1]), Number(v4[2]));
-  if (!h.includes(":")) return false;
+  if (!h.includes(":")) return !h.includes(".") || /^[\d.]+$/.test(h); // single label, or a numeric form that is no dotted quad (2130706433, 127.1)
   const b = ipv6Bytes(h);
   if (!b) return true; // not a well-formed literal: refuse rather than guess
   const zeroTo = (n: number) => b.slice(0, n).every((x) => x === 0);
-  if (zeroTo(10) && b[10] === 0xff && b[11] === 0xff) return ipv4Blocked(b[12]!, b[13]!); // ::ffff:a.b.c.d
+  if (zeroTo(10) && b[10] === 0xff && b[11] === 0xff) return ipv4Blocked(itemAt(b, 12), itemAt(b, 13)); // ::ffff:a.b.c.d
   if (zeroTo(12)) return true; // ::, ::1 and IPv4-compatible ::a.b.c.d
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) return true; // NAT64
-  if ((b[0]! & 0xfe) === 0xfc) return true; // unique local fc00::/7
-  if (b[0] === 0xfe && (b[1]! & 0xc0) >= 0x80) return true; // link-local fe80::/10, site-local fec0::/10
+  if ((itemAt(b, 0) & 0xfe) === 0xfc) return true; // unique local fc00::/7
+  if (b[0] === 0xfe && (itemAt(b, 1) & 0xc0) >= 0x80) return true; // link-local fe80::/10, site-local fec0::/10
   return b[0] === 0xff; // multicast
 }
 
@@ -115,12 +133,17 @@ async function readCapped(body: ReadableStream<Uint8Array>, maxBytes: number): P
 /** How the tool learns where a name points, where the runtime allows it. */
 export interface FetchUrlOptions {
   /**
-   * Resolves a host name to its addresses. The Node gateway passes one (it runs inside a
-   * private network); the Workers runtime has no DNS API and cannot reach private networks.
-   * A name with any blocked address is refused. (Resolution and connection are separate
-   * steps, so a DNS answer that changes in between is not caught.)
+   * Resolves a host name to its addresses: the Node gateway passes the system resolver
+   * (hosts file included); the Worker, which has no DNS API, a DNS-over-HTTPS one
+   * ({@link dohResolver}). A name that does not resolve, or has any blocked address, is
+   * refused, and so is every redirect's. Resolution and connection are separate steps: a
+   * DNS answer that changes in between (rebinding), or a name the runtime resolves
+   * otherwise than the resolver (a hosts-file entry under `wrangler dev`), is not caught.
+   * Without a resolver only literal addresses and local names are refused.
    */
-  resolve?: (hostname: string) => Promise<string[]>;
+  resolve?: Resolver;
+  /** The machine's own names (its host name), refused like `localhost`. */
+  localNames?: readonly string[];
 }
 
 /** `fetch_url`: GET a public http(s) URL and return its text, capped in size and time. */
@@ -157,9 +180,9 @@ export function fetchUrlTool(limits: Partial<FetchUrlLimits> = {}, opts: FetchUr
       try {
         for (let hop = 0; ; hop++) {
           if (url.protocol !== "http:" && url.protocol !== "https:") return toolError(`only http and https URLs can be fetched, not ${url.protocol}`);
-          if (isBlockedHost(url.hostname)) return toolError(`refusing to fetch a local or private address (${url.hostname})`);
-          if (opts.resolve && !/^[\d.]+$|:/.test(url.hostname)) {
-            const addresses = await opts.resolve(url.hostname.replace(/\.+$/, "")).catch(() => null);
+          if (isBlockedHost(url.hostname, opts.localNames)) return toolError(`refusing to fetch a local or private address (${url.hostname}): only public hosts can be fetched`);
+          if (opts.resolve && !isLiteral(normalise(url.hostname))) {
+            const addresses = await opts.resolve(normalise(url.hostname), ctrl.signal).catch(() => null);
             if (!addresses || addresses.length === 0) return toolError(`cannot resolve ${url.hostname}`);
             const bad = addresses.find((a) => isBlockedHost(a));
             if (bad) return toolError(`refusing to fetch ${url.hostname}: it points to a local or private address (${bad})`);

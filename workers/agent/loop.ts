@@ -85,7 +85,13 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
     } catch (err) {
       const e = err instanceof ProviderError ? err : null;
       const partial = e?.partial ?? "";
-      if (partial) await push({ role: "assistant", content: partial, finish_reason: "error" });
+      // Tokens billed before the failure are recorded with what was kept (an empty reply if nothing was).
+      const billed = e?.usage;
+      if (billed) {
+        usage.input += billed.input;
+        usage.output += billed.output;
+      }
+      if (partial || billed) await push({ role: "assistant", content: partial, finish_reason: "error" }, billed);
       const error = e ? { code: e.code, message: e.message } : { code: "internal", message: errorMessage(err) };
       return done("error", partial, error);
     }

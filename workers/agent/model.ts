@@ -26,18 +26,5 @@ export interface ChatModel {
   complete(req: ModelRequest): Promise<ModelResult>;
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
+// The abortable sleep model clients wait with lives in the retry module; the agent's API keeps its name.
+export { abortableSleep } from "../retry/index.ts";

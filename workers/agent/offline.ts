@@ -73,8 +73,9 @@ export function offlineReply(messages: readonly ChatMessage[]): string {
     return lines.join("\n\n");
   }
   lines.push(`You said: "${clip(said, 200)}".`);
-  if (earlier.length > 0) {
-    lines.push(`Before that you said: "${clip(earlier[earlier.length - 1]!, 120)}" (${users.length} messages from you so far).`);
+  const previous = earlier.at(-1);
+  if (previous !== undefined) {
+    lines.push(`Before that you said: "${clip(previous, 120)}" (${users.length} messages from you so far).`);
   }
   return lines.join("\n\n");
 }

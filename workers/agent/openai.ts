@@ -1,6 +1,8 @@
+import { parseRetryAfter } from "../retry/index.ts";
 import { ProviderError, errorForStatus } from "./errors.ts";
 import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
-import { readChunkStream } from "./sse.ts";
+import { chunkUsage, deltaText, readChunkStream } from "./sse.ts";
+import { idleAttempt, withRetries } from "./streamed-call.ts";
 import type { ChatMessage, FinishReason, ImagePart, ToolCall, Usage } from "./types.ts";
 import { errorMessage } from "../log/index.ts";
 
@@ -18,8 +20,6 @@ export interface OpenAiOptions {
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
-/** A provider asking us to wait longer than this is reported, not waited for. */
-const MAX_RETRY_WAIT_MS = 10_000;
 
 interface WireMessage {
   role: string;
@@ -54,17 +54,19 @@ class Accumulator {
 
   /** Applies one decoded chunk; returns the text delta it carried. */
   apply(chunk: unknown): string {
-    const obj = chunk as ChunkShape;
+    const obj = (typeof chunk === "object" && chunk !== null ? chunk : {}) as ChunkShape;
+    // Usage first, from whichever chunk carries it (OpenAI's last has `choices: []`, an error chunk may too).
+    this.usage = chunkUsage(obj) ?? this.usage;
     if (obj.error) {
       const msg = typeof obj.error.message === "string" ? obj.error.message : JSON.stringify(obj.error);
-      throw new ProviderError("provider_rejected", `the model provider reported an error: ${msg}`);
+      const e = new ProviderError("provider_rejected", `the model provider reported an error: ${msg}`);
+      e.usage = this.usage;
+      throw e;
     }
-    if (obj.usage) this.usage = { input: obj.usage.prompt_tokens ?? 0, output: obj.usage.completion_tokens ?? 0 };
-    const choice = obj.choices?.[0];
+    const choice = Array.isArray(obj.choices) ? obj.choices[0] : undefined;
     if (!choice) return "";
     const delta = choice.delta ?? choice.message ?? {};
-    let text = "";
-    if (typeof delta.content === "string") text = delta.content;
+    const text = deltaText(delta.content);
     for (const tc of delta.tool_calls ?? []) {
       const index = tc.index ?? this.calls.length;
       const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
@@ -89,7 +91,6 @@ class Accumulator {
 
 interface ChunkShape {
   error?: { message?: unknown };
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
   choices?: Array<{
     delta?: DeltaShape;
     message?: DeltaShape;
@@ -97,7 +98,8 @@ interface ChunkShape {
   }>;
 }
 interface DeltaShape {
-  content?: string | null;
+  /** A string, or typed parts (`[{type: "text", text}, {type: "thinking", …}]`). */
+  content?: unknown;
   tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
 }
 
@@ -126,15 +128,6 @@ async function errorDetail(res: Response): Promise<string> {
     // not JSON: fall through to the raw text
   }
   return text.trim().slice(0, 300);
-}
-
-function retryAfterSeconds(res: Response): number | undefined {
-  const h = res.headers.get("retry-after");
-  if (!h) return undefined;
-  const n = Number(h);
-  if (Number.isFinite(n)) return Math.max(0, n);
-  const at = Date.parse(h);
-  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - Date.now()) / 1000)) : undefined;
 }
 
 /** Joins a base URL and a path with exactly one slash. */
@@ -166,58 +159,24 @@ export class OpenAiModel implements ChatModel {
       stream_options: { include_usage: true },
       ...(req.tools && req.tools.length > 0 ? { tools: req.tools, tool_choice: "auto" } : {}),
     });
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.#attempt(body, req);
-      } catch (err) {
-        if (!(err instanceof ProviderError) || !err.retryable || err.partial || attempt >= this.#opts.maxRetries) throw err;
-        const wait = err.retryAfter !== undefined ? err.retryAfter * 1000 : 500 * 2 ** attempt;
-        if (wait > MAX_RETRY_WAIT_MS) throw err;
-        try {
-          await this.#opts.sleep(wait, req.signal);
-        } catch {
-          return { content: "", toolCalls: [], finishReason: "interrupted" };
-        }
-      }
-    }
+    return withRetries(req, this.#opts, () => this.#attempt(body, req));
   }
 
-  async #attempt(body: string, req: ModelRequest): Promise<ModelResult> {
-    const { signal } = req;
-    if (signal?.aborted) return { content: "", toolCalls: [], finishReason: "interrupted" };
-    const ctrl = new AbortController();
-    let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const arm = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timedOut = true;
-        ctrl.abort(new Error("idle timeout"));
-      }, this.#opts.idleTimeoutMs);
-    };
-    const onAbort = () => ctrl.abort(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    // A signal aborted before we listened fires no event: act on it now.
-    if (signal?.aborted) onAbort();
+  #attempt(body: string, req: ModelRequest): Promise<ModelResult> {
     const acc = new Accumulator();
-    const timeoutError = () =>
-      new ProviderError("provider_timeout", `the model provider sent nothing for ${Math.round(this.#opts.idleTimeoutMs / 1000)}s`);
-    try {
-      arm();
+    return idleAttempt(req, { idleTimeoutMs: this.#opts.idleTimeoutMs, who: "the model provider" }, acc, async ({ signal, arm }) => {
       let res: Response;
       try {
         const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
         if (this.#opts.apiKey) headers.authorization = `Bearer ${this.#opts.apiKey}`;
-        res = await this.#opts.fetch(joinUrl(this.#opts.baseUrl, "chat/completions"), { method: "POST", headers, body, signal: ctrl.signal });
+        res = await this.#opts.fetch(joinUrl(this.#opts.baseUrl, "chat/completions"), { method: "POST", headers, body, signal });
       } catch (err) {
-        if (signal?.aborted) return { content: "", toolCalls: [], finishReason: "interrupted" };
-        if (timedOut) throw timeoutError();
         const why = errorMessage(err);
         throw new ProviderError("provider_unreachable", `cannot reach the model provider at ${this.#opts.baseUrl} (${why})`);
       }
       if (!res.ok) {
         const detail = await errorDetail(res);
-        throw errorForStatus(res.status, detail, retryAfterSeconds(res));
+        throw errorForStatus(res.status, detail, parseRetryAfter(res.headers.get("retry-after"), Date.now()));
       }
       const type = res.headers.get("content-type") ?? "";
       if (type.includes("application/json")) {
@@ -227,26 +186,11 @@ export class OpenAiModel implements ChatModel {
         });
         const text = acc.apply(parsed);
         if (text) req.onText?.(text);
-        return acc.result();
+        return;
       }
       if (!res.body) throw new ProviderError("provider_bad_stream", "the model provider sent an empty response");
-      await readChunkStream(res.body, acc, { signal: ctrl.signal, arm, onText: req.onText, malformed: "the model provider sent a malformed stream chunk" });
-      if (signal?.aborted) return { ...acc.result(), toolCalls: [], finishReason: "interrupted" };
-      if (timedOut) throw timeoutError();
-      if (!acc.done && acc.finish === null) {
-        const e = new ProviderError("provider_bad_stream", "the model provider's stream ended before the reply was complete");
-        e.partial = acc.content;
-        throw e;
-      }
-      return acc.result();
-    } catch (err) {
-      if (signal?.aborted) return { ...acc.result(), toolCalls: [], finishReason: "interrupted" };
-      const e = timedOut ? timeoutError() : err;
-      if (e instanceof ProviderError && !e.partial) e.partial = acc.content;
-      throw e;
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
+      await readChunkStream(res.body, acc, { signal, arm, onText: req.onText, malformed: "the model provider sent a malformed stream chunk" });
+      if (!acc.done && acc.finish === null) throw new ProviderError("provider_bad_stream", "the model provider's stream ended before the reply was complete");
+    });
   }
 }

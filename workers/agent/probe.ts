@@ -26,7 +26,7 @@ export async function probeModel(cfg: ModelConfig, fetchImpl: typeof fetch): Pro
   if (!r.ok) return { provider: cfg.provider ?? "?", model, detail: "not configured", problem: { problem: r.error, fix: "fix LLM_PROVIDER / LLM_BASE_URL in wrangler.toml's [vars] (or .dev.vars locally)" } };
   if (r.provider === "offline") return { provider: "offline", model, detail: "the built-in offline model (canned replies)", problem: null };
   if (r.provider === "workers-ai") return { provider: "workers-ai", model, detail: "Workers AI through the AI binding", problem: null };
-  const url = joinUrl(cfg.baseUrl!, "models");
+  const url = joinUrl(r.baseUrl, "models");
   try {
     const res = await fetchImpl(url, { headers: cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {}, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     if (res.status === 401 || res.status === 403) {

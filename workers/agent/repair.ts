@@ -1,4 +1,5 @@
 import type { ChatMessage, RawMessage, Role, ToolCall } from "./types.ts";
+import { itemAt } from "./item-at.ts";
 
 const ROLES: ReadonlySet<string> = new Set<Role>(["system", "user", "assistant", "tool"]);
 
@@ -40,19 +41,23 @@ function pairToolResults(msgs: ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   let i = 0;
   while (i < msgs.length) {
-    const m = msgs[i]!;
+    const m = itemAt(msgs, i);
     i++;
     if (m.role === "tool") continue; // orphan: no assistant call block right before it
     out.push(m);
     if (!m.tool_calls) continue;
     const block: ChatMessage[] = [];
-    while (i < msgs.length && msgs[i]!.role === "tool") block.push(msgs[i++]!);
+    for (let r = msgs[i]; r?.role === "tool"; r = msgs[i]) {
+      block.push(r);
+      i++;
+    }
     const used = new Set<number>();
     for (const call of m.tool_calls) {
       const at = block.findIndex((r, k) => !used.has(k) && r.tool_call_id === call.id);
-      if (at >= 0) {
+      const result = block[at];
+      if (result !== undefined) {
         used.add(at);
-        out.push(block[at]!);
+        out.push(result);
       } else {
         out.push({ role: "tool", tool_call_id: call.id, name: call.function.name, content: MISSING_TOOL_RESULT });
       }
@@ -84,7 +89,7 @@ function mergeUserRuns(msgs: ChatMessage[]): ChatMessage[] {
  */
 export function transcriptProblem(msgs: readonly ChatMessage[]): string | null {
   for (let i = 0; i < msgs.length; i++) {
-    const m = msgs[i]!;
+    const m = itemAt(msgs, i);
     if (!ROLES.has(m.role)) return `message ${i}: unknown role ${m.role}`;
     if (isPlainUser(m) && isPlainUser(msgs[i - 1])) return `message ${i}: two user messages in a row`;
     if (m.role === "assistant" && m.tool_calls) {

@@ -83,6 +83,35 @@ export function formatSse(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/**
+ * The reply text of a streamed delta's `content`, in every shape OpenAI-compatible providers
+ * send it: a string, or an array of typed parts (Mistral's reasoning models) whose `text`
+ * parts are joined; thinking and reasoning parts (and anything else) are not reply text.
+ */
+export function deltaText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  let text = "";
+  for (const part of content) {
+    if (typeof part === "string") text += part;
+    else if (typeof part === "object" && part !== null) {
+      const p = part as { type?: unknown; text?: unknown };
+      if ((p.type === "text" || p.type === "output_text") && typeof p.text === "string") text += p.text;
+    }
+  }
+  return text;
+}
+
+/** `usage` of a chunk (`prompt_tokens`, `completion_tokens`), wherever it comes; undefined when absent. */
+export function chunkUsage(chunk: unknown): { input: number; output: number } | undefined {
+  if (typeof chunk !== "object" || chunk === null) return undefined;
+  const u = (chunk as { usage?: unknown }).usage;
+  if (typeof u !== "object" || u === null) return undefined;
+  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0);
+  const { prompt_tokens, completion_tokens } = u as { prompt_tokens?: unknown; completion_tokens?: unknown };
+  return { input: n(prompt_tokens), output: n(completion_tokens) };
+}
+
 /** What {@link readChunkStream} fills: it applies each JSON chunk, and is done at `[DONE]` (or when it says so). */
 export interface ChunkAccumulator {
   done: boolean;

@@ -4,6 +4,7 @@ import { OFFLINE_MODEL_ID } from "./offline.ts";
 import { loadTokenCounter, truncateToTokens, type TokenCounter } from "./tokens.ts";
 import type { ChatMessage } from "./types.ts";
 import { errorMessage } from "../log/index.ts";
+import { itemAt } from "./item-at.ts";
 
 /** Longest rolling summary, in tokens, whichever model writes it. */
 export const SUMMARY_MAX_TOKENS = 600;
@@ -104,7 +105,7 @@ export function extractiveSummary(previous: string | null | undefined, turns: re
   const sizes = lines.map((l) => counter.count(l) + 1);
   let total = sizes.reduce((a, b) => a + b, 0);
   let drop = 0;
-  while (lines.length - drop > 2 && total > maxTokens) total -= sizes[1 + drop++]!;
+  while (lines.length - drop > 2 && total > maxTokens) total -= itemAt(sizes, 1 + drop++);
   lines.splice(1, drop);
   return truncateToTokens(counter, lines.join("\n"), maxTokens, "…");
 }

@@ -1,3 +1,5 @@
+import { itemAt } from "./item-at.ts";
+
 /** Longest summary of one tool call shown in progress events. */
 export const SUMMARY_MAX_CHARS = 80;
 
@@ -71,7 +73,7 @@ export function summarizeCall(name: string, rawArguments: string): string {
   let text = name;
   if (args !== null && typeof args === "object" && !Array.isArray(args)) {
     const entries = Object.entries(maskSecrets(args) as Record<string, unknown>);
-    const only = entries.length === 1 ? entries[0]! : null;
+    const only = entries.length === 1 ? itemAt(entries, 0) : null;
     const rest = only && !isSecretKey(only[0]) && (only[1] === null || typeof only[1] !== "object")
       ? show(only[1])
       : entries.map(([k, v]) => `${k}=${typeof v === "string" && v !== MASK ? JSON.stringify(v) : show(v)}`).join(" ");

@@ -1,3 +1,4 @@
+import { itemAt } from "./item-at.ts";
 import { summarizeCall } from "./tool-summary.ts";
 import type { ToolCall, ToolSchema } from "./types.ts";
 import { errorMessage } from "../log/index.ts";
@@ -69,7 +70,7 @@ export class ToolSet {
     return [...this.#tools.values()].map((t) => ({
       name: t.schema.function.name,
       server: t.server ?? null,
-      description: t.schema.function.description.split("\n")[0]!.trim(),
+      description: itemAt(t.schema.function.description.split("\n"), 0).trim(),
     }));
   }
 

@@ -1,6 +1,7 @@
 import { ProviderError } from "./errors.ts";
 import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } from "./model.ts";
-import { readChunkStream } from "./sse.ts";
+import { chunkUsage, deltaText, readChunkStream } from "./sse.ts";
+import { idleAttempt, withRetries } from "./streamed-call.ts";
 import type { ChatMessage, FinishReason, ToolCall, Usage } from "./types.ts";
 import { errorMessage } from "../log/index.ts";
 
@@ -45,9 +46,12 @@ class Accumulator {
   apply(chunk: unknown): string {
     if (typeof chunk !== "object" || chunk === null) return "";
     const c = chunk as Record<string, unknown>;
-    if (c.error !== undefined && c.error !== null) throw workersAiError(typeof c.error === "string" ? c.error : JSON.stringify(c.error));
-    const usage = c.usage as { prompt_tokens?: number; completion_tokens?: number } | undefined;
-    if (usage && typeof usage === "object") this.usage = { input: usage.prompt_tokens ?? 0, output: usage.completion_tokens ?? 0 };
+    this.usage = chunkUsage(c) ?? this.usage;
+    if (c.error !== undefined && c.error !== null) {
+      const e = workersAiError(typeof c.error === "string" ? c.error : JSON.stringify(c.error));
+      e.usage = this.usage;
+      throw e;
+    }
     let text = "";
     if (typeof c.response === "string") text += c.response;
     else if (c.response !== undefined && c.response !== null) text += JSON.stringify(c.response);
@@ -55,7 +59,7 @@ class Accumulator {
     const choice = (Array.isArray(c.choices) ? c.choices[0] : undefined) as { delta?: Record<string, unknown>; message?: Record<string, unknown>; finish_reason?: string | null } | undefined;
     const delta = choice?.delta ?? choice?.message;
     if (delta) {
-      if (typeof delta.content === "string") text += delta.content;
+      text += deltaText(delta.content);
       if (Array.isArray(delta.tool_calls)) this.#calls(delta.tool_calls);
     }
     const finish = choice?.finish_reason ?? c.finish_reason;
@@ -160,75 +164,41 @@ export class WorkersAiModel implements ChatModel {
     this.#o = { idleTimeoutMs: 60_000, maxRetries: 2, sleep: abortableSleep, ...opts };
   }
 
-  async complete(req: ModelRequest): Promise<ModelResult> {
-    for (let attempt = 0; ; attempt++) {
-      const withTools = !this.#noTools && (req.tools?.length ?? 0) > 0;
-      try {
-        return await this.#attempt(req, withTools);
-      } catch (err) {
-        if (!(err instanceof ProviderError) || err.partial) throw err;
-        if (refusedTools(err, withTools)) {
-          this.#noTools = true;
-          continue;
-        }
-        if (!err.retryable || FINAL.has(err) || attempt >= this.#o.maxRetries) throw err;
-        try {
-          await this.#o.sleep(500 * 2 ** attempt, req.signal);
-        } catch {
-          return { content: "", toolCalls: [], finishReason: "interrupted" };
-        }
-      }
+  complete(req: ModelRequest): Promise<ModelResult> {
+    return withRetries(req, this.#o, () => this.#toolsOrNot(req), (err) => FINAL.has(err));
+  }
+
+  /** One attempt; a model that refuses the tools is asked again at once without them (and from now on). */
+  async #toolsOrNot(req: ModelRequest): Promise<ModelResult> {
+    const withTools = !this.#noTools && (req.tools?.length ?? 0) > 0;
+    try {
+      return await this.#attempt(req, withTools);
+    } catch (err) {
+      if (!(err instanceof ProviderError) || err.partial || !refusedTools(err, withTools)) throw err;
+      this.#noTools = true;
+      return this.#attempt(req, false);
     }
   }
 
-  async #attempt(req: ModelRequest, withTools: boolean): Promise<ModelResult> {
-    const { signal } = req;
-    const interrupted = (acc?: Accumulator): ModelResult => ({ content: acc?.content ?? "", toolCalls: [], finishReason: "interrupted" });
-    if (signal?.aborted) return interrupted();
-    const ctrl = new AbortController();
-    let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const arm = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timedOut = true;
-        ctrl.abort(new Error("idle timeout"));
-      }, this.#o.idleTimeoutMs);
-    };
-    const onAbort = () => ctrl.abort(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    // A signal aborted before we listened fires no event: act on it now.
-    if (signal?.aborted) onAbort();
+  #attempt(req: ModelRequest, withTools: boolean): Promise<ModelResult> {
     const acc = new Accumulator();
     const inputs = { messages: req.messages.map(toWire), stream: true, ...(withTools ? { tools: req.tools } : {}) };
-    try {
-      arm();
+    return idleAttempt(req, { idleTimeoutMs: this.#o.idleTimeoutMs, who: "Workers AI" }, acc, async ({ signal, arm }) => {
       let out: unknown;
       try {
-        out = await this.#o.ai.run(this.#o.model, inputs, { signal: ctrl.signal });
+        out = await this.#o.ai.run(this.#o.model, inputs, { signal });
       } catch (err) {
-        if (signal?.aborted) return interrupted();
-        if (timedOut) throw new ProviderError("provider_timeout", `Workers AI sent nothing for ${Math.round(this.#o.idleTimeoutMs / 1000)}s`);
         throw workersAiError(err);
       }
       if (out instanceof ReadableStream) {
-        await readChunkStream(out as ReadableStream<Uint8Array>, acc, { signal: ctrl.signal, arm, onText: req.onText, malformed: "Workers AI sent a malformed stream chunk", mapError: workersAiError });
-        if (signal?.aborted) return interrupted(acc);
-        if (timedOut) throw new ProviderError("provider_timeout", `Workers AI sent nothing for ${Math.round(this.#o.idleTimeoutMs / 1000)}s`);
+        const malformed = "Workers AI sent a malformed stream chunk";
+        await readChunkStream(out as ReadableStream<Uint8Array>, acc, { signal, arm, onText: req.onText, malformed, mapError: workersAiError });
         if (!acc.done && acc.finish === null) throw new ProviderError("provider_bad_stream", "the Workers AI stream ended before the reply was complete");
       } else {
         // Some models answer with one object even when asked to stream.
         const text = acc.apply(out);
         if (text) req.onText?.(text);
       }
-      return acc.result();
-    } catch (err) {
-      if (signal?.aborted) return interrupted(acc);
-      if (err instanceof ProviderError && !err.partial) err.partial = acc.content;
-      throw err;
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
+    });
   }
 }

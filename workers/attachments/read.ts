@@ -1,5 +1,5 @@
 import { decodeText, describe, formatBytes, isPdf, looksTextual, sniffImage } from "./kinds.ts";
-import { pdfText } from "./pdf.ts";
+import { pdfText, PDF_LIMITS, type PdfReading, type PdfReadOptions } from "./pdf.ts";
 import type { AttachmentIn, AttachmentRecord, Download, ImagePart, TurnAttachments } from "./types.ts";
 import { errorMessage } from "../log/index.ts";
 
@@ -15,9 +15,22 @@ export interface ReadDeps {
   keep?(a: AttachmentIn, index: number, bytes: Uint8Array, mime: string | null): Promise<string | null>;
   /** Speech to text; absent: voice notes cannot be heard here. */
   transcribe?(audio: { bytes: Uint8Array; mime: string | null; name: string | null }, signal: AbortSignal): Promise<string>;
-  /** A PDF's text layer (default: pdf.js); null when it has none. */
-  pdfText?(bytes: Uint8Array): Promise<string | null>;
+  /** A PDF's text layer, bounded (default: pdf.js with {@link PDF_LIMITS}). */
+  pdfText?(bytes: Uint8Array, o: PdfReadOptions): Promise<PdfReading>;
+  /**
+   * Durable marks of the attachment being read (kept where a restart cannot lose them): one
+   * still marked when a turn runs again stopped the previous attempt, so it is described
+   * instead of read again.
+   */
+  marks?: ReadMarks;
   log?(line: string): void;
+}
+
+/** Marks of attachments being read, by their index in the turn. */
+export interface ReadMarks {
+  has(index: number): Promise<boolean>;
+  set(index: number): Promise<void>;
+  clear(index: number): Promise<void>;
 }
 
 /** Bytes as base64, in chunks (a spread of megabytes would overflow the call stack). */
@@ -65,6 +78,10 @@ export async function readAttachments(items: readonly AttachmentIn[], deps: Read
       record({ status: "too_large", note: `[${describe(a)}: larger than the ${formatBytes(deps.maxBytes)} this agent fetches, so it was not read]` }, a.size);
       continue;
     }
+    if (await deps.marks?.has(index).catch(() => false)) {
+      record({ status: "described", note: `[${describe(a)}: not read: reading it stopped the previous attempt at this turn]`, detail: "reading it stopped the previous attempt" }, a.size);
+      continue;
+    }
     const got = a.unavailable ? ({ ok: false, reason: "failed", detail: a.unavailable } as const) : signal.aborted ? ({ ok: false, reason: "failed", detail: "the turn was stopped" } as const) : await deps.download(a, signal).catch((err: unknown): Download => ({ ok: false, reason: "failed", detail: why(err) }));
     if (!got.ok) {
       const note = got.reason === "too_large" ? `[${describe(a)}: larger than the ${formatBytes(deps.maxBytes)} this agent fetches, so it was not read]` : `[${describe(a)}: it could not be fetched (${got.detail}), so its content is not known]`;
@@ -74,7 +91,7 @@ export async function readAttachments(items: readonly AttachmentIn[], deps: Read
     // An image is the type its bytes are; otherwise the server's word, else the sender's.
     const mime = sniffImage(got.bytes) ?? got.mime ?? a.mime;
     const key = deps.keep ? await deps.keep(a, index, got.bytes, mime).catch((err: unknown) => (deps.log?.(`attachment ${index} not kept: ${why(err)}`), null)) : null;
-    const reading = await read({ ...a, mime }, got.bytes, deps, signal, budget);
+    const reading = await markedWhile(deps, index, isPdf(got.bytes), () => read({ ...a, mime }, got.bytes, deps, signal, budget));
     if (reading.status === "inlined") budget -= reading.note.length;
     record(reading, got.bytes.length, key, mime);
   }
@@ -89,9 +106,13 @@ async function read(a: AttachmentIn, bytes: Uint8Array, deps: ReadDeps, signal: 
   if (a.kind === "voice" || a.kind === "audio" || a.mime?.startsWith("audio/")) return hear(a, bytes, what, deps, signal);
   if (a.kind === "video") return { status: "described", note: `[${what}: a video, which this agent cannot watch]` };
   let text: string | null = null;
+  let bound = "";
   if (isPdf(bytes)) {
-    text = await (deps.pdfText ?? pdfText)(bytes).catch((err: unknown) => (deps.log?.(`PDF text not extracted: ${why(err)}`), null));
-    if (text === null) return { status: "described", note: `[${what}: a PDF without text that could be extracted (scanned pages, say)]` };
+    const pdf = await (deps.pdfText ?? pdfText)(bytes, { signal }).catch((err: unknown): PdfReading => (deps.log?.(`PDF text not extracted: ${why(err)}`), { text: null, pages: 0, read: 0, stopped: null }));
+    bound = pdfBound(pdf);
+    if (pdf.stopped === "inflated") return { status: "described", note: `[${what}: a PDF whose compressed content inflates past ${formatBytes(PDF_LIMITS.maxInflatedBytes)}, so it was not read]`, detail: "inflates past the limit" };
+    if (pdf.text === null) return { status: "described", note: `[${what}: ${bound ? `${bound}, and no text was found in them` : "a PDF without text that could be extracted (scanned pages, say)"}]` };
+    text = pdf.text;
   } else if (looksTextual(a.mime, a.name)) {
     text = decodeText(bytes);
     if (text === null) return { status: "described", note: `[${what}: named as text, but its bytes are not UTF-8 text]` };
@@ -101,7 +122,28 @@ async function read(a: AttachmentIn, bytes: Uint8Array, deps: ReadDeps, signal: 
   if (budget <= 0) return { status: "described", note: `[${what}: not included, the message's other documents already fill what is inlined]` };
   const cut = text.length > budget;
   const shown = cut ? `${text.slice(0, budget)}\n[… cut here: ${text.length - budget} more characters were not included]` : text;
-  return { status: "inlined", note: `[${what}, its text:]\n${fenced(shown)}` };
+  return { status: "inlined", note: `[${what}, its text${bound ? ` (${bound})` : ""}:]\n${fenced(shown)}` };
+}
+
+/** What a PDF reading that stopped early says ("PDF of 30,000 pages: read the first 200"); empty when it read to the end. */
+function pdfBound(p: PdfReading): string {
+  if (!p.stopped || p.stopped === "inflated") return "";
+  const head = `PDF of ${p.pages.toLocaleString("en-US")} pages: read the first ${p.read.toLocaleString("en-US")}`;
+  if (p.stopped === "pages") return head;
+  if (p.stopped === "chars") return `${head} (its text passed ${PDF_LIMITS.maxChars.toLocaleString("en-US")} characters)`;
+  if (p.stopped === "time") return `${head} (reading took over ${PDF_LIMITS.maxMs / 1000} s)`;
+  return `${head} (reading was stopped)`;
+}
+
+/** Runs `fn` with the attachment marked as being read (when `mark`), clearing the mark after, whatever happened. */
+async function markedWhile<T>(deps: ReadDeps, index: number, mark: boolean, fn: () => Promise<T>): Promise<T> {
+  if (!mark || !deps.marks) return fn();
+  await deps.marks.set(index).catch((err: unknown) => deps.log?.(`attachment ${index} not marked as being read: ${why(err)}`));
+  try {
+    return await fn();
+  } finally {
+    await deps.marks.clear(index).catch((err: unknown) => deps.log?.(`attachment ${index} mark not cleared: ${why(err)}`));
+  }
 }
 
 async function hear(a: AttachmentIn, bytes: Uint8Array, what: string, deps: ReadDeps, signal: AbortSignal): Promise<Reading> {

@@ -1,9 +1,14 @@
-import { cookieName, readCookie, secureFor, verifySession } from "./cookie.ts";
+import { safeEqual } from "../security.ts";
+import { cookieName, readCookie, secureFor, TAB_HEADER, tabKey, verifySession } from "./cookie.ts";
 
-/** Whether the request carries a valid console session cookie for this API_TOKEN. */
+/**
+ * Whether the request carries a valid console session cookie for this API_TOKEN and, with
+ * it, that session's per-tab key in the TAB_HEADER header (compared in constant time).
+ */
 export async function consoleSignedIn(req: Request, apiToken: string, nowMs: number): Promise<boolean> {
   const value = readCookie(req.headers.get("cookie"), cookieName(secureFor(new URL(req.url))));
-  return value !== null && (await verifySession(apiToken, value, nowMs));
+  if (value === null || !(await verifySession(apiToken, value, nowMs))) return false;
+  return safeEqual(req.headers.get(TAB_HEADER) ?? "", await tabKey(apiToken, value));
 }
 
 /**

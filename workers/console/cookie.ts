@@ -1,3 +1,4 @@
+import { isLoopbackHost } from "../agent/loopback.ts";
 import { hmacSha256Hex, safeEqual } from "../security.ts";
 
 /** How long a console sign-in lasts. */
@@ -13,11 +14,6 @@ const PURPOSE = "hermes-edge console session v1";
  */
 export function cookieName(secure: boolean): string {
   return secure ? "__Host-hermes_console" : "hermes_console";
-}
-
-/** Loopback hosts, where `npm start` serves over plain http. */
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]" || hostname.endsWith(".localhost");
 }
 
 /** Whether the cookie for this request's URL must be `Secure` (everywhere but loopback). */
@@ -44,11 +40,26 @@ export async function issueSession(apiToken: string, nowMs: number): Promise<str
 
 /** Whether `value` is a session this API_TOKEN signed that has not expired (signature compared in constant time). */
 export async function verifySession(apiToken: string, value: string, nowMs: number): Promise<boolean> {
-  const m = /^(\d{1,12})\.([A-Za-z0-9_-]{22})\.([0-9a-f]{64})$/.exec(value);
-  if (!m) return false;
-  const exp = Number(m[1]);
+  const [, expiry, nonce, signature] = /^(\d{1,12})\.([A-Za-z0-9_-]{22})\.([0-9a-f]{64})$/.exec(value) ?? [];
+  if (expiry === undefined || nonce === undefined || signature === undefined) return false;
+  const exp = Number(expiry);
   if (exp * 1000 <= nowMs || exp * 1000 > nowMs + SESSION_TTL_SECONDS * 1000 + 60_000) return false;
-  return safeEqual(m[3]!, await hmacSha256Hex(apiToken, `${PURPOSE}:${m[1]}:${m[2]}`));
+  return safeEqual(signature, await hmacSha256Hex(apiToken, `${PURPOSE}:${expiry}:${nonce}`));
+}
+
+/** Domain separation for the per-tab key: a different HMAC under API_TOKEN. */
+const TAB_PURPOSE = "hermes-edge console tab v1";
+
+/** The header the console sends its per-tab key in, with the cookie, on every `/v1` request. */
+export const TAB_HEADER = "x-hermes-console-tab";
+
+/**
+ * The per-tab key of a session value: the HMAC of its nonce under API_TOKEN. Sign-in hands
+ * it to the page once (it keeps it in sessionStorage); cookies are not port-scoped, so on
+ * loopback every local server the browser visits receives the cookie, but not this key.
+ */
+export async function tabKey(apiToken: string, sessionValue: string): Promise<string> {
+  return hmacSha256Hex(apiToken, `${TAB_PURPOSE}:${sessionValue}`);
 }
 
 /** The value of cookie `name` in a `Cookie` header, or null. */

@@ -6,7 +6,7 @@ import { jsonBody } from "../http/validate.ts";
 import { safeEqual } from "../security.ts";
 import { settings } from "../settings.ts";
 import { consoleSignedIn, sameOrigin } from "./auth.ts";
-import { issueSession, secureFor, sessionCookie, SESSION_TTL_SECONDS } from "./cookie.ts";
+import { issueSession, secureFor, sessionCookie, SESSION_TTL_SECONDS, tabKey } from "./cookie.ts";
 import { withConsoleHeaders } from "./headers.ts";
 import { clientKey } from "./throttle.ts";
 
@@ -24,7 +24,8 @@ function apiToken(c: Context<{ Bindings: Env }>): string {
 
 /**
  * `/console/*`: the web console's sign-in. The token is checked like a bearer token and
- * exchanged for a signed, expiring, `HttpOnly` `SameSite=Strict` cookie (see cookie.ts);
+ * exchanged for a signed, expiring, `HttpOnly` `SameSite=Strict` cookie and a per-tab key
+ * the page must send with it (see cookie.ts);
  * everything else the console does goes through `/v1`. Failed attempts are slowed per
  * client by its SignInGuard object, before the token is even compared.
  */
@@ -52,9 +53,11 @@ export const consoleRoutes = new Hono<{ Bindings: Env }>()
     if (!(await safeEqual(token, expected))) throw new ApiError(401, "unauthorized", "wrong token");
     await guard.succeeded();
     const secure = secureFor(new URL(c.req.url));
-    c.header("set-cookie", sessionCookie(await issueSession(expected, now), secure));
+    const session = await issueSession(expected, now);
+    c.header("set-cookie", sessionCookie(session, secure));
     c.header("cache-control", "no-store");
-    return c.json({ signed_in: true, expires_at: now + SESSION_TTL_SECONDS * 1000 });
+    // The per-tab key: kept by the page (sessionStorage), sent with the cookie on every /v1 request.
+    return c.json({ signed_in: true, expires_at: now + SESSION_TTL_SECONDS * 1000, tab_key: await tabKey(expected, session) });
   })
   .post("/sign-out", (c) => {
     requireOrigin(c);

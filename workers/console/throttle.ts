@@ -5,6 +5,7 @@
  * from BASE_DELAY_MS up to MAX_DELAY_MS; a client quiet for FORGET_AFTER_MS starts afresh.
  * Pure, so the schedule is tested with a clock in hand; the SignInGuard object applies it.
  */
+import { backoffDelay } from "../retry/index.ts";
 
 /** Failures allowed without waiting (typos). */
 export const FREE_ATTEMPTS = 3;
@@ -25,7 +26,8 @@ export type AttemptResult = { ok: true; state: ThrottleState } | { ok: false; re
 /** The wait imposed after `failures` failures. */
 export function delayAfter(failures: number): number {
   if (failures <= FREE_ATTEMPTS) return 0;
-  return Math.min(BASE_DELAY_MS * 2 ** (failures - FREE_ATTEMPTS - 1), MAX_DELAY_MS);
+  // No jitter: the wait is a rule the client is told (Retry-After), not a retry of ours.
+  return backoffDelay(failures - FREE_ATTEMPTS - 1, { baseMs: BASE_DELAY_MS, capMs: MAX_DELAY_MS, jitter: "none" });
 }
 
 /** An attempt at `now`: refused while the client must wait, else taken and counted. */

@@ -1,7 +1,7 @@
 import { SESSION_INSTRUCTIONS_MAX_CHARS } from "../agent/index.ts";
 import { db } from "../db/client.ts";
 import { setHome } from "../db/platform-state.ts";
-import { adminUsersSetting, PLATFORM_LABEL } from "../platforms/names.ts";
+import { PLATFORM_LABEL } from "../platforms/names.ts";
 import type { CommandEvent, PlatformAdapter } from "../platforms/types.ts";
 import { isAllowed, settings } from "../settings.ts";
 import { commandPermission, permissionRefusal } from "./permissions.ts";
@@ -66,30 +66,32 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
     }
     case "sethome":
       // It decides where every operator handoff goes: admins only (a DM set as home would take the CLI's sessions).
-      if (!maySetHome(env, source.platform, source.userId)) return `Only ${adminUsersSetting(source.platform)} may set the home channel: ask the operator to add your user id (${source.userId}) there, or to send /sethome here.`;
+      if (!maySetHome(env, source.platform, source.userId)) return permissionRefusal("sethome", source, "admin");
       await setHome(db(env), source.platform, { chatId: source.chatId, threadId: source.threadId ?? null, chatName: null, setBy: source.userId });
       return `This chat is now the ${PLATFORM_LABEL[source.platform]} home channel: sessions handed off from the CLI will arrive here.`;
     case "status": {
       const sessionId = ctx.current();
-      const s = sessionId ? await sessionAgent(env, sessionId).contextStatus(sessionId) : null;
-      if (!s) return "No session here yet: your next message starts one.";
+      const found = sessionId ? await sessionAgent(env, sessionId).contextStatus() : null;
+      if (!found?.ok) return "No session here yet: your next message starts one.";
+      const { session: s, context } = found;
       return [
         `Session ${s.id}${s.title ? ` "${s.title}"` : ""} · model ${s.model ?? "?"}`,
-        `${s.context.tokens_in_context} of ${s.context.budget} tokens in context${s.context.summary ? " (older turns summarised)" : ""} · ${s.context.turns} turns · ${s.input_tokens + s.output_tokens} tokens used`,
+        `${context.tokens_in_context} of ${context.budget} tokens in context${context.summary ? " (older turns summarised)" : ""} · ${context.turns} turns · ${s.input_tokens + s.output_tokens} tokens used`,
         s.running ? `A reply is running (${ctx.adapter.commands.prefix}stop stops it).` : "Idle.",
       ].join("\n");
     }
     case "compact": {
       const sessionId = ctx.current();
-      const r = sessionId ? await sessionAgent(env, sessionId).compact(sessionId) : null;
-      if (!r) return "No session here yet: your next message starts one.";
+      const r = sessionId ? await sessionAgent(env, sessionId).compact() : null;
+      if (!r?.ok) return "No session here yet: your next message starts one.";
       return r.compacted ? `Folded ${r.folded_messages} older messages into the session's summary; the newest turns stay verbatim.` : "Nothing to fold yet: this session is still short.";
     }
     case "instructions":
       return instructions(ctx);
     case "tools": {
       const sessionId = ctx.current() ?? (await startSession(ctx));
-      return (await sessionAgent(env, sessionId).toolList(sessionId)) ?? "No session here yet.";
+      const tools = await sessionAgent(env, sessionId).toolList();
+      return tools.ok ? tools.text : "No session here yet.";
     }
   }
 }
@@ -106,13 +108,13 @@ async function instructions(ctx: CommandContext): Promise<string> {
   const { args } = ctx.event;
   const existing = ctx.current();
   if (!args) {
-    const s = existing ? await sessionAgent(ctx.env, existing).describe(existing) : null;
-    const text = s?.instructions ?? null;
+    const found = existing ? await sessionAgent(ctx.env, existing).describe() : null;
+    const text = found?.ok ? found.session.instructions : null;
     return text ? `This session's instructions:\n${text}` : `This session has no instructions of its own. Set them with ${ctx.adapter.commands.prefix}instructions <text>.`;
   }
   const sessionId = existing ?? (await startSession(ctx));
   const clear = args.trim().toLowerCase() === "clear";
   if (!clear && args.length > SESSION_INSTRUCTIONS_MAX_CHARS) return `Instructions can be at most ${SESSION_INSTRUCTIONS_MAX_CHARS} characters.`;
-  await sessionAgent(ctx.env, sessionId).update(sessionId, { instructions: clear ? null : args.trim() });
+  await sessionAgent(ctx.env, sessionId).update({ instructions: clear ? null : args.trim() });
   return clear ? "Cleared this session's instructions." : "Saved. The agent follows these instructions in this session from your next message.";
 }

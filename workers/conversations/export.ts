@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SESSION_INSTRUCTIONS_MAX_CHARS } from "../agent/index.ts";
+import { parseJson } from "../json.ts";
 
 /**
  * The export format of sessions (`hermes-edge sessions export`, `GET …/export`): JSONL, one
@@ -76,7 +77,7 @@ export type ExportedMessage = z.infer<typeof ExportedMessage>;
 
 /** One session as exported: everything needed to bring it back exactly. */
 export interface SessionExport {
-  session: { id: string; source: string; startedAt: number; lastActiveAt: number } & Record<string, unknown>;
+  session: { id: string; source: string; startedAt: number; lastActiveAt: number } & Record<string, string | number | boolean | null>;
   messages: ExportedMessage[];
   summary: { summary: string; folded_through: number } | null;
   usage: Array<z.infer<typeof ExportedUsage>>;
@@ -101,15 +102,9 @@ export function fromJsonl(text: string): { ok: true; sessions: SessionExport[] }
   for (const [i, raw] of lines.entries()) {
     if (raw.trim() === "") continue;
     if (nestingOf(raw) > IMPORT_MAX_DEPTH) return { ok: false, error: `line ${i + 1}: nested deeper than ${IMPORT_MAX_DEPTH} levels (not an export)` };
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      return { ok: false, error: `line ${i + 1}: not JSON` };
-    }
-    const parsed = Line.safeParse(value);
-    if (!parsed.success) return { ok: false, error: `line ${i + 1}: ${parsed.error.issues[0]?.path.join(".") || "line"}: ${parsed.error.issues[0]?.message ?? "invalid"}` };
-    const line = parsed.data;
+    const parsed = parseJson(raw, Line);
+    if (!parsed.ok) return { ok: false, error: `line ${i + 1}: ${parsed.notJson ? "not JSON" : `${parsed.issue.path || "line"}: ${parsed.issue.message}`}` };
+    const line = parsed.value;
     if (line.type === "session") {
       out.push({ session: line.session, messages: [], summary: null, usage: [], attachments: [] });
       continue;

@@ -19,6 +19,11 @@ export function attachmentKey(prefix: string, turnId: string, index: number, nam
   return `${prefix}${turnId}/${index}-${safeName(name)}`;
 }
 
+/** The key marking one attachment of a turn as being read (present only while it is). */
+export function readingMark(prefix: string, turnId: string, index: number): string {
+  return `${prefix}${turnId}/reading-${index}`;
+}
+
 /** Keeps bytes in R2 under `key`; returns the key. */
 export async function keepFile(bucket: R2Bucket, key: string, bytes: Uint8Array, mime: string | null, meta: Record<string, string> = {}): Promise<string> {
   await bucket.put(key, bytes, { httpMetadata: { contentType: mime ?? "application/octet-stream" }, customMetadata: meta });
@@ -49,6 +54,12 @@ export function edgeReadDeps(env: Env, where: { platform: string | null; prefix:
     },
     keep: (a, index, bytes, mime) => keepFile(env.FILES, attachmentKey(where.prefix, where.turnId, index, a.name), bytes, mime, { turn: where.turnId }),
     load: (key) => loadFile(env.FILES, key),
+    // Kept in FILES beside the turn's bytes: a crash while reading cannot lose the mark.
+    marks: {
+      has: async (index) => (await env.FILES.head(readingMark(where.prefix, where.turnId, index))) !== null,
+      set: async (index) => void (await env.FILES.put(readingMark(where.prefix, where.turnId, index), "1")),
+      clear: (index) => env.FILES.delete(readingMark(where.prefix, where.turnId, index)),
+    },
     ...(cfg ? { transcribe: (audio: Parameters<NonNullable<TurnReadDeps["transcribe"]>>[0], signal: AbortSignal) => transcribe(cfg, audio, { signal }) } : {}),
     log,
   };

@@ -13,8 +13,8 @@ const ATTEMPTS = 4;
 export async function createSession(env: Env, seed: SessionSeed, now: () => number = Date.now, makeId: (now: number) => string = newSessionId): Promise<SessionJson> {
   for (let i = 0; i < ATTEMPTS; i++) {
     const id = makeId(now());
-    const created = await sessionAgent(env, id).create(seed, id);
-    if (created) return created;
+    const created = await sessionAgent(env, id).create(seed);
+    if (created.ok) return created.session;
   }
   throw new Error(`could not find a free session id in ${ATTEMPTS} tries`);
 }

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { modelId } from "../agent/index.ts";
 import type { Db } from "../db/client.ts";
+import { allOf, anyOf } from "../db/conditions.ts";
 import type { SessionSeed } from "../db/seed.ts";
 import { sessions, type SessionRow } from "../db/schema.ts";
 import { resolveSession, type Resolved } from "../db/sessions.ts";
@@ -30,12 +31,12 @@ export function seedFor(env: Env, source: SessionSource, key: string): SessionSe
  *   they are the operator's.
  */
 export function resumableBy(source: SessionSource, opts: { cliSessions: boolean }): SQL {
-  const shared = or(isNotNull(sessions.threadId), eq(sessions.chatType, "thread"))!;
-  const perUser = and(isNull(sessions.threadId), ne(sessions.chatType, "thread"))!;
-  const own = and(eq(sessions.source, source.platform), eq(sessions.userId, source.userId), perUser);
-  const sameChat = and(eq(sessions.source, source.platform), shared, eq(sessions.chatId, source.chatId));
+  const shared = anyOf(isNotNull(sessions.threadId), eq(sessions.chatType, "thread"));
+  const perUser = allOf(isNull(sessions.threadId), ne(sessions.chatType, "thread"));
+  const own = allOf(eq(sessions.source, source.platform), eq(sessions.userId, source.userId), perUser);
+  const sameChat = allOf(eq(sessions.source, source.platform), shared, eq(sessions.chatId, source.chatId));
   const cli = opts.cliSessions ? inArray(sessions.source, [...OPERATOR_SOURCES]) : sql`0`;
-  return or(own, sameChat, cli)!;
+  return anyOf(own, sameChat, cli);
 }
 
 function scope(env: Env, source: SessionSource): SQL {

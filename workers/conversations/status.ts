@@ -1,10 +1,11 @@
 import { probeModel } from "../agent/index.ts";
+import { isLoopbackUrl } from "../agent/loopback.ts";
 import { db } from "../db/client.ts";
 import { appliedMigrations, cronLastRun } from "../db/meta.ts";
 import { MIGRATIONS } from "../db/migrations.ts";
 import { PLATFORMS, type PlatformName } from "../platforms/names.ts";
 
-export type { PlatformStatus, StatusProblem, WorkerStatus } from "./status-types.ts";
+export type { StatusProblem, WorkerStatus } from "./status-types.ts";
 import { adapterFor } from "../platforms/registry.ts";
 import { CATALOG, settings, type SettingProblem } from "../settings.ts";
 import { VERSION } from "../version.ts";
@@ -15,12 +16,6 @@ import { relayObject } from "./stubs.ts";
 /** The cron runs every minute; this long without a run is a problem. */
 export const CRON_LATE_MS = 5 * 60_000;
 
-/** Whether `origin` is this machine (local `wrangler dev`, where the cron and public webhooks do not apply). */
-function isLocal(origin: string): boolean {
-  const host = new URL(origin).hostname;
-  return host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.");
-}
-
 /**
  * Checks the Worker's setup from the inside, where the platform tokens are: the model
  * provider, each platform's own view of its webhook, the relay gateways, the D1 migrations
@@ -29,7 +24,8 @@ function isLocal(origin: string): boolean {
 export async function workerStatus(env: Env, origin: string, now: number): Promise<WorkerStatus> {
   const s = settings(env);
   const d = db(env);
-  const local = isLocal(origin);
+  // This machine (local `wrangler dev`): the cron and public webhooks do not apply.
+  const local = isLoopbackUrl(origin);
   const problems: StatusProblem[] = [];
   const [model, applied, lastRun, platforms, gateways] = await Promise.all([
     probeModel(s.model, (i, init) => fetch(i, init)),

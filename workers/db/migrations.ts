@@ -14,4 +14,5 @@ export const MIGRATIONS = [
   "0007_sessions_you_keep",
   "0008_worker_meta",
   "0009_destination_url",
+  "0010_budget_reservations",
 ] as const;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Times are epoch milliseconds throughout. */
 
@@ -165,3 +165,23 @@ export const meta = sqliteTable("meta", {
   value: text("value").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * `DAILY_TOKEN_BUDGET`: the tokens each running platform turn holds against its user's day
+ * (taken by a conditional insert when the turn starts, so turns of one user in several
+ * chats see each other), then its real usage until that reaches `usage`. A turn that died
+ * leaves a row that stops counting at `expires_at`.
+ */
+export const budgetReservations = sqliteTable(
+  "budget_reservations",
+  {
+    turnId: text("turn_id").notNull(),
+    sessionId: text("session_id").notNull(),
+    userKey: text("user_key").notNull(),
+    /** UTC day, YYYY-MM-DD. */
+    day: text("day").notNull(),
+    tokens: integer("tokens").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.turnId] }), index("budget_user_day_idx").on(t.userKey, t.day)],
+);

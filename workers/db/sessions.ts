@@ -1,10 +1,7 @@
 import { and, desc, eq, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client.ts";
+import { allOf, anyOf } from "./conditions.ts";
 import { sessions, type SessionRow } from "./schema.ts";
-
-export async function getSession(d: Db, id: string): Promise<SessionRow | null> {
-  return (await d.select().from(sessions).where(eq(sessions.id, id)).get()) ?? null;
-}
 
 /** Where a page of the session list ends: the last session shown (its activity time and id). */
 export interface ListCursor {
@@ -18,8 +15,8 @@ export function encodeCursor(row: Pick<SessionRow, "lastActiveAt" | "id">): stri
 }
 
 export function decodeCursor(raw: string): ListCursor | null {
-  const m = /^(\d{1,16}):(.{1,200})$/.exec(raw);
-  return m ? { at: Number(m[1]), id: m[2]! } : null;
+  const [, at, id] = /^(\d{1,16}):(.{1,200})$/.exec(raw) ?? [];
+  return at !== undefined && id !== undefined ? { at: Number(at), id } : null;
 }
 
 /** Newest first: most recently active, then the newest id; after `before` when paging; `q` matches part of the title or id. */
@@ -27,8 +24,8 @@ export async function listSessions(d: Db, opts: { limit: number; source?: string
   const where: SQL[] = [];
   if (opts.source) where.push(eq(sessions.source, opts.source));
   // instr(), not LIKE: no wildcards to escape, and no D1 limit on the pattern's length.
-  if (opts.q) where.push(or(sql`instr(lower(coalesce(${sessions.title}, '')), lower(${opts.q})) > 0`, sql`instr(lower(${sessions.id}), lower(${opts.q})) > 0`)!);
-  if (opts.before) where.push(or(lt(sessions.lastActiveAt, opts.before.at), and(eq(sessions.lastActiveAt, opts.before.at), lt(sessions.id, opts.before.id)))!);
+  if (opts.q) where.push(anyOf(sql`instr(lower(coalesce(${sessions.title}, '')), lower(${opts.q})) > 0`, sql`instr(lower(${sessions.id}), lower(${opts.q})) > 0`));
+  if (opts.before) where.push(anyOf(lt(sessions.lastActiveAt, opts.before.at), allOf(eq(sessions.lastActiveAt, opts.before.at), lt(sessions.id, opts.before.id))));
   return d
     .select()
     .from(sessions)
@@ -77,6 +74,7 @@ export async function resolveSession(d: Db, ref: string, scope?: SQL): Promise<R
     .where(where(or(startsWith(sessions.id), startsWith(sessions.title))))
     .orderBy(...order)
     .limit(5);
-  if (matches.length === 1) return { kind: "found", session: matches[0]! };
+  const [only] = matches;
+  if (matches.length === 1 && only) return { kind: "found", session: only };
   return matches.length === 0 ? { kind: "none" } : { kind: "ambiguous", matches };
 }

@@ -1,5 +1,6 @@
 import type { Token } from "markdown-it";
 import { attr, inlineLines } from "./inline.ts";
+import { itemAt } from "./item-at.ts";
 import { BOLD, type Block, type Line, type Span } from "./ir.ts";
 import { plainSpans } from "./plain.ts";
 import { tableLines, type Align } from "./table.ts";
@@ -9,17 +10,15 @@ const RULE = "───";
 /** List indentation stops growing here (characters). */
 const MAX_INDENT = 24;
 
-interface Frame {
-  kind: "quote" | "list" | "item";
-  /** Leaves emitted inside this container so far. */
-  leaves: number;
+/** An open container; `leaves` counts the leaves emitted inside it so far. */
+type Frame =
+  | { kind: "quote"; leaves: number }
   /** list: the next item's number (null for bullets) and the ordered delimiter. */
-  next?: number | null;
-  delim?: string;
+  | { kind: "list"; leaves: number; next: number | null; delim: string }
   /** item: prefix of its first line (until used) and of its later lines. */
-  first?: string | null;
-  rest?: string;
-}
+  | ItemFrame;
+
+type ItemFrame = { kind: "item"; leaves: number; first: string | null; rest: string };
 
 /**
  * Turns markdown-it's token stream into blocks: each top-level paragraph, heading or rule is
@@ -44,7 +43,8 @@ class Builder {
 
   /** Handles tokens[k] (a task item looks ahead at its first inline). */
   token(tokens: readonly Token[], k: number): void {
-    const t = tokens[k]!;
+    const t = tokens[k];
+    if (t === undefined) throw new RangeError(`no token at ${k} of ${tokens.length}`);
     switch (t.type) {
       case "blockquote_open":
         this.#stack.push({ kind: "quote", leaves: 0 });
@@ -121,24 +121,29 @@ class Builder {
   }
 
   #openItem(tokens: readonly Token[], k: number): void {
-    const list = this.#stack[this.#stack.length - 1];
+    const top = this.#stack[this.#stack.length - 1];
+    const list = top?.kind === "list" ? top : undefined;
     const parent = this.#item();
     let marker = "• ";
     if (list?.next != null) marker = `${list.next++}${list.delim} `;
     // A GFM task item: the checkbox replaces the bullet.
-    const content = tokens[k + 2]?.type === "inline" ? tokens[k + 2]!.content : "";
+    const inline = tokens[k + 2];
+    const content = inline?.type === "inline" ? inline.content : "";
     const task = /^\[([ xX])\](?:[ \t]|$)/.exec(content);
     this.#task = task ? task[0] : null;
     if (task) marker = list?.next != null ? `${marker}${task[1] === " " ? "☐" : "☑"} ` : `${task[1] === " " ? "☐" : "☑"} `;
-    const base = parent ? (parent.first ?? parent.rest!) : "";
+    const base = parent ? (parent.first ?? parent.rest) : "";
     if (parent) parent.first = null;
-    const rest = parent ? parent.rest! : "";
+    const rest = parent ? parent.rest : "";
     const indent = rest.length + marker.length <= MAX_INDENT ? rest + " ".repeat(marker.length) : rest;
     this.#stack.push({ kind: "item", leaves: 0, first: base + marker, rest: indent });
   }
 
-  #item(): Frame | undefined {
-    for (let i = this.#stack.length - 1; i >= 0; i--) if (this.#stack[i]!.kind === "item") return this.#stack[i];
+  #item(): ItemFrame | undefined {
+    for (let i = this.#stack.length - 1; i >= 0; i--) {
+      const f = this.#stack[i];
+      if (f?.kind === "item") return f;
+    }
     return undefined;
   }
 
@@ -177,7 +182,7 @@ class Builder {
     const item = this.#item();
     let prefix = "";
     if (item) {
-      prefix = item.first ?? item.rest!;
+      prefix = item.first ?? item.rest;
       if (spans.length > 0) item.first = null;
     }
     this.#lines.push({ prefix: spans.length === 0 ? "" : prefix, spans, quote: this.#quotes > 0, heading });
@@ -186,8 +191,8 @@ class Builder {
   #code(lang: string, content: string): void {
     // Blank lines around the code carry nothing (and a split would drop them anyway).
     const lines = content.split("\n");
-    while (lines.length > 0 && lines[0]!.trim() === "") lines.shift();
-    while (lines.length > 0 && lines[lines.length - 1]!.trim() === "") lines.pop();
+    while (lines[0]?.trim() === "") lines.shift();
+    while (lines[lines.length - 1]?.trim() === "") lines.pop();
     if (lines.length === 0) return;
     this.#emitCode(lang.replace(/[^\w#+.-]/g, "").slice(0, 32), lines);
   }
@@ -210,9 +215,10 @@ function alignOf(style: string): Align {
 }
 
 function stripTask(lines: Span[][], box: string): Span[][] {
-  const first = lines[0]?.[0];
+  const head = lines[0];
+  const first = head?.[0];
   if (first && first.text.startsWith(box.trimEnd())) first.text = first.text.slice(box.trimEnd().length).replace(/^[ \t]+/, "");
-  if (first?.text === "") lines[0]!.shift();
+  if (first?.text === "") head?.shift();
   return lines;
 }
 
@@ -220,7 +226,7 @@ function trimBlank(lines: Line[]): Line[] {
   let a = 0;
   let b = lines.length;
   const blank = (l: Line) => l.spans.length === 0 && l.prefix.trim() === "";
-  while (a < b && blank(lines[a]!)) a++;
-  while (b > a && blank(lines[b - 1]!)) b--;
+  while (a < b && blank(itemAt(lines, a))) a++;
+  while (b > a && blank(itemAt(lines, b - 1))) b--;
   return lines.slice(a, b);
 }

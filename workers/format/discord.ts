@@ -15,9 +15,8 @@ function defuseMentions(s: string): string {
 function escapeLineStart(s: string): string {
   const m = /^([ \t]*)(?:([#>+-])|(\d{1,9})([.)]))/.exec(s);
   if (!m) return s;
-  const lead = m[1]!.length;
-  if (m[2]) return `${s.slice(0, lead)}\\${s.slice(lead)}`;
-  const at = lead + m[3]!.length;
+  // Before the sign, or before the `.` / `)` that follows a number: both the match's last character.
+  const at = m[0].length - 1;
   return `${s.slice(0, at)}\\${s.slice(at)}`;
 }
 

@@ -8,4 +8,4 @@ export { plainPart, renderMessage, renderPlain } from "./render.ts";
 export { renderTerminal } from "./terminal.ts";
 export { TerminalStream } from "./terminal-stream.ts";
 export { MIN_LIMIT } from "./types.ts";
-export type { Dialect, LengthUnit, RenderedPart, RenderOptions, TelegramEntity, TerminalOptions } from "./types.ts";
+export type { Dialect, LengthUnit, RenderedPart, TelegramEntity } from "./types.ts";

@@ -1,4 +1,5 @@
 import type { Token } from "markdown-it";
+import { itemAt } from "./item-at.ts";
 import { BOLD, CODE, ITALIC, STRIKE, type Span } from "./ir.ts";
 
 /** A token attribute as a string ("" when absent). */
@@ -35,13 +36,12 @@ export function inlineLines(children: readonly Token[], baseMarks = 0): Span[][]
     const span: Span = { text, marks: marks() | (extra.marks ?? 0) };
     if (link?.kind === "link") span.link = link.url;
     if (link?.kind === "bare" || extra.bare) span.bare = true;
-    lines[lines.length - 1]!.push(span);
+    itemAt(lines, lines.length - 1).push(span);
   };
   for (let k = 0; k < children.length; k++) {
-    const t = children[k]!;
-    const tag = t.type.replace(/_(open|close)$/, "");
-    if (MARK_OF[tag] !== undefined) {
-      const bit = MARK_OF[tag]!;
+    const t = itemAt(children, k);
+    const bit = MARK_OF[t.type.replace(/_(open|close)$/, "")];
+    if (bit !== undefined) {
       counts.set(bit, (counts.get(bit) ?? 0) + (t.type.endsWith("_open") ? 1 : -1));
     } else if (t.type === "text" || t.type === "html_inline") push(t.content);
     else if (t.type === "code_inline") push(t.content, { marks: CODE });
@@ -61,7 +61,7 @@ export function inlineLines(children: readonly Token[], baseMarks = 0): Span[][]
 
 /** ` (url)` after a label, or the URL alone when there is no label. */
 function pushSuffix(lines: Span[][], url: string, alone = false): void {
-  const line = lines[lines.length - 1]!;
+  const line = itemAt(lines, lines.length - 1);
   const bare = isLinkable(url);
   if (!alone) line.push({ text: " (", marks: 0 });
   line.push(bare ? { text: url, marks: 0, bare } : { text: url, marks: 0 });
@@ -72,11 +72,14 @@ function pushSuffix(lines: Span[][], url: string, alone = false): void {
  * A link whose label is its own URL (autolinks, bare URLs) stays text; one to an absolute
  * http(s) URL is a link; any other target (relative, unusual scheme) is shown after the label.
  */
-function linkMode(open: Token, children: readonly Token[], at: number): LinkMode {
+function linkMode(open: Token, children: readonly Token[], start: number): LinkMode {
   const url = attr(open, "href");
   if (open.markup === "autolink" || open.markup === "linkify") return { kind: "bare" };
   let label = "";
-  for (let k = at + 1; k < children.length && children[k]!.type !== "link_close"; k++) label += children[k]!.content;
+  for (const t of children.slice(start + 1)) {
+    if (t.type === "link_close") break;
+    label += t.content;
+  }
   if (label === url || `mailto:${label}` === url || `http://${label}` === url) return { kind: "bare" };
   if (label === "" || !isLinkable(url)) return { kind: "suffix", url, alone: label === "" };
   return { kind: "link", url };
@@ -91,13 +94,12 @@ function tidy(line: Span[]): Span[] {
     if (last && last.marks === s.marks && last.link === s.link && last.bare === s.bare) last.text += s.text;
     else out.push({ ...s });
   }
-  while (out.length > 0 && !(out[0]!.marks & CODE)) {
-    out[0]!.text = out[0]!.text.replace(/^[ \t]+/, "");
-    if (out[0]!.text !== "") break;
+  for (let first = out[0]; first !== undefined && !(first.marks & CODE); first = out[0]) {
+    first.text = first.text.replace(/^[ \t]+/, "");
+    if (first.text !== "") break;
     out.shift();
   }
-  while (out.length > 0 && !(out[out.length - 1]!.marks & CODE)) {
-    const last = out[out.length - 1]!;
+  for (let last = out[out.length - 1]; last !== undefined && !(last.marks & CODE); last = out[out.length - 1]) {
     last.text = last.text.replace(/[ \t]+$/, "");
     if (last.text !== "") break;
     out.pop();

@@ -1,3 +1,4 @@
+import { itemAt } from "./item-at.ts";
 import { BOLD, CODE, ITALIC, STRIKE, type Line, type Span } from "./ir.ts";
 import { nest, type Range } from "./nest.ts";
 import type { Piece } from "./writer.ts";
@@ -22,12 +23,7 @@ export interface MarkerStyle {
   wordBoundaries: boolean;
 }
 
-interface Cell {
-  kind: "text" | "bare" | "code" | "link";
-  text: string;
-  marks: number;
-  url?: string;
-}
+type Cell = { kind: "text" | "bare" | "code"; text: string; marks: number } | { kind: "link"; text: string; marks: number; url: string };
 
 /** Links and code become single cells (their insides carry no markers). */
 function cellsOf(spans: readonly Span[]): Cell[] {
@@ -65,8 +61,8 @@ export function markerLine(line: Line, style: MarkerStyle): Piece {
   const opens = new Map<number, Range[]>();
   const closes = new Map<number, Range[]>();
   for (const r of ranges) {
-    (opens.get(r.start) ?? opens.set(r.start, []).get(r.start)!).push(r);
-    (closes.get(r.end) ?? closes.set(r.end, []).get(r.end)!).unshift(r);
+    bucket(opens, r.start).push(r);
+    bucket(closes, r.end).unshift(r);
   }
   const marker = (r: Range) => (r.key === "b" ? style.bold : r.key === "i" ? style.italic : style.strike);
   let blankSoFar = headingPrefix === null;
@@ -91,7 +87,7 @@ export function markerLine(line: Line, style: MarkerStyle): Piece {
     if (cell.kind === "code" || cell.kind === "link") {
       events(pos);
       const code = cell.kind === "code" ? style.code(cell.text) : null;
-      if (cell.kind === "link") out += style.link(cell.text, cell.url!);
+      if (cell.kind === "link") out += style.link(cell.text, cell.url);
       else if (code !== null) out += code;
       else write(cell.text);
       blankSoFar = false;
@@ -128,8 +124,8 @@ function adjust(ranges: Range[], visible: string, atomic: (at: number) => boolea
   const out: Range[] = [];
   for (const r of ranges) {
     let { start, end } = r;
-    while (start < end && SPACE.test(visible[start]!) && !atomic(start)) start++;
-    while (end > start && SPACE.test(visible[end - 1]!) && !atomic(end - 1)) end--;
+    while (start < end && SPACE.test(visible.charAt(start)) && !atomic(start)) start++;
+    while (end > start && SPACE.test(visible.charAt(end - 1)) && !atomic(end - 1)) end--;
     if (start === end) continue;
     if (style.wordBoundaries && (isWordBefore(visible, start) || isWordAt(visible, end))) continue;
     out.push({ ...r, start, end });
@@ -140,17 +136,17 @@ function adjust(ranges: Range[], visible: string, atomic: (at: number) => boolea
 /** Whether an offset lies in a code or link cell (which markers must not cut into). */
 function atomicAt(cells: readonly Cell[]): (at: number) => boolean {
   const starts: number[] = [];
-  let at = 0;
+  let offset = 0;
   for (const c of cells) {
-    starts.push(at);
-    at += c.text.length;
+    starts.push(offset);
+    offset += c.text.length;
   }
   return (pos) => {
     let lo = 0;
     let hi = cells.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= pos) lo = mid;
+      if (itemAt(starts, mid) <= pos) lo = mid;
       else hi = mid - 1;
     }
     const kind = cells[lo]?.kind;
@@ -158,13 +154,25 @@ function atomicAt(cells: readonly Cell[]): (at: number) => boolean {
   };
 }
 
-function isWordBefore(s: string, at: number): boolean {
-  if (at <= 0) return false;
-  const low = s.charCodeAt(at - 1);
-  const from = low >= 0xdc00 && low <= 0xdfff && at >= 2 ? at - 2 : at - 1;
-  return WORD.test(String.fromCodePoint(s.codePointAt(from)!));
+function isWordBefore(s: string, offset: number): boolean {
+  if (offset <= 0) return false;
+  const low = s.charCodeAt(offset - 1);
+  const from = low >= 0xdc00 && low <= 0xdfff && offset >= 2 ? offset - 2 : offset - 1;
+  return isWordCodePoint(s.codePointAt(from));
 }
 
-function isWordAt(s: string, at: number): boolean {
-  return at < s.length && WORD.test(String.fromCodePoint(s.codePointAt(at)!));
+function isWordAt(s: string, offset: number): boolean {
+  return isWordCodePoint(s.codePointAt(offset));
+}
+
+/** `undefined` (an offset past the end) is no word. */
+function isWordCodePoint(cp: number | undefined): boolean {
+  return cp !== undefined && WORD.test(String.fromCodePoint(cp));
+}
+
+/** The list under `key`, created empty on first use. */
+function bucket(map: Map<number, Range[]>, key: number): Range[] {
+  let list = map.get(key);
+  if (list === undefined) map.set(key, (list = []));
+  return list;
 }

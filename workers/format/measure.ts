@@ -61,11 +61,6 @@ export function codePointCuts(text: string, window: number): number[] {
   return cuts;
 }
 
-/** The graphemes of `text`. */
-export function splitGraphemes(text: string): string[] {
-  return Array.from(graphemes.segment(text), (s) => s.segment);
-}
-
 /** Columns a grapheme takes in a monospaced font: 2 for East Asian wide and emoji, else 1. */
 function graphemeWidth(g: string): number {
   const cp = g.codePointAt(0) ?? 0;

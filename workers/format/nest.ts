@@ -1,3 +1,5 @@
+import { itemAt } from "./item-at.ts";
+
 /** A styled range over a line's text: [start, end), opened as the `order`-th range. */
 export interface Range {
   key: string;
@@ -18,15 +20,15 @@ export function nest(items: readonly { len: number; keys: readonly string[] }[])
   // runEnd[i].get(k): index after the last item of the run of key k that covers item i.
   const runEnd = items.map(() => new Map<string, number>());
   for (let i = items.length - 1; i >= 0; i--) {
-    for (const k of items[i]!.keys) runEnd[i]!.set(k, runEnd[i + 1]?.get(k) ?? i + 1);
+    const ends = itemAt(runEnd, i);
+    for (const k of itemAt(items, i).keys) ends.set(k, runEnd[i + 1]?.get(k) ?? i + 1);
   }
   const out: Range[] = [];
   const stack: { key: string; start: number; order: number }[] = [];
   let pos = 0;
   let order = 0;
   const closeFrom = (j: number) => {
-    for (let k = stack.length - 1; k >= j; k--) {
-      const f = stack[k]!;
+    for (const f of stack.slice(j).reverse()) {
       if (pos > f.start) out.push({ key: f.key, start: f.start, end: pos, order: f.order });
     }
     stack.length = j;
@@ -37,8 +39,15 @@ export function nest(items: readonly { len: number; keys: readonly string[] }[])
     if (j >= 0) closeFrom(j);
     const open = new Set(stack.map((f) => f.key));
     const fresh = item.keys.filter((k) => !open.has(k));
-    const rank = (k: string) => RANK[k[0]!] ?? 5;
-    fresh.sort((a, b) => runEnd[i]!.get(b)! - runEnd[i]!.get(a)! || rank(a) - rank(b));
+    const rank = (k: string) => RANK[k.charAt(0)] ?? 5;
+    const ends = itemAt(runEnd, i);
+    // Every key of item i got its run's end in the first pass.
+    const runEndOf = (k: string): number => {
+      const end = ends.get(k);
+      if (end === undefined) throw new RangeError(`key ${k} of item ${i} has no run end`);
+      return end;
+    };
+    fresh.sort((a, b) => runEndOf(b) - runEndOf(a) || rank(a) - rank(b));
     for (const key of fresh) stack.push({ key, start: pos, order: order++ });
     pos += item.len;
   });

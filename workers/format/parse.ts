@@ -36,8 +36,7 @@ export function parseInline(content: string): Token[] {
 export function clampNesting(markdown: string): string {
   const lines = markdown.split("\n");
   let changed = false;
-  for (let n = 0; n < lines.length; n++) {
-    const line = lines[n]!;
+  for (const [n, line] of lines.entries()) {
     const clamped = clampLine(line);
     if (clamped !== line) {
       lines[n] = clamped;
@@ -73,7 +72,7 @@ function markerLength(line: string, i: number): number {
   if (c === ">") return line[i + 1] === " " ? 2 : 1;
   if ((c === "-" || c === "+" || c === "*") && (line[i + 1] === " " || line[i + 1] === "\t")) return 2;
   let j = i;
-  while (j < line.length && j - i < 9 && line[j]! >= "0" && line[j]! <= "9") j++;
+  while (j < line.length && j - i < 9 && line.charAt(j) >= "0" && line.charAt(j) <= "9") j++;
   if (j > i && (line[j] === "." || line[j] === ")") && (line[j + 1] === " " || line[j + 1] === "\t")) return j - i + 2;
   return 0;
 }

@@ -1,3 +1,4 @@
+import { itemAt } from "./item-at.ts";
 import type { Token } from "markdown-it";
 import { parseInline } from "./parse.ts";
 import { scanTail } from "./scan.ts";
@@ -12,7 +13,7 @@ import { scanTail } from "./scan.ts";
 export function completeTail(tokens: Token[], source: string): void {
   if (/\n[ \t]*\n[ \t]*$/.test(source) || source.trim() === "") return;
   for (let k = tokens.length - 1; k >= 0; k--) {
-    const t = tokens[k]!;
+    const t = itemAt(tokens, k);
     // The parser pads a short table row with empty cells; the cell being typed is before them.
     if (t.type === "inline" && t.content === "" && /^t[hd]_open$/.test(tokens[k - 1]?.type ?? "")) {
       k--;
@@ -37,7 +38,7 @@ function completeFence(t: Token): void {
 }
 
 function completeInline(tokens: Token[], k: number): void {
-  const t = tokens[k]!;
+  const t = itemAt(tokens, k);
   const open = tokens[k - 1];
   // "Text\n-" is a setext heading only until the list item it really starts is typed.
   if (open?.type === "heading_open" && (open.markup === "-" || open.markup === "=") && t.map && open.map) {
@@ -53,7 +54,7 @@ function completeInline(tokens: Token[], k: number): void {
   // A paragraph made only of "|" lines is a table whose delimiter row is not typed yet.
   if (open?.type === "paragraph_open" && content.split("\n").every((l) => l.trimStart().startsWith("|"))) content = "";
   const lines = content.split("\n");
-  if (lines.length > 1 && /^[ \t]*([-+*>]|#{1,6}|\d{1,9}[.)]?)[ \t]*$/.test(lines[lines.length - 1]!)) content = lines.slice(0, -1).join("\n");
+  if (lines.length > 1 && /^[ \t]*([-+*>]|#{1,6}|\d{1,9}[.)]?)[ \t]*$/.test(itemAt(lines, lines.length - 1))) content = lines.slice(0, -1).join("\n");
   const done = scanTail(content);
   if (done.text === t.content && done.closers === "") return;
   let children = parseInline(done.text + done.closers);
@@ -66,6 +67,6 @@ function completeInline(tokens: Token[], k: number): void {
 
 function endsWithMarker(children: readonly Token[], closers: string): boolean {
   const last = [...children].reverse().find((c) => c.type === "text" || c.type === "code_inline");
-  const ch = closers[closers.length - 1]!;
-  return last?.type === "text" && "*_~".includes(ch) && last.content.endsWith(ch);
+  const ch = closers.at(-1);
+  return ch !== undefined && last?.type === "text" && "*_~".includes(ch) && last.content.endsWith(ch);
 }

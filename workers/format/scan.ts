@@ -1,3 +1,5 @@
+import { itemAt } from "./item-at.ts";
+
 /** How to complete the inline Markdown at the end of a streaming reply. */
 export interface TailFix {
   /** The source with half-typed markers removed (an unfinished link keeps only its label). */
@@ -82,7 +84,7 @@ export function scanTail(s: string): TailFix {
   let lastRun: { pos: number; end: number; closed: boolean } | null = null;
   let i = 0;
   scan: while (i < s.length) {
-    const c = s[i]!;
+    const c = s.charAt(i);
     if (c === "\\") {
       i += 2;
     } else if (c === "`") {
@@ -155,7 +157,7 @@ export function scanTail(s: string): TailFix {
 
 /** Matches a run of `*`, `_` or `~` against open runs; returns whether it closed any. */
 function delimiterRun(s: string, i: number, len: number, openers: Opener[]): boolean {
-  const ch = s[i]!;
+  const ch = s.charAt(i);
   const prev = charBefore(s, i);
   const next = charAt(s, i + len);
   const left = !isWs(next) && (!isPunct(next) || isWs(prev) || isPunct(prev));
@@ -166,7 +168,7 @@ function delimiterRun(s: string, i: number, len: number, openers: Opener[]): boo
   let remaining = len;
   if (canClose) {
     for (let d = openers.length - 1; d >= 0 && remaining > 0 && openers.length - d <= SEARCH; d--) {
-      const o = openers[d]!;
+      const o = itemAt(openers, d);
       if (o.ch !== ch) continue;
       if (ch === "~" && (o.left < 2 || remaining < 2)) continue;
       if (ch !== "~" && (o.canClose || canOpen) && (o.orig + len) % 3 === 0 && !(o.orig % 3 === 0 && len % 3 === 0)) continue;

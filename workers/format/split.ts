@@ -1,3 +1,4 @@
+import { itemAt } from "./item-at.ts";
 import { lineText, sliceLine, type Block, type Line, type Span } from "./ir.ts";
 import { codePointCuts, graphemeCuts, measure, reach } from "./measure.ts";
 import type { LengthUnit } from "./types.ts";
@@ -50,7 +51,7 @@ class Meter {
     const nl = this.text(LINE_SEP);
     let n = b.kind === "code" ? this.frame(b.lang) : 0;
     for (let i = 0; i < b.lines.length && n <= cap; i++) {
-      n += (i > 0 ? nl : 0) + (b.kind === "code" ? this.codeLineOver(b.lines[i]!, cap) : this.lineOver(b.lines[i]!, cap));
+      n += (i > 0 ? nl : 0) + (b.kind === "code" ? this.codeLineOver(itemAt(b.lines, i), cap) : this.lineOver(itemAt(b.lines, i), cap));
     }
     return n;
   }
@@ -82,7 +83,7 @@ export function splitBlocks(blocks: readonly Block[], w: Writer, limit: number, 
   let next = 0;
   let pending: Block | null = null;
   while (pending !== null || next < blocks.length) {
-    const block: Block = pending ?? blocks[next++]!;
+    const block: Block = pending ?? itemAt(blocks, next++);
     pending = null;
     const cost = m.block(block, limit);
     const gap = cur.length > 0 ? sep : 0;
@@ -122,7 +123,7 @@ function takeLines(lines: readonly Line[], budget: number, m: Meter, fresh: bool
   let used = 0;
   let n = 0;
   while (n < lines.length) {
-    const c = m.lineOver(lines[n]!, budget) + (n > 0 ? nl : 0);
+    const c = m.lineOver(itemAt(lines, n), budget) + (n > 0 ? nl : 0);
     if (used + c > budget) break;
     used += c;
     n++;
@@ -144,7 +145,9 @@ function takeLines(lines: readonly Line[], budget: number, m: Meter, fresh: bool
   // Unreachable with limit >= MIN_LIMIT; kept so a part can never come out empty: one code
   // point, unstyled, always fits.
   const text = lineText(line);
-  const one = String.fromCodePoint(text.codePointAt(0)!);
+  const first = text.codePointAt(0);
+  if (first === undefined) throw new RangeError("an empty line has nothing to cut");
+  const one = String.fromCodePoint(first);
   const head: Line = { prefix: "", spans: [{ text: one, marks: 0 }], quote: false, heading: 0 };
   const rest = sliceLine(line, one.length, text.length);
   return make([head], lineText(rest) === "" ? lines.slice(1) : [rest, ...lines.slice(1)]);
@@ -159,8 +162,9 @@ function largest(cands: readonly number[], fits: (at: number) => boolean): numbe
   let best: number | null = null;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (fits(cands[mid]!)) {
-      best = cands[mid]!;
+    const cand = itemAt(cands, mid);
+    if (fits(cand)) {
+      best = cand;
       lo = mid + 1;
     } else hi = mid - 1;
   }
@@ -178,23 +182,27 @@ function splitLine(line: Line, room: number, m: Meter, wordsOnly: boolean, fresh
   const words: [number, number][] = [];
   // Never cut inside the list marker: a part must not end in a lone bullet.
   for (let i = line.prefix.length + 1; i < window; i++) {
-    if (!BREAKABLE.test(text[i]!) || BREAKABLE.test(text[i - 1]!) || inLink.has(i) || !bounds.has(i)) continue;
+    if (!BREAKABLE.test(text.charAt(i)) || BREAKABLE.test(text.charAt(i - 1)) || inLink.has(i) || !bounds.has(i)) continue;
     let e = i;
-    while (e < text.length && BREAKABLE.test(text[e]!)) e++;
+    while (e < text.length && BREAKABLE.test(text.charAt(e))) e++;
     if (e === text.length || bounds.has(e) || e >= window) words.push([i, e]);
   }
   const wordEnd = new Map(words);
   const word = largest(words.map(([s]) => s), fits);
   const rest = (from: number) => (from >= text.length ? null : sliceLine(line, from, text.length));
-  if (word !== null && (wordsOnly || m.line(sliceLine(line, 0, word)) >= room / 2)) return { head: sliceLine(line, 0, word), rest: rest(wordEnd.get(word)!) };
+  if (word !== null && (wordsOnly || m.line(sliceLine(line, 0, word)) >= room / 2)) {
+    const end = wordEnd.get(word);
+    if (end === undefined) throw new RangeError(`the cut at ${word} is no word's start`);
+    return { head: sliceLine(line, 0, word), rest: rest(end) };
+  }
   if (wordsOnly) return null;
   const hard = largest([...bounds].filter((at) => at <= window && at > line.prefix.length && !inLink.has(at)), fits) ?? (fresh ? largest(codePointCuts(text, window).filter((at) => !inLink.has(at)), fits) : null);
   if (hard !== null) {
     // A cut next to spaces is a cut between words after all: drop the spaces, as there.
     let a = hard;
     let b = hard;
-    while (a > line.prefix.length + 1 && BREAKABLE.test(text[a - 1]!)) a--;
-    while (b < text.length && BREAKABLE.test(text[b]!)) b++;
+    while (a > line.prefix.length + 1 && BREAKABLE.test(text.charAt(a - 1))) a--;
+    while (b < text.length && BREAKABLE.test(text.charAt(b))) b++;
     const clean = (a < hard || b > hard) && a > line.prefix.length && (b >= window || bounds.has(b) || b === text.length) && fits(a);
     return clean ? { head: sliceLine(line, 0, a), rest: rest(b) } : { head: sliceLine(line, 0, hard), rest: rest(hard) };
   }
@@ -215,8 +223,8 @@ function linkInteriors(line: Line, window: number): Set<number> {
   const inside = new Set<number>();
   let at = line.prefix.length;
   let start = -1;
-  for (let i = 0; i < line.spans.length && start <= window; i++) {
-    const s = line.spans[i]!;
+  for (const [i, s] of line.spans.entries()) {
+    if (start > window) break;
     if (s.link && line.spans[i - 1]?.link !== s.link) start = at;
     at += s.text.length;
     if (s.link && line.spans[i + 1]?.link !== s.link) for (let p = start + 1; p < at && p <= window; p++) inside.add(p);
@@ -240,7 +248,7 @@ function takeCode(block: Block & { kind: "code" }, budget: number, m: Meter, fre
   let used = m.frame(block.lang);
   let n = 0;
   while (n < block.lines.length) {
-    const c = m.codeLineOver(block.lines[n]!, budget) + (n > 0 ? nl : 0);
+    const c = m.codeLineOver(itemAt(block.lines, n), budget) + (n > 0 ? nl : 0);
     if (used + c > budget) break;
     used += c;
     n++;
@@ -251,7 +259,7 @@ function takeCode(block: Block & { kind: "code" }, budget: number, m: Meter, fre
   };
   if (n > 0) return make(block.lines.slice(0, n), block.lines.slice(n));
   // The first line alone is too long: cut it (nothing dropped, code keeps every character).
-  const first = block.lines[0]!;
+  const first = itemAt(block.lines, 0);
   const room = budget - m.frame(block.lang);
   const fits = (at: number) => m.codeLine(first.slice(0, at)) <= room;
   const window = Math.min(first.length, reach(first, room, m.unit) + 1);
@@ -268,15 +276,15 @@ function trimBlank(lines: Line[]): Line[] {
   const blank = (l: Line) => l.spans.length === 0 && l.prefix.trim() === "";
   let a = 0;
   let b = lines.length;
-  while (a < b && blank(lines[a]!)) a++;
-  while (b > a && blank(lines[b - 1]!)) b--;
+  while (a < b && blank(itemAt(lines, a))) a++;
+  while (b > a && blank(itemAt(lines, b - 1))) b--;
   return a === 0 && b === lines.length ? lines : lines.slice(a, b);
 }
 
 function trimBlankCode(lines: string[]): string[] {
   let a = 0;
   let b = lines.length;
-  while (a < b && lines[a]!.trim() === "") a++;
-  while (b > a && lines[b - 1]!.trim() === "") b--;
+  while (a < b && itemAt(lines, a).trim() === "") a++;
+  while (b > a && itemAt(lines, b - 1).trim() === "") b--;
   return a === 0 && b === lines.length ? lines : lines.slice(a, b);
 }

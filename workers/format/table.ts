@@ -1,3 +1,4 @@
+import { itemAt } from "./item-at.ts";
 import { displayWidth } from "./measure.ts";
 
 /** Column alignment from a GFM delimiter row ("" when none was given). */
@@ -12,8 +13,8 @@ export function tableLines(rows: readonly string[][], aligns: readonly Align[]):
   const cols = rows.reduce((n, r) => Math.max(n, r.length), Math.max(aligns.length, 1));
   const cells = rows.map((r) => Array.from({ length: cols }, (_, c) => (r[c] ?? "").replace(/\s+/g, " ").trim()));
   const widths = new Array<number>(cols).fill(1);
-  for (const r of cells) r.forEach((cell, c) => (widths[c] = Math.max(widths[c]!, displayWidth(cell))));
-  const row = (r: string[]) => r.map((cell, c) => pad(cell, widths[c]!, aligns[c] ?? "")).join(" | ").trimEnd();
+  for (const r of cells) r.forEach((cell, c) => (widths[c] = Math.max(itemAt(widths, c), displayWidth(cell))));
+  const row = (r: string[]) => r.map((cell, c) => pad(cell, itemAt(widths, c), aligns[c] ?? "")).join(" | ").trimEnd();
   const out = cells.map(row);
   out.splice(1, 0, widths.map((w) => "-".repeat(w)).join("-+-"));
   return out;

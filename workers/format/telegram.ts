@@ -25,7 +25,8 @@ export const telegramWriter: Writer = {
     const spans = line.heading > 0 ? line.spans.map((s) => ({ ...s, marks: s.marks | BOLD })) : line.spans;
     const base = line.prefix.length;
     const entities = nest(spans.map((s) => ({ len: s.text.length, keys: keysOf(s) }))).map((r): TelegramEntity => {
-      const type = TYPE_OF[r.key[0]!]!;
+      const type = TYPE_OF[r.key.charAt(0)];
+      if (type === undefined) throw new RangeError(`style key ${r.key} has no Telegram entity type`);
       const e: TelegramEntity = { type, offset: base + r.start, length: r.end - r.start };
       if (type === "text_link") e.url = r.key.slice(1);
       return e;

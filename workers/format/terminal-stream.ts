@@ -1,6 +1,6 @@
 import type { Token } from "markdown-it";
 import { parseTokens } from "./parse.ts";
-import { renderTerminal } from "./terminal.ts";
+import { CODE_END, renderTerminal } from "./terminal.ts";
 import type { TerminalOptions } from "./types.ts";
 
 /** A top-level block of the source: its lines, and whether it is finished even if it is the last one. */
@@ -70,7 +70,7 @@ export class TerminalStream {
   #advance(end: number, last: boolean): string {
     const src = this.#text.slice(this.#from, end);
     const starts = lineStarts(src);
-    const at = (line: number) => (line < starts.length ? starts[line]! : src.length);
+    const at = (line: number) => starts[line] ?? src.length;
     const blocks = topLevel(parseTokens(src), src, starts);
     let out = "";
     let cut = 0;
@@ -82,7 +82,10 @@ export class TerminalStream {
         out += this.#emit(renderTerminal(src.slice(cut, upTo), this.#o), b.type, true);
         cut = upTo;
       } else if (b.type === "fence") {
-        out += this.#emit(renderTerminal(src.slice(cut, upTo), this.#o), b.type, false);
+        // The box's closing line waits for the fence to close: more code lines come before it.
+        const shown = renderTerminal(src.slice(cut, upTo), this.#o);
+        const open = shown === CODE_END ? "" : shown.endsWith(`\n${CODE_END}`) ? shown.slice(0, -CODE_END.length - 1) : shown;
+        out += this.#emit(open, b.type, false);
       }
     }
     this.#from += cut;
@@ -130,5 +133,6 @@ function closesFence(src: string, starts: readonly number[], t: Token, start: nu
   if (end - 1 <= start) return false;
   const line = src.slice(starts[end - 1], end < starts.length ? starts[end] : src.length).replace(/\n$/, "");
   const m = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line);
-  return m !== null && m[1]![0] === t.markup[0] && m[1]!.length >= t.markup.length;
+  const fence = m?.[1];
+  return fence !== undefined && fence.charAt(0) === t.markup.charAt(0) && fence.length >= t.markup.length;
 }

@@ -1,3 +1,4 @@
+import { itemAt } from "./item-at.ts";
 import { BOLD, CODE, ITALIC, STRIKE, type Block, type Line, type Span } from "./ir.ts";
 import { displayWidth } from "./measure.ts";
 import { toBlocks } from "./render.ts";
@@ -75,7 +76,7 @@ function wrap(words: readonly Word[], first: string, indent: string, width: numb
 
 function trimEnd(words: Word[]): Word[] {
   let n = words.length;
-  while (n > 0 && words[n - 1]!.text.trim() === "") n--;
+  while (n > 0 && itemAt(words, n - 1).text.trim() === "") n--;
   return words.slice(0, n);
 }
 
@@ -90,12 +91,15 @@ function blockOut(b: Block, o: TerminalOptions): string {
   const lines = b.lines.map(clean);
   if (!o.color) return lines.map((l) => `    ${l}`.trimEnd()).join("\n");
   const label = b.lang ? [`\x1b[2m┌ ${clean(b.lang)}${RESET}`] : [];
-  return [...label, ...lines.map((l) => `\x1b[2m│ ${l}${RESET}`)].join("\n");
+  return [...label, ...lines.map((l) => `\x1b[2m│ ${l}${RESET}`), CODE_END].join("\n");
 }
+
+/** The line that closes a code block's box (with colour). */
+export const CODE_END = `\x1b[2m└${RESET}`;
 
 /**
  * Renders a reply for the CLI. With `color`, ANSI bold, italic, strikethrough, cyan inline
- * code, code blocks dimmed behind a left bar; without, plain text with code indented four
+ * code, code blocks dimmed in a box open on the right (`┌ lang`, `│ code`, `└`); without, plain text with code indented four
  * spaces and quotes marked `> `. Links read `text (url)` either way. Control characters in the
  * reply are removed so it cannot drive the terminal.
  */

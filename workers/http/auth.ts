@@ -2,6 +2,8 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { consoleSignedIn, sameOrigin } from "../console/auth.ts";
 import type { OperatorSource } from "../platforms/names.ts";
+import { clientKey } from "../console/throttle.ts";
+import { signInGuard } from "../conversations/stubs.ts";
 import { settings } from "../settings.ts";
 import { safeEqual } from "../security.ts";
 import { ApiError, errorBody } from "./errors.ts";
@@ -21,9 +23,11 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * `/v1/*`: the bearer API_TOKEN, compared in constant time, or the web console's signed
- * session cookie (workers/console). A request that carries a bearer header is judged by it
+ * session cookie with its per-tab key header (workers/console). A request that carries a bearer header is judged by it
  * alone. A cookie travels with any request the browser makes, so one that changes
- * something must also come from the console's own origin (403 otherwise). 503 when the
+ * something must also come from the console's own origin (403 otherwise). Bearer checks
+ * are counted per client by its SignInGuard, exactly like console sign-ins (429 with
+ * Retry-After while it must wait, whatever the token). 503 when the
  * Worker has no API_TOKEN (fail closed).
  */
 export const requireApiToken: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => {
@@ -33,11 +37,19 @@ export const requireApiToken: MiddlewareHandler<{ Bindings: Env }> = async (c, n
   }
   const header = c.req.header("authorization");
   if (header !== undefined) {
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    if (!match || !(await safeEqual(match[1]!, expected))) throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
+    const token = /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1];
+    const right = token !== undefined && (await safeEqual(token, expected));
+    // Counted per client like console sign-ins: a locked-out client is refused even the right token.
+    const judged = await signInGuard(c.env, clientKey(c.req.header("cf-connecting-ip") ?? null)).bearer(Date.now(), right);
+    if (judged.retryAfterMs !== undefined) {
+      const seconds = Math.max(1, Math.ceil(judged.retryAfterMs / 1000));
+      c.header("retry-after", String(seconds));
+      throw new ApiError(429, "too_many_attempts", `too many wrong bearer tokens from here; try again in ${seconds} s`);
+    }
+    if (!judged.ok) throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
     return next();
   }
-  if (!(await consoleSignedIn(c.req.raw, expected, Date.now()))) throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
+  if (!(await consoleSignedIn(c.req.raw, expected, Date.now()))) throw new ApiError(401, "unauthorized", "missing or wrong bearer token (a console request needs its cookie and this tab's key: sign in again in this tab)");
   if (!SAFE_METHODS.has(c.req.method) && !sameOrigin(c.req.raw)) {
     throw new ApiError(403, "forbidden", "a console request that changes something must come from the console's own origin");
   }

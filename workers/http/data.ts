@@ -16,8 +16,9 @@ export const dataRoutes = new Hono<{ Bindings: Env }>()
     const id = c.req.param("id");
     const q = ExportQuery.safeParse(c.req.query());
     if (!q.success) throw new ApiError(400, "bad_request", q.error.issues[0]?.message ?? "bad query");
-    const data = await sessionAgent(c.env, id).exportData(id);
-    if (!data) throw notFound(`session ${id}`);
+    const found = await sessionAgent(c.env, id).exportData();
+    if (!found.ok) throw notFound(`session ${id}`);
+    const { data } = found;
     if (q.data.format === "md") return c.body(toMarkdown(data), 200, { "content-type": "text/markdown; charset=utf-8" });
     return c.body(toJsonl(data), 200, { "content-type": "application/x-ndjson; charset=utf-8" });
   })
@@ -27,7 +28,7 @@ export const dataRoutes = new Hono<{ Bindings: Env }>()
     if (parsed.sessions.length === 0) throw new ApiError(400, "bad_request", "no session in the body (JSONL from `hermes-edge sessions export`)");
     const imported: string[] = [];
     const skipped: string[] = [];
-    for (const s of parsed.sessions) ((await sessionAgent(c.env, s.session.id).importData(s)) ? imported : skipped).push(s.session.id);
+    for (const s of parsed.sessions) ((await sessionAgent(c.env, s.session.id).importData(s)).ok ? imported : skipped).push(s.session.id);
     return c.json({ imported, skipped }, imported.length > 0 ? 201 : 200);
   });
 

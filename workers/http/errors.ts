@@ -4,7 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, errorBody } from "../errors.ts";
 import { logger } from "../log/index.ts";
 
-export { ApiError, errorBody, notFound, type ErrorCode } from "../errors.ts";
+export { ApiError, errorBody, notFound } from "../errors.ts";
 
 /** The one place errors become HTTP responses. Unknown errors are logged without detail leaking. */
 export function handleError(err: Error, c: Context): Response {

@@ -34,7 +34,7 @@ export const handoffRoutes = new Hono<{ Bindings: Env }>()
     if (!ps.enabled) throw new ApiError(422, "platform_not_configured", `${platform} is not configured on this Worker (set ${ps.missing.join(", ")})`);
     if (ps.gateway) throw new ApiError(422, "platform_not_configured", `${platform} turns run on a relay gateway, which keeps its own transcripts; hand off to a platform the Worker serves`);
     // The session's object checks the destination (a home channel set by an admin) before it stores anything.
-    const result = await sessionAgent(c.env, id).requestHandoff(id, { platform, chatId: body.chat_id ?? null, thread: body.thread ?? true });
+    const result = await sessionAgent(c.env, id).requestHandoff({ platform, chatId: body.chat_id ?? null, thread: body.thread ?? true });
     if (!result.ok && result.code === "not_found") throw notFound(`session ${id}`);
     if (!result.ok && result.code === "no_home_channel") throw new ApiError(422, "no_home_channel", result.message);
     if (!result.ok && result.code === "turn_in_progress") throw new ApiError(409, "turn_in_progress", "the agent is busy: a turn is running in this session");
@@ -46,15 +46,14 @@ export const handoffRoutes = new Hono<{ Bindings: Env }>()
     const q = WaitQuery.safeParse(c.req.query());
     if (!q.success) throw new ApiError(400, "bad_request", q.error.issues[0]?.message ?? "bad query");
     const agent = sessionAgent(c.env, id);
-    const { found, handoff } = q.data.wait === 0 || q.data.state === undefined ? await agent.handoff(id) : await agent.waitHandoff(id, q.data.state === "none" ? null : q.data.state, q.data.wait * 1000);
-    if (!found) throw notFound(`session ${id}`);
-    return c.json({ handoff });
+    const found = q.data.wait === 0 || q.data.state === undefined ? await agent.handoff() : await agent.waitHandoff(q.data.state === "none" ? null : q.data.state, q.data.wait * 1000);
+    if (!found.ok) throw notFound(`session ${id}`);
+    return c.json({ handoff: found.handoff });
   })
   .delete("/:id/handoff", async (c) => {
     const id = c.req.param("id");
     const body = await jsonBody(c, CancelInput);
-    const agent = sessionAgent(c.env, id);
-    const { found } = await agent.handoff(id);
-    if (!found) throw notFound(`session ${id}`);
-    return c.json(await agent.failPendingHandoff(id, body.reason ?? "cancelled: the gateway did not pick it up in time"));
+    const result = await sessionAgent(c.env, id).failPendingHandoff(body.reason ?? "cancelled: the gateway did not pick it up in time");
+    if (!result.ok) throw notFound(`session ${id}`);
+    return c.json({ failed: result.failed, handoff: result.handoff });
   });

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { isLoopbackHost } from "../console/cookie.ts";
+import { isLoopbackHost } from "../agent/loopback.ts";
 import { homeChannel, homeRefusal } from "../conversations/home.ts";
 import { allowedUsersSetting, describeHandoffDestination, PLATFORMS, settingKind } from "../platforms/names.ts";
 import { settings } from "../settings.ts";

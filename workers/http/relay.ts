@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { relayObject } from "../conversations/stubs.ts";
 import { CLOSE } from "../relay/frames.ts";
 import { checkMediaLink, gatewayOfMediaKey, MEDIA_PATH } from "../relay/media.ts";
-import { GATEWAY_HEADER, REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../relay/socket.ts";
+import { REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../relay/socket.ts";
 import { verifyRelayToken, type TokenCheck } from "../relay/token.ts";
 import { settings } from "../settings.ts";
 import { errorBody } from "./errors.ts";
@@ -17,8 +17,9 @@ function reasonFor(check: Extract<TokenCheck, { ok: false }>): string {
 /**
  * `GET /relay`: a gateway's WebSocket. The bearer token is checked against RELAY_SECRETS
  * before the gateway's Relay object is involved; failures close with 4401 (reason
- * `expired` for a valid but expired token). The gateway id comes from the token only; the
- * Relay object then refuses a token it has seen before (single use).
+ * `expired` for a valid but expired token). The gateway id comes from the token only: it
+ * names the Relay object (no header carries it), which then refuses a token it has seen
+ * before (single use).
  */
 export async function relayUpgrade(request: Request, env: Env): Promise<Response> {
   if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
@@ -30,7 +31,6 @@ export async function relayUpgrade(request: Request, env: Env): Promise<Response
   if (!check.ok) return refuseSocket(CLOSE.unauthorized, reasonFor(check));
   const headers = new Headers(request.headers);
   headers.delete("authorization");
-  headers.set(GATEWAY_HEADER, check.gatewayId);
   headers.set(TOKEN_HEADER, `${check.exp}:${check.sig}`);
   return relayObject(env, check.gatewayId).fetch(new Request(request.url, { method: "GET", headers }));
 }

@@ -55,39 +55,39 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
   })
   .get("/:id", async (c) => {
     const id = sessionIdOf(c.req.param("id"));
-    const session = await sessionAgent(c.env, id).describe(id);
-    if (!session) throw notFound(`session ${id}`);
-    return c.json({ session });
+    const found = await sessionAgent(c.env, id).describe();
+    if (!found.ok) throw notFound(`session ${id}`);
+    return c.json({ session: found.session });
   })
   .patch("/:id", async (c) => {
     const id = sessionIdOf(c.req.param("id"));
     const body = await jsonBody(c, PatchSession);
     const instructions = body.instructions === undefined ? undefined : body.instructions?.trim() || null;
-    const session = await sessionAgent(c.env, id).update(id, { ...(body.title !== undefined ? { title: body.title } : {}), ...(instructions !== undefined ? { instructions } : {}) });
-    if (!session) throw notFound(`session ${id}`);
-    return c.json({ session });
+    const found = await sessionAgent(c.env, id).update({ ...(body.title !== undefined ? { title: body.title } : {}), ...(instructions !== undefined ? { instructions } : {}) });
+    if (!found.ok) throw notFound(`session ${id}`);
+    return c.json({ session: found.session });
   })
   .delete("/:id", async (c) => {
     const id = sessionIdOf(c.req.param("id"));
-    if (!(await sessionAgent(c.env, id).destroy(id))) throw notFound(`session ${id}`);
+    if (!(await sessionAgent(c.env, id).destroy()).ok) throw notFound(`session ${id}`);
     return c.json({ deleted: true });
   })
   .post("/:id/compact", async (c) => {
     const id = sessionIdOf(c.req.param("id"));
-    const result = await sessionAgent(c.env, id).compact(id);
-    if (!result) throw notFound(`session ${id}`);
-    return c.json(result);
+    const result = await sessionAgent(c.env, id).compact();
+    if (!result.ok) throw notFound(`session ${id}`);
+    return c.json({ compacted: result.compacted, folded_messages: result.folded_messages });
   })
   .get("/:id/messages", async (c) => {
     const id = sessionIdOf(c.req.param("id"));
-    const transcript = await sessionAgent(c.env, id).messages(id);
-    if (!transcript) throw notFound(`session ${id}`);
-    return c.json(transcript);
+    const found = await sessionAgent(c.env, id).messages();
+    if (!found.ok) throw notFound(`session ${id}`);
+    return c.json(found.transcript);
   })
   .post("/:id/turns", async (c) => {
     const id = sessionIdOf(c.req.param("id"));
     const { content } = await jsonBody(c, TurnInput);
-    const result = await sessionAgent(c.env, id).startTurn(id, content);
+    const result = await sessionAgent(c.env, id).startTurn(content);
     if (!result.ok && result.code === "not_found") throw notFound(`session ${id}`);
     if (!result.ok) throw new ApiError(409, result.code, result.message);
     return new Response(turnStream(result.stream), {
@@ -98,7 +98,7 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
   .post("/:id/interrupt", async (c) => {
     const id = sessionIdOf(c.req.param("id"));
     const agent = sessionAgent(c.env, id);
-    if (!(await agent.describe(id))) throw notFound(`session ${id}`);
+    if (!(await agent.describe()).ok) throw notFound(`session ${id}`);
     const { interrupted } = await agent.interrupt();
     return c.json({ interrupted });
   });

@@ -1,5 +1,53 @@
 import { Hono } from "hono";
-import { handleWebhook } from "../conversations/intake.ts";
+import { type IntakeResult, platformIntake, suggestions, takeIn } from "../conversations/intake.ts";
+import { errorBody } from "../errors.ts";
+import type { PlatformAdapter, PlatformEvent } from "../platforms/types.ts";
+import { logger } from "../log/index.ts";
 
-/** `POST /webhooks/:platform`: Telegram, Discord and Slack deliveries. */
-export const webhookRoutes = new Hono<{ Bindings: Env }>().post("/:platform", (c) => handleWebhook(c, c.req.param("platform")));
+const ok = () => new Response(null, { status: 200 });
+
+/**
+ * The webhook's answer for what the intake made of an event: taken in → the platform's ack
+ * (Telegram and Slack 200, Discord's deferred "thinking…"); an answer or refusal with text →
+ * that text in the response (Discord, Slack slash commands); anything else → a bare 200, so
+ * the platform neither retries nor shows an error.
+ */
+export function webhookResponse(adapter: PlatformAdapter, event: PlatformEvent, result: IntakeResult): Response {
+  if (result.kind === "accepted") return adapter.ack(event);
+  const text = result.kind === "answered" || result.kind === "refused" ? result.text : undefined;
+  return text === undefined ? ok() : (adapter.answerInline(event, text) ?? ok());
+}
+
+/**
+ * `POST /webhooks/:platform`: Telegram, Discord and Slack deliveries. The platform must be
+ * enabled; the body is verified over its raw bytes before anything is parsed (401
+ * otherwise); parsed, with no I/O, into an event, which the intake takes in; its result
+ * becomes the platform's answer.
+ */
+export const webhookRoutes = new Hono<{ Bindings: Env }>().post("/:platform", async (c) => {
+  const env = c.env;
+  const platform = c.req.param("platform");
+  const found = platformIntake(env, platform);
+  if (found.kind !== "ready") return c.json(errorBody(found.code, found.message), 404);
+  const { adapter } = found;
+  const raw = new Uint8Array(await c.req.arrayBuffer());
+  const verified = await adapter.verify(c.req.raw.headers, raw, Date.now());
+  if (!verified.ok) {
+    console.warn(`${platform}: webhook refused (${verified.reason})`);
+    return c.json(errorBody("unauthorized", verified.reason === "stale" ? "webhook timestamp outside the accepted window" : "bad or missing webhook signature"), 401);
+  }
+  const ingest = adapter.ingest(new TextDecoder().decode(raw), c.req.raw.headers);
+  const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  const warm = adapter.warm?.();
+  if (warm) waitUntil(warm.catch((err: unknown) => logger.child(platform).error("follow-up failed", { err })));
+  if (ingest.kind === "suggest") return ingest.request.respond(await suggestions(env, ingest.request));
+  if (ingest.kind !== "event") {
+    // A signed delivery of another shape: Discord's is answered 400 by its adapter (it does not retry), the others 2xx so they are not retried.
+    if (ingest.malformed) console.warn(`${platform}: ignored a signed delivery that does not match the platform's schema (${ingest.malformed})`);
+    return ingest.kind === "respond" ? ingest.response : ok();
+  }
+  const { event } = ingest;
+  // Whether this delivery's response can carry text: asked of the adapter with an empty answer.
+  const inline = adapter.answerInline(event, "") !== null;
+  return webhookResponse(adapter, event, await takeIn({ env, adapter, event, inline, waitUntil }));
+});

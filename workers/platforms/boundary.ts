@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { parseJson } from "../json.ts";
 
 /** A JSON body checked against a platform schema: the value, or why it was refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -13,15 +14,8 @@ export function malformed(reason: string): { kind: "ignore"; reason: string; mal
  * field's path and what was wrong, never its value (bodies may carry personal data).
  */
 export function checkJson<S extends z.ZodType>(body: string, schema: S): Checked<z.infer<S>> {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return { ok: false, reason: "malformed JSON" };
-  }
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length > 0 ? issue.path.join(".") : "body";
-  return { ok: false, reason: `unexpected payload at ${where}: ${issue?.code ?? "invalid"}` };
+  const checked = parseJson(body, schema);
+  if (checked.ok) return checked;
+  if (checked.notJson) return { ok: false, reason: "malformed JSON" };
+  return { ok: false, reason: `unexpected payload at ${checked.issue.path || "body"}: ${checked.issue.code}` };
 }

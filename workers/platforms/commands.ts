@@ -81,7 +81,9 @@ export function isCommandName(v: string): v is CommandName {
 
 /** A command's row of the table. */
 export function commandSpec(name: CommandName): ChatCommandSpec {
-  return CHAT_COMMANDS.find((c) => c.name === name)!;
+  const spec = CHAT_COMMANDS.find((c) => c.name === name);
+  if (!spec) throw new RangeError(`the chat command table has no row for ${name}`);
+  return spec;
 }
 
 /** `name <usage>`: how a command is written after its prefix. */

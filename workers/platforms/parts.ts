@@ -100,7 +100,8 @@ const SHOWING_MAX = 1024;
 function remember(key: string, seal: string): void {
   showing.delete(key);
   showing.set(key, seal);
-  if (showing.size > SHOWING_MAX) showing.delete(showing.keys().next().value!);
+  const oldest = showing.keys().next();
+  if (showing.size > SHOWING_MAX && !oldest.done) showing.delete(oldest.value);
 }
 
 async function fingerprint(part: Part): Promise<string> {

@@ -42,7 +42,7 @@ export interface ReplyTarget {
 }
 
 /** The chat commands live in one table (`commands.ts`); these names are re-exported for the adapters. */
-export { COMMANDS, isCommandName, type CommandName } from "./commands.ts";
+export { isCommandName, type CommandName } from "./commands.ts";
 
 /**
  * Whether a message is for the bot. `mentions` defers the decision to after the webhook is
@@ -246,6 +246,11 @@ export class PlatformApiError extends Error {
     this.code = code;
     this.status = opts.status;
     this.retryAfter = opts.retryAfter;
+  }
+
+  /** Worth another attempt: the platform is rate limiting, down, or unreachable (read by the retry module's `isRetryable`). */
+  get retryable(): boolean {
+    return this.code === "rate_limited" || this.code === "unavailable" || this.code === "network";
   }
 }
 

@@ -9,8 +9,7 @@ export function refuseSocket(code: number, reason: string): Response {
   return new Response(null, { status: 101, webSocket: client });
 }
 
-/** Headers the Worker passes the verified token's facts to the Relay object in. */
-export const GATEWAY_HEADER = "x-hermes-relay-gateway";
+/** The header the Worker passes the verified token's expiry and signature to the Relay object in (the gateway id is the object's name). */
 export const TOKEN_HEADER = "x-hermes-relay-token";
 
 /** Close reasons the connector uses with 4401, besides "unauthorized". */

@@ -5,6 +5,8 @@
  * Shared by the connector (Worker) and the gateway (Node): Web Crypto only.
  */
 
+import { safeEqual } from "../security.ts";
+
 const encoder = new TextEncoder();
 
 function toHex(buf: ArrayBuffer): string {
@@ -60,16 +62,6 @@ export type TokenCheck =
   | { ok: true; gatewayId: string; exp: number; sig: string }
   | { ok: false; reason: "malformed" | "unknown" | "bad_signature" | "expired" | "no_expiry" | "too_long" };
 
-/** Constant-time comparison of two hex strings of any length. */
-async function sameHex(a: string, b: string): Promise<boolean> {
-  const [x, y] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(a)), crypto.subtle.digest("SHA-256", encoder.encode(b))]);
-  const p = new Uint8Array(x);
-  const q = new Uint8Array(y);
-  let diff = 0;
-  for (let i = 0; i < p.length; i++) diff |= p[i]! ^ q[i]!;
-  return diff === 0;
-}
-
 /**
  * Checks a bearer token against the secrets configured for its gateway id. The signature
  * is checked before the expiry, so "expired" is only said to a holder of a real secret.
@@ -87,7 +79,7 @@ export async function verifyRelayToken(token: string, secrets: Map<string, strin
   if (!candidates || candidates.length === 0) return { ok: false, reason: "unknown" };
   let matched = false;
   for (const secret of candidates) {
-    if (await sameHex(await hmacHex(secret, `${gatewayId}:${expText}`), sig)) matched = true;
+    if (await safeEqual(await hmacHex(secret, `${gatewayId}:${expText}`), sig)) matched = true;
   }
   if (!matched) return { ok: false, reason: "bad_signature" };
   const exp = Number(expText);

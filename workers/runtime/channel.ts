@@ -30,16 +30,6 @@ export interface ReplyChannel {
   post(markdown: string): Promise<string[]>;
 }
 
-/** Errors worth trying again: the platform is rate limiting, down, or unreachable. */
-export function retryable(err: unknown): boolean {
-  return err instanceof PlatformApiError ? err.code === "rate_limited" || err.code === "unavailable" || err.code === "network" : false;
-}
-
-/** The wait a platform asked for, in ms (429 `retry_after`), if any. */
-export function retryAfterMs(err: unknown): number | undefined {
-  return err instanceof PlatformApiError && err.retryAfter !== undefined ? Math.max(0, err.retryAfter * 1000) : undefined;
-}
-
 /** A short description of a delivery failure, for one log line (never a token). */
 export function describe(err: unknown): string {
   return err instanceof PlatformApiError ? `${err.code}: ${err.message}` : errorMessage(err);

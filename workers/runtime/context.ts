@@ -156,8 +156,8 @@ export class ContextKeeper {
     const rt = this.#h.runtime();
     const history = rt.history();
     const turns = splitTurns(history, this.#h.model().id);
-    if (turns.length <= VERBATIM_TURNS) return { compacted: false, folded_messages: 0 };
-    const keep = turns[turns.length - VERBATIM_TURNS]!;
+    const keep = turns[turns.length - VERBATIM_TURNS];
+    if (turns.length <= VERBATIM_TURNS || keep === undefined) return { compacted: false, folded_messages: 0 };
     const upTo = keep.start;
     const id = rt.historyIds()[upTo - 1];
     if (id === undefined || upTo === 0) return { compacted: false, folded_messages: 0 };

@@ -1,4 +1,5 @@
-import { describe, retryable, retryAfterMs, type ReplyChannel } from "./channel.ts";
+import { backoffDelay, isRetryable, retryAfterMs, type BackoffPolicy } from "../retry/index.ts";
+import { describe, type ReplyChannel } from "./channel.ts";
 import { sleepOn, type Clock } from "./clock.ts";
 import type { DeliveryStore, PendingDelivery } from "./deliveries.ts";
 import { UNDELIVERED_NOTE } from "./texts.ts";
@@ -7,6 +8,8 @@ import { UNDELIVERED_NOTE } from "./texts.ts";
 export const MAX_DELIVERY_ATTEMPTS = 6;
 /** Longest backoff between two attempts when the platform gave no retry_after. */
 export const MAX_DELIVERY_BACKOFF_MS = 30_000;
+/** 1 s, 2 s, 4 s … up to the cap, jittered so replies that failed together (a platform outage) do not retry together. */
+const DELIVERY_BACKOFF: BackoffPolicy = { baseMs: 1000, capMs: MAX_DELIVERY_BACKOFF_MS, jitter: "equal" };
 
 /** How a delivery attempt run ended. */
 export type DeliveryEnd = "delivered" | "deferred" | "failed";
@@ -59,8 +62,8 @@ export async function deliverFinal(channel: ReplyChannel, pending: PendingDelive
       return { end: "delivered", error: null };
     } catch (err) {
       last = err;
-      if (!retryable(err)) break;
-      notBefore = o.clock.now() + (retryAfterMs(err) ?? Math.min(1000 * 2 ** (attempts - 1), MAX_DELIVERY_BACKOFF_MS));
+      if (!isRetryable(err)) break;
+      notBefore = o.clock.now() + (retryAfterMs(err) ?? backoffDelay(attempts - 1, DELIVERY_BACKOFF));
       o.store.retryLater(pending.turnId, ids, attempts, notBefore);
     }
   }

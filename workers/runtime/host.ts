@@ -39,6 +39,14 @@ export interface RuntimeHost {
   channel(target: ReplyTarget): ReplyChannel | null;
   /** A line for the log; `err` is the error behind it, kept whole (stack, cause). */
   log(line: string, err?: unknown): void;
+  /**
+   * Whether a turn may start now (each attempt, before anything is read or stored): the
+   * edge checks `DAILY_TOKEN_BUDGET` here and reserves the turn's tokens. Refused: the turn
+   * is dropped and `notice` (if any) shown in its chat instead.
+   */
+  admit?(turn: TurnRecord): Promise<{ ok: true } | { ok: false; notice: string | null }>;
+  /** A turn ended, having used `tokens` (the edge settles its reservation); awaited before the next turn starts. */
+  onUsage?(turn: TurnRecord, tokens: number): Promise<void>;
   /** A turn is about to call the model (the edge raises its running flag). */
   onTurnStart?(turn: TurnRecord): void;
   /** Messages were stored (the edge copies them to D1 behind the turn). */

@@ -1,5 +1,6 @@
 import type { ReplyTarget } from "../platforms/types.ts";
-import { migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
+import { SeenDeliveries } from "./seen.ts";
+import { MissingRowError, migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
 
 /** Where a turn came from: the HTTP API (streamed to its caller), a platform, or the runtime itself (a handoff notice). */
 export type TurnOrigin = "api" | "platform" | "internal";
@@ -87,6 +88,8 @@ function record(r: Row): TurnRecord {
  * ended). Synchronous: a turn is stored the moment `add` returns.
  */
 export class TurnQueue extends SessionRows {
+  readonly #seen = new SeenDeliveries(this.sql, "seen");
+
   /** Creates or upgrades the tables (once per storage). */
   static migrate(sql: Sql): void {
     migrate(sql, "turn-queue", SCHEMA);
@@ -122,7 +125,7 @@ export class TurnQueue extends SessionRows {
   seen(deliveryKey: string): boolean {
     return (
       this.sql.exec("SELECT 1 AS x FROM turns WHERE delivery_key = ?", deliveryKey).length > 0 ||
-      this.sql.exec("SELECT 1 AS x FROM seen WHERE delivery_key = ?", deliveryKey).length > 0
+      this.#seen.has(deliveryKey)
     );
   }
 
@@ -142,7 +145,9 @@ export class TurnQueue extends SessionRows {
   /** queued → running (first attempt), or one more attempt of a turn left running. */
   start(turnId: string): TurnRecord {
     this.sql.exec("UPDATE turns SET state = 'running', attempts = attempts + 1 WHERE turn_id = ?", turnId);
-    return this.get(turnId)!;
+    const rec = this.get(turnId);
+    if (!rec) throw new MissingRowError(`turn ${turnId} is not in the queue: it cannot start`);
+    return rec;
   }
 
   /** Remembers which messages the turn's reply shows, so a re-run edits instead of posting again. */
@@ -153,16 +158,22 @@ export class TurnQueue extends SessionRows {
   /** Removes a turn; its delivery key is remembered, so a redelivery stays a no-op. */
   forget(rec: TurnRecord, now: number): void {
     this.sql.exec("DELETE FROM turns WHERE turn_id = ?", rec.turnId);
-    if (rec.deliveryKey) this.sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", rec.deliveryKey, now);
+    if (rec.deliveryKey) this.#seen.remember(rec.deliveryKey, now);
   }
 
   /** Records a delivery key as taken in without a turn (a command handled by its host). */
   remember(deliveryKey: string, now: number): void {
-    this.sql.exec("INSERT OR REPLACE INTO seen (delivery_key, at) VALUES (?, ?)", deliveryKey, now);
+    this.#seen.remember(deliveryKey, now);
   }
 
-  /** Forgets delivery keys older than `before` (kept longer than any platform redelivers). */
-  pruneSeen(before: number): void {
-    this.sql.exec("DELETE FROM seen WHERE delivery_key IN (SELECT delivery_key FROM seen WHERE at < ? LIMIT 500)", before);
+  /** Forgets delivery keys past their retention (`SEEN_RETENTION_MS`). */
+  pruneSeen(now: number): void {
+    this.#seen.prune(now);
   }
+}
+
+/** Whose turn it is, for usage: the platform user its host recorded, else the API (`cli`). */
+export function userKeyOf(rec: TurnRecord): string {
+  const k = rec.meta.userKey;
+  return typeof k === "string" && k !== "" ? k : "cli";
 }

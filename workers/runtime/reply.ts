@@ -1,5 +1,6 @@
 import type { TurnEvent, TurnOutcome } from "../agent/index.ts";
-import { describe, retryable, retryAfterMs, type ReplyChannel } from "./channel.ts";
+import { backoffDelay, isRetryable, retryAfterMs } from "../retry/index.ts";
+import { describe, type ReplyChannel } from "./channel.ts";
 import type { Clock } from "./clock.ts";
 import { replyText } from "./texts.ts";
 
@@ -140,12 +141,14 @@ export class ReplyStreamer implements TurnSink {
       this.#failures = 0;
     } catch (err) {
       this.#note("live update", err);
-      if (!retryable(err)) {
+      if (!isRetryable(err)) {
         this.#liveOff = true;
         return;
       }
       this.#failures++;
-      const wait = retryAfterMs(err) ?? Math.min(this.#ch.caps.editIntervalMs * 2 ** this.#failures, MAX_LIVE_BACKOFF_MS);
+      // The first pause is up to two edit intervals, doubling per failure in a row.
+      const policy = { baseMs: 2 * this.#ch.caps.editIntervalMs, capMs: MAX_LIVE_BACKOFF_MS, jitter: "equal" } as const;
+      const wait = retryAfterMs(err) ?? backoffDelay(this.#failures - 1, policy);
       this.#notBefore = this.#o.clock.now() + wait;
     }
     if (this.#display() !== this.#shown && !this.#ended) this.#schedule();

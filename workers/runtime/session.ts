@@ -5,25 +5,23 @@ import { AttachmentStore } from "./attachments.ts";
 import { DeliveryStore } from "./deliveries.ts";
 import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
 import { MAX_TURN_ATTEMPTS, type NewTurn, type RuntimeHost, type TurnResult } from "./host.ts";
-import { TurnQueue, type TurnRecord } from "./queue.ts";
+import { IdleWaiters } from "./idle.ts";
+import { TurnQueue, userKeyOf, type TurnRecord } from "./queue.ts";
 import { ReplyStreamer, type TurnSink } from "./reply.ts";
-import type { Sql } from "./sql.ts";
+import { MissingRowError, type Sql } from "./sql.ts";
 import { replyText, RESTART_FAILURE } from "./texts.ts";
 import { SqlTranscript } from "./transcript.ts";
 import { UsageStore } from "./usage.ts";
 
-export { MAX_TURN_ATTEMPTS, type BusyPolicy, type NewTurn, type RuntimeHost, type TurnResult } from "./host.ts";
+export type { BusyPolicy, NewTurn, RuntimeHost, TurnResult } from "./host.ts";
 
 interface Active {
   turnId: string;
   controller: AbortController;
 }
 
-/** Whose turn it is, for usage: the platform user its host recorded, else the API (`cli`). */
-function userKeyOf(rec: TurnRecord): string {
-  const k = rec.meta.userKey;
-  return typeof k === "string" && k !== "" ? k : "cli";
-}
+/** Shown when whether a turn may start could not be checked (its store did not answer). */
+const NOT_ADMITTED = "This message was not answered: the daily token allowance could not be checked just now. Please send it again in a minute.";
 
 const failed = (code: string, message: string): TurnOutcome => ({ finishReason: "error", text: "", error: { code, message }, usage: { input: 0, output: 0 }, toolCalls: 0 });
 
@@ -50,7 +48,7 @@ export class SessionRuntime {
   #delivering = 0;
   /** The unfolded transcript in memory, with the stored id of each message. */
   #history: Array<{ id: number; message: ChatMessage }> | null = null;
-  #idleWaiters: Array<() => void> = [];
+  readonly #idle = new IdleWaiters(() => this.#isIdle());
   #turnWaiters = new Map<string, (r: TurnResult) => void>();
 
   constructor(host: RuntimeHost) {
@@ -135,7 +133,9 @@ export class SessionRuntime {
     this.queue.add({ turnId, content: input.content, origin: input.origin, state: "running", target: null, deliveryKey: input.deliveryKey ?? null, meta: input.meta ?? {} }, this.#h.clock.now());
     const active: Active = { turnId, controller: new AbortController() };
     this.#active = active;
-    void this.#execute(this.queue.get(turnId)!, active, sink)
+    const rec = this.queue.get(turnId);
+    if (!rec) throw new MissingRowError(`turn ${turnId} was not stored`);
+    void this.#execute(rec, active, sink)
       .finally(() => this.pump())
       .catch((err: unknown) => this.#h.log("after the turn: failed", err));
     return { ok: true, turnId };
@@ -165,9 +165,8 @@ export class SessionRuntime {
   }
 
   /** Resolves once nothing runs, waits or is being delivered here. */
-  async idle(): Promise<void> {
-    if (this.#isIdle()) return;
-    await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  idle(): Promise<void> {
+    return this.#idle.wait();
   }
 
   #isIdle(): boolean {
@@ -175,8 +174,7 @@ export class SessionRuntime {
   }
 
   #wake(): void {
-    if (!this.#isIdle()) return;
-    for (const w of this.#idleWaiters.splice(0)) w();
+    this.#idle.check();
   }
 
   /**
@@ -245,15 +243,22 @@ export class SessionRuntime {
     const content = got ? [rec.content.trim(), got.text].filter(Boolean).join("\n\n") : rec.content;
     const user: ChatMessage = { role: "user", content };
     const id = this.#h.sql.transaction(() => {
-      const [stored] = this.transcript.append([{ message: user, turnId: rec.turnId, userKey: userKeyOf(rec), at: this.#h.clock.now() }]);
+      const stored = this.transcript.appendOne({ message: user, turnId: rec.turnId, userKey: userKeyOf(rec), at: this.#h.clock.now() });
       if (got) this.attachments.put(rec.turnId, got.records, this.#h.clock.now());
-      return stored!;
+      return stored;
     });
     this.#history?.push({ id, message: user });
     this.#h.onStored?.();
   }
 
   async #execute(rec: TurnRecord, active: Active, sink: TurnSink | ReplyStreamer): Promise<void> {
+    if (this.#h.admit) {
+      const verdict = await this.#h.admit(rec).catch((err: unknown) => {
+        this.#h.log(`turn ${rec.turnId}: could not check whether it may start`, err);
+        return { ok: false as const, notice: NOT_ADMITTED };
+      });
+      if (!verdict.ok) return this.#refuse(rec, active, verdict.notice);
+    }
     let outcome: TurnOutcome;
     sink.start?.();
     try {
@@ -275,8 +280,8 @@ export class SessionRuntime {
         onEvent: (e) => sink.event(e),
         append: async (m, usage) => {
           const stored = m.role === "assistant" ? { ...m, model: model.id } : m;
-          const [id] = this.transcript.append([{ message: stored, turnId: rec.turnId, usage, model: m.role === "assistant" ? model.id : null, userKey: userKeyOf(rec), at: this.#h.clock.now() }]);
-          this.#history?.push({ id: id!, message: stored });
+          const id = this.transcript.appendOne({ message: stored, turnId: rec.turnId, usage, model: m.role === "assistant" ? model.id : null, userKey: userKeyOf(rec), at: this.#h.clock.now() });
+          this.#history?.push({ id, message: stored });
           this.#h.onStored?.();
         },
       });
@@ -286,25 +291,27 @@ export class SessionRuntime {
       outcome = err instanceof ProviderError ? failed(err.code, err.message) : failed("internal", "the turn failed inside the agent runtime");
       this.forgetHistory();
     }
-    this.#recordUsage(rec, outcome);
+    const tokens = this.#recordUsage(rec, outcome);
     let delivery: DeliveryOutcome | null = null;
-    if (sink instanceof ReplyStreamer && rec.target) {
+    const target = rec.target;
+    if (sink instanceof ReplyStreamer && target) {
       const end = await sink.end(outcome);
       // The turn ends and its reply becomes a pending delivery in one step: nothing between
       // can lose the reply. A reply the live updates already show in full needs none.
       this.#h.sql.transaction(() => {
-        if (!end.shown) this.deliveries.put({ turnId: rec.turnId, target: rec.target!, text: end.text, ids: end.ids, attempts: 0, notBefore: end.notBefore, createdAt: this.#h.clock.now() });
+        if (!end.shown) this.deliveries.put({ turnId: rec.turnId, target, text: end.text, ids: end.ids, attempts: 0, notBefore: end.notBefore, createdAt: this.#h.clock.now() });
         this.queue.forget(rec, this.#h.clock.now());
       });
       if (this.#active === active) this.#active = null;
       this.#h.onTurnEnd?.(rec, outcome);
-      delivery = end.shown ? { end: "delivered", error: null } : await this.#deliver(rec.turnId, rec.target);
+      delivery = end.shown ? { end: "delivered", error: null } : await this.#deliver(rec.turnId, target);
     } else {
       this.queue.forget(rec, this.#h.clock.now());
       if (this.#active === active) this.#active = null;
       this.#h.onTurnEnd?.(rec, outcome);
       await Promise.resolve(sink.end(outcome)).catch(() => undefined);
     }
+    await this.#h.onUsage?.(rec, tokens).catch((err: unknown) => this.#h.log(`turn ${rec.turnId}: its usage was not settled`, err));
     const waiter = this.#turnWaiters.get(rec.turnId);
     this.#turnWaiters.delete(rec.turnId);
     this.#wake();
@@ -312,11 +319,25 @@ export class SessionRuntime {
   }
 
   /** The turn's tokens: the provider's count, or the host's estimate when it reported none. */
-  #recordUsage(rec: TurnRecord, outcome: TurnOutcome): void {
+  #recordUsage(rec: TurnRecord, outcome: TurnOutcome): number {
     const reported = outcome.usage.input + outcome.usage.output > 0;
     const usage = reported ? outcome.usage : (this.#h.estimate?.(outcome, rec) ?? outcome.usage);
-    if (usage.input + usage.output === 0) return;
+    if (usage.input + usage.output === 0) return 0;
     this.usage.record(rec.turnId, userKeyOf(rec), usage, this.#h.clock.now());
+    return usage.input + usage.output;
+  }
+
+  /** A turn refused at its start (see RuntimeHost.admit): nothing is stored; `notice` goes to its chat. */
+  async #refuse(rec: TurnRecord, active: Active, notice: string | null): Promise<void> {
+    this.#h.log(`turn ${rec.turnId} was not started${notice ? `: ${notice}` : ""}`);
+    if (this.#active === active) this.#active = null;
+    const outcome: TurnOutcome = { finishReason: "error", text: notice ?? "", error: { code: "not_admitted", message: notice ?? "not admitted" }, usage: { input: 0, output: 0 }, toolCalls: 0 };
+    if (notice) return this.#endStored(rec, outcome, notice);
+    this.queue.forget(rec, this.#h.clock.now());
+    this.#h.onTurnEnd?.(rec, outcome);
+    this.#turnWaiters.get(rec.turnId)?.({ outcome, delivery: null });
+    this.#turnWaiters.delete(rec.turnId);
+    this.#wake();
   }
 
   /** Drops folded messages from memory (they stay stored). */
@@ -339,7 +360,7 @@ export class SessionRuntime {
         clock: this.#h.clock,
         store: this.deliveries,
         log: (l) => this.#h.log(l),
-        ...(this.#h.defer ? { defer: (at: number) => this.#h.defer!(at) } : {}),
+        ...(this.#h.defer ? { defer: (at: number) => this.#h.defer?.(at) } : {}),
       });
     } finally {
       this.#delivering--;
@@ -357,13 +378,14 @@ export class SessionRuntime {
 
   /** Ends a turn a dead instance left, whose last words are stored: delivers `text` (editing what it showed) and forgets it. */
   async #endStored(rec: TurnRecord, outcome: TurnOutcome, text: string): Promise<void> {
-    if (rec.target && this.#h.channel(rec.target)) {
+    const target = rec.target;
+    if (target && this.#h.channel(target)) {
       this.#h.sql.transaction(() => {
-        this.deliveries.put({ turnId: rec.turnId, target: rec.target!, text, ids: rec.sent, attempts: 0, notBefore: 0, createdAt: this.#h.clock.now() });
+        this.deliveries.put({ turnId: rec.turnId, target, text, ids: rec.sent, attempts: 0, notBefore: 0, createdAt: this.#h.clock.now() });
         this.queue.forget(rec, this.#h.clock.now());
       });
       this.#h.onTurnEnd?.(rec, outcome);
-      const delivery = await this.#deliver(rec.turnId, rec.target);
+      const delivery = await this.#deliver(rec.turnId, target);
       this.#turnWaiters.get(rec.turnId)?.({ outcome, delivery });
     } else {
       this.queue.forget(rec, this.#h.clock.now());

@@ -42,6 +42,11 @@ export function num(v: SqlValue | undefined): number {
   return v === null || v === undefined ? 0 : Number(v);
 }
 
+/** A statement that must return a row (`INSERT … RETURNING`, a row written just before) returned none. */
+export class MissingRowError extends Error {
+  override readonly name = "MissingRowError";
+}
+
 /**
  * Versioned schema migrations for one component's tables (the turn queue, the transcript,
  * a Relay's buffer, …): each step runs once, in order, in one transaction with the
@@ -55,8 +60,8 @@ export function migrate(sql: Sql, component: string, steps: readonly string[]): 
   if (at > steps.length) throw new Error(`${component}: stored schema version ${at} is newer than this code (${steps.length})`);
   if (at === steps.length) return;
   sql.transaction(() => {
-    for (let v = at; v < steps.length; v++) {
-      for (const statement of splitStatements(steps[v]!)) sql.exec(statement);
+    for (const step of steps.slice(at)) {
+      for (const statement of splitStatements(step)) sql.exec(statement);
     }
     sql.exec("INSERT INTO _schema (component, version) VALUES (?, ?) ON CONFLICT(component) DO UPDATE SET version = excluded.version", component, steps.length);
   });

@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall, Usage } from "../agent/index.ts";
-import { migrate, num, str, type Row, type Sql, type SqlValue, SessionRows } from "./sql.ts";
+import { MissingRowError, migrate, num, str, type Row, type Sql, type SqlValue, SessionRows } from "./sql.ts";
 
 /** One stored transcript message with the facts kept beside it. */
 export interface StoredMessage {
@@ -125,12 +125,14 @@ export class SqlTranscript extends SessionRows {
 
   /** Appends messages in order, in one transaction; returns their ids. */
   append(items: readonly NewMessage[], opts: { synced?: boolean } = {}): number[] {
-    return this.sql.transaction(() =>
-      items.map((item) => {
-        const row = this.sql.exec(`INSERT INTO messages (${COLUMNS}, synced) VALUES (${marks(COLUMN_COUNT + 1)}) RETURNING id`, ...columnValues(this.session, item), opts.synced ? 1 : 0)[0]!;
-        return num(row.id);
-      }),
-    );
+    return this.sql.transaction(() => items.map((item) => this.appendOne(item, opts)));
+  }
+
+  /** Appends one message; returns its id. */
+  appendOne(item: NewMessage, opts: { synced?: boolean } = {}): number {
+    const row = this.sql.exec(`INSERT INTO messages (${COLUMNS}, synced) VALUES (${marks(COLUMN_COUNT + 1)}) RETURNING id`, ...columnValues(this.session, item), opts.synced ? 1 : 0)[0];
+    if (!row) throw new MissingRowError(`session ${this.session}: INSERT INTO messages … RETURNING id returned no row`);
+    return num(row.id);
   }
 
   /**

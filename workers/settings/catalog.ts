@@ -1,4 +1,4 @@
-import { DEFAULT_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, PROVIDERS } from "../agent/index.ts";
+import { DEFAULT_CONTEXT_TOKENS, DEFAULT_DOH_URL, MIN_CONTEXT_TOKENS, PROVIDERS } from "../agent/index.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, parseMcpServers, parseToolTimeout } from "../agent/mcp/index.ts";
 import { DEFAULT_ATTACHMENT_MAX_BYTES } from "../attachments/index.ts";
 import { commaList, hex, httpUrl, milliseconds, oneOf, positiveWhole, text, wholeAtLeast, type Parser } from "./parse.ts";
@@ -81,6 +81,8 @@ export const CATALOG = {
   MCP_SERVERS: spec({ kind: "var", group: "tools", meaning: 'remote MCP servers: JSON list [{"name","url"}]', hideValue: true, parse: mcpServers }),
   "MCP_TOKEN_<NAME>": spec({ kind: "secret", group: "tools", meaning: "bearer token of the MCP server <name> (upper-cased, other characters as _)", parse: text }),
   TOOL_TIMEOUT_MS: spec({ kind: "var", group: "tools", meaning: "limit of one MCP tool call", default: String(DEFAULT_TOOL_TIMEOUT_MS), parse: toolTimeout }),
+
+  FETCH_URL_DOH_URL: spec({ kind: "var", group: "tools", meaning: "DNS-over-HTTPS (JSON) endpoint fetch_url resolves host names with; names that do not resolve to public addresses are refused", default: DEFAULT_DOH_URL, parse: httpUrl(DEFAULT_DOH_URL, `the default ${DEFAULT_DOH_URL} is used`) }),
 
   DAILY_TOKEN_BUDGET: spec({ kind: "var", group: "limits", meaning: "tokens per platform user per UTC day", default: "unlimited", parse: positiveWhole({ unset: null, fallback: null, whenBad: budgetOff, example: "10000" }) }),
 

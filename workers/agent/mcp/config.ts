@@ -5,6 +5,7 @@ import { errorMessage } from "../../log/index.ts";
  * the gateway. Both are a JSON list of `{"name", "url"}` (remote) or, on the gateway only,
  * `{"name", "command", "args"?, "env"?}` (a local server started as a child process).
  */
+import { isLoopbackHost } from "../loopback.ts";
 
 /** A remote server, reached over Streamable HTTP (or the older HTTP+SSE transport). */
 export interface McpUrlEntry {
@@ -36,11 +37,6 @@ export function tokenSecretName(server: string): string {
   return `MCP_TOKEN_${server.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
 }
 
-/** Loopback hosts, the only ones allowed over plain http (local development). */
-function isLoopback(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
-}
-
 function checkUrl(raw: unknown, name: string): string | { url: string } {
   if (typeof raw !== "string" || raw.trim() === "") return "url must be a non-empty string";
   let url: URL;
@@ -49,7 +45,7 @@ function checkUrl(raw: unknown, name: string): string | { url: string } {
   } catch {
     return "url is not a valid absolute URL";
   }
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(url.hostname))) return "url must be https:// (plain http only for localhost)";
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) return "url must be https:// (plain http only for localhost)";
   if (url.username || url.password) return `url must not carry credentials; put the token in the secret ${tokenSecretName(name)}`;
   return { url: url.toString() };
 }

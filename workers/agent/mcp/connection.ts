@@ -3,6 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 // The SDK's default validator (ajv) compiles schemas to code, which workerd forbids.
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { VERSION } from "../../version.ts";
 import type { Redactor } from "./result.ts";
 import { RequestTracker, type RequestScope } from "./tracker.ts";
 import { errorMessage } from "../../log/index.ts";
@@ -48,7 +49,7 @@ export interface ServerOptions {
   tokenName?: string;
 }
 
-const CLIENT_INFO = { name: "hermes-edge", version: "0.1.0" };
+const CLIENT_INFO = { name: "hermes-edge", version: VERSION };
 const MAX_LIST_PAGES = 10;
 
 /** A server could not be used: the reason is short, redacted, and fit for the model. */

@@ -7,12 +7,11 @@ import { redactor } from "./result.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, McpToolSource, type McpSourceOptions, type ServerSpec } from "./source.ts";
 import { RequestTracker } from "./tracker.ts";
 
-export { SERVER_NAME, isUrlEntry, parseMcpServers, tokenFor, tokenSecretName, type McpCommandEntry, type McpConfig, type McpServerEntry, type McpUrlEntry } from "./config.ts";
-export { McpServerConnection, McpUnavailable, systemClock, type Clock, type ServerOptions, type TransportPlan } from "./connection.ts";
-export { DEFAULT_MAX_RESPONSE_BYTES } from "./http.ts";
-export { DEFAULT_MAX_RESULT_CHARS, capText, formatCallResult, redactor, type Redactor } from "./result.ts";
-export { MAX_DESCRIPTION_CHARS, NAMESPACE_SEPARATOR, TOOL_NAME, namespacedName, sanitiseInputSchema } from "./schema.ts";
-export { DEFAULT_LIST_TIMEOUT_MS, DEFAULT_TOOLS_TTL_MS, DEFAULT_TOOL_TIMEOUT_MS, MAX_TOOLS_PER_SERVER, McpToolSource, type McpSourceOptions, type ServerSpec } from "./source.ts";
+export { isUrlEntry, parseMcpServers, tokenFor, tokenSecretName, type McpCommandEntry, type McpServerEntry, type McpUrlEntry } from "./config.ts";
+export type { Clock } from "./connection.ts";
+export { formatCallResult, redactor } from "./result.ts";
+export { TOOL_NAME, namespacedName, sanitiseInputSchema } from "./schema.ts";
+export { DEFAULT_TOOL_TIMEOUT_MS, McpToolSource, type McpSourceOptions, type ServerSpec } from "./source.ts";
 
 /** Longest `TOOL_TIMEOUT_MS` accepted (10 minutes). */
 const MAX_TOOL_TIMEOUT_MS = 600_000;

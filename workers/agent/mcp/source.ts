@@ -97,12 +97,12 @@ export class McpToolSource implements ToolSource {
 
   async list(signal?: AbortSignal): Promise<ToolListing> {
     const notes = this.#problems.map((p) => `some tools are unavailable: ${p}`);
-    const results = await Promise.all(this.#servers.map((s) => this.#toolsOf(s, signal)));
+    const results = await Promise.all(this.#servers.map(async (s) => ({ server: s, r: await this.#toolsOf(s, signal) })));
     const tools: Tool[] = [];
-    results.forEach((r, i) => {
+    for (const { server, r } of results) {
       if (Array.isArray(r)) tools.push(...r);
-      else notes.push(`tools of server ${this.#servers[i]!.spec.name} are unavailable: ${r.reason}`);
-    });
+      else notes.push(`tools of server ${server.spec.name} are unavailable: ${r.reason}`);
+    }
     return { tools, notes };
   }
 

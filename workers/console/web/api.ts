@@ -35,12 +35,45 @@ async function failure(res: Response): Promise<ApiFailure> {
   return new ApiFailure(res.status, code, message, Number.isFinite(retry) && retry > 0 ? retry : null);
 }
 
+/** Where this tab keeps the per-tab key its sign-in returned (sessionStorage: this tab, this origin). */
+const TAB_KEY = "hermes-console-tab";
+/** The header the key goes in (workers/console/cookie.ts TAB_HEADER). */
+const TAB_HEADER = "x-hermes-console-tab";
+
+function storedTabKey(): string | null {
+  try {
+    return sessionStorage.getItem(TAB_KEY);
+  } catch {
+    return null;
+  }
+}
+
 /**
- * A request to this origin (the session cookie goes along). JSON bodies are sent as JSON;
- * a 401 anywhere but sign-in means the session is over.
+ * Signs in with the API token: the Worker sets the cookie and returns this tab's key, kept
+ * in sessionStorage and sent with every request (the cookie alone is refused: cookies are
+ * not port-scoped, so on loopback other local servers receive it too).
+ */
+export async function signIn(token: string): Promise<void> {
+  const answer = (await (await request("POST", "/console/sign-in", { token })).json()) as { tab_key?: string };
+  if (answer.tab_key) sessionStorage.setItem(TAB_KEY, answer.tab_key);
+}
+
+/** Forgets this tab's key (signing out). */
+export function forgetTab(): void {
+  try {
+    sessionStorage.removeItem(TAB_KEY);
+  } catch {
+    // storage unavailable: nothing kept
+  }
+}
+
+/**
+ * A request to this origin (the session cookie and this tab's key go along). JSON bodies
+ * are sent as JSON; a 401 anywhere but sign-in means the session is over.
  */
 export async function request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
-  const init: RequestInit = { method, credentials: "same-origin", headers: { accept: "application/json" } };
+  const tab = storedTabKey();
+  const init: RequestInit = { method, credentials: "same-origin", headers: { accept: "application/json", ...(tab ? { [TAB_HEADER]: tab } : {}) } };
   if (body !== undefined) init.body = JSON.stringify(body);
   if (body !== undefined) init.headers = { ...init.headers, "content-type": "application/json" };
   if (signal) init.signal = signal;

@@ -1,4 +1,4 @@
-import { json, request, whenSignedOut } from "./api.ts";
+import { forgetTab, json, request, signIn, whenSignedOut } from "./api.ts";
 import { h, replace } from "./dom.ts";
 import { platformsView } from "./views/platforms.ts";
 import { sessionView } from "./views/session.ts";
@@ -9,6 +9,15 @@ import { errorMessage } from "../../log/error.ts";
 
 /** A page of the console: draws into `root`; `signal` aborts when the page is left. */
 export type View = (root: HTMLElement, signal: AbortSignal, param: string) => Promise<void> | void;
+
+/** The first route whose pattern matches `hash`, with its match. */
+function matchRoute(hash: string): { m: RegExpExecArray; view: View; title: string } | undefined {
+  for (const [re, view, title] of ROUTES) {
+    const m = re.exec(hash);
+    if (m) return { m, view, title };
+  }
+  return undefined;
+}
 
 const ROUTES: Array<[RegExp, View, string]> = [
   [/^#?\/?$/, sessionsView, "Sessions"],
@@ -49,7 +58,7 @@ async function route(): Promise<void> {
   }
   nav.hidden = signOut.hidden = false;
   const hash = location.hash;
-  const found = ROUTES.map(([re, view, title]) => ({ m: re.exec(hash), view, title })).find((r) => r.m);
+  const found = matchRoute(hash);
   for (const a of nav.querySelectorAll("a")) a.toggleAttribute("aria-current", a.getAttribute("href") === (hash.startsWith("#/sessions/") ? "#/" : hash || "#/"));
   if (!found) {
     replace(main, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the sessions")));
@@ -58,7 +67,7 @@ async function route(): Promise<void> {
   document.title = `${found.title} · hermes-edge`;
   replace(main);
   try {
-    await found.view(main, controller.signal, decodeURIComponent(found.m![1] ?? ""));
+    await found.view(main, controller.signal, decodeURIComponent(found.m[1] ?? ""));
   } catch (err) {
     if (controller.signal.aborted) return;
     main.append(h("p", { class: "notice error", role: "alert" }, errorMessage(err)));
@@ -67,6 +76,7 @@ async function route(): Promise<void> {
 
 async function leave(): Promise<void> {
   await request("POST", "/console/sign-out").catch(() => undefined);
+  forgetTab();
   signedIn = false;
   await route();
 }
@@ -78,7 +88,7 @@ async function leave(): Promise<void> {
 async function linkSignIn(): Promise<boolean | null> {
   const token = takeTokenFromFragment();
   if (token === null) return null;
-  return request("POST", "/console/sign-in", { token }).then(
+  return signIn(token).then(
     () => true,
     (err: unknown) => ((note = `The sign-in link was refused: ${errorMessage(err)}`), false),
   );

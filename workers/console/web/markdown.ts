@@ -1,4 +1,5 @@
 import MarkdownIt from "markdown-it";
+import type { Token } from "markdown-it";
 
 /**
  * Markdown for the console, where every transcript is hostile: raw HTML is never passed
@@ -20,8 +21,15 @@ export function safeLink(url: string): boolean {
 
 md.validateLink = safeLink;
 
+/** The token markdown-it asks a rule to render (always one of `tokens`). */
+function tokenAt(tokens: Token[], idx: number): Token {
+  const token = tokens[idx];
+  if (!token) throw new RangeError(`markdown-it asked to render token ${idx} of ${tokens.length}`);
+  return token;
+}
+
 md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
-  const token = tokens[idx]!;
+  const token = tokenAt(tokens, idx);
   token.attrSet("target", "_blank");
   token.attrSet("rel", "noopener noreferrer nofollow");
   return self.renderToken(tokens, idx, options);
@@ -40,7 +48,7 @@ md.core.ruler.push("align_classes", (state) => {
 });
 
 md.renderer.rules.image = (tokens, idx) => {
-  const token = tokens[idx]!;
+  const token = tokenAt(tokens, idx);
   const src = String(token.attrGet("src") ?? "");
   const alt = md.utils.escapeHtml(token.content || "image");
   if (!safeLink(src)) return `<span class="image-ref">[image: ${alt}]</span>`;

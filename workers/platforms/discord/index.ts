@@ -26,9 +26,7 @@ import { discordHealth } from "./health.ts";
 import { discordThreadLink } from "./link.ts";
 import { errorMessage } from "../../log/index.ts";
 
-export { ASK_MESSAGE_COMMAND, DISCORD_COMMANDS, discordSource, parseDiscordInteraction } from "./parse.ts";
-export { discordTarget, discordTargets, type DiscordTarget } from "./target.ts";
-export { DISCORD_MAX_SKEW_S, verifyDiscord } from "./verify.ts";
+export { discordTarget } from "./target.ts";
 
 export interface DiscordSettings {
   applicationId: string;

@@ -24,9 +24,8 @@ import { verifySlack } from "./verify.ts";
 import { slackHealth } from "./health.ts";
 import { errorMessage } from "../../log/index.ts";
 
-export { parseSlackBody, SLACK_SLASH_COMMAND, slackSource } from "./parse.ts";
-export { slackTarget, slackTargets, type SlackTarget } from "./target.ts";
-export { SLACK_MAX_SKEW_S, verifySlack } from "./verify.ts";
+export { parseSlackBody } from "./parse.ts";
+export { slackTarget } from "./target.ts";
 
 export interface SlackSettings {
   botToken: string;

@@ -37,8 +37,8 @@ function fileOf(f: NonNullable<SlackEvent["files"]>[number]): Attachment {
 
 /** `stop`, `resume abc` written as `/stop` or `!stop` after a mention, in a DM or a thread. */
 function textCommand(text: string): { name: string; args: string } | null {
-  const m = /^[/!]([a-z]+)\b\s*(.*)$/is.exec(text.trim());
-  return m ? { name: m[1]!.toLowerCase(), args: m[2]!.trim() } : null;
+  const [, name, args] = /^[/!]([a-z]+)\b\s*(.*)$/is.exec(text.trim()) ?? [];
+  return name !== undefined && args !== undefined ? { name: name.toLowerCase(), args: args.trim() } : null;
 }
 
 function parseSlashCommand(body: string): Ingest {

@@ -26,9 +26,7 @@ import { downloadTelegramFile } from "./files.ts";
 import { verifyTelegram } from "./verify.ts";
 import { telegramHealth } from "./health.ts";
 
-export { GENERAL_TOPIC, parseTelegramUpdate, telegramSource, type TelegramBotIdentity } from "./parse.ts";
-export { telegramTarget, telegramTargets, type TelegramTarget } from "./target.ts";
-export { SECRET_HEADER, verifyTelegram } from "./verify.ts";
+export { telegramTarget } from "./target.ts";
 
 /** Settings the Telegram adapter runs on. */
 export interface TelegramSettings {

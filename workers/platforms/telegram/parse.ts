@@ -54,7 +54,7 @@ function prose(text: string, entities: readonly TelegramEntity[]): string {
 
 /** `@names` in the prose of a message (typed mentions, with or without a `mention` entity), lower-cased. */
 function mentionsIn(text: string): string[] {
-  return [...text.matchAll(/(?:^|[^\w@])@([A-Za-z0-9_]{3,32})\b/g)].map((m) => m[1]!.toLowerCase());
+  return [...text.matchAll(/(?:^|[^\w@])@([A-Za-z0-9_]{3,32})\b/g)].flatMap((m) => (m[1] === undefined ? [] : [m[1].toLowerCase()]));
 }
 
 /** Removes `@name` (any case) where it stands as a word, and the spaces it leaves. */

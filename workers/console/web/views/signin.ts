@@ -1,4 +1,4 @@
-import { ApiFailure, request } from "../api.ts";
+import { ApiFailure, signIn } from "../api.ts";
 import { h, notice, replace } from "../dom.ts";
 import { errorMessage } from "../../../log/error.ts";
 
@@ -8,11 +8,11 @@ import { errorMessage } from "../../../log/error.ts";
  * when the fragment carries none.
  */
 export function takeTokenFromFragment(): string | null {
-  const m = /^#token=([^&]+)/.exec(location.hash);
-  if (!m) return null;
+  const encoded = /^#token=([^&]+)/.exec(location.hash)?.[1];
+  if (encoded === undefined) return null;
   history.replaceState(null, "", `${location.pathname}${location.search}#/`);
   try {
-    return decodeURIComponent(m[1]!);
+    return decodeURIComponent(encoded);
   } catch {
     return null;
   }
@@ -44,7 +44,7 @@ export function signInView(root: HTMLElement, said: string | null, signedIn: () 
     e.preventDefault();
     button.disabled = true;
     replace(status);
-    request("POST", "/console/sign-in", { token: input.value })
+    signIn(input.value)
       .then(() => {
         input.value = "";
         return signedIn();

@@ -67,7 +67,8 @@ export function messageView(m: Message): HTMLElement {
  */
 export function transcriptView(t: Transcript): HTMLElement[] {
   const out: HTMLElement[] = [];
-  const folded = t.summary ? t.messages.filter((m) => m.id <= t.summary!.folded_through) : [];
+  const summary = t.summary;
+  const folded = summary ? t.messages.filter((m) => m.id <= summary.folded_through) : [];
   if (t.summary) {
     const text = t.summary.text;
     const what = text === null ? "no longer sent to the model (no summary could be written)" : "folded into the summary";
