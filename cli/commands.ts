@@ -316,5 +316,5 @@ function argsProblem(err: unknown): string {
     if (name && /argument missing/.test(message)) return `option '--${name}' needs a value`;
     if (name) return `option '--${name}' takes no value`;
   }
-  return message.split(/\.\s/)[0]!.replace(/\.$/, "");
+  return (message.split(/\.\s/)[0] ?? message).replace(/\.$/, "");
 }

@@ -175,8 +175,9 @@ export async function runLocal(mode: "start" | "dev", opts: LocalOptions): Promi
     const child = spawn(process.execPath, devArgs, { cwd: root, env: wranglerEnv({ ...io.env, CI: undefined }), stdio: ["inherit", "pipe", "pipe"] });
     // wrangler's output passes through; once it says ready, what to do next comes last.
     const shown = showWhenReady(() => devNextSteps(url, token, style).forEach((l) => println(io.stderr, l)));
-    child.stdout!.on("data", (d: Buffer) => (io.stdout.write(d), shown(d)));
-    child.stderr!.on("data", (d: Buffer) => (io.stderr.write(d), shown(d)));
+    // stdio is "pipe" for both: spawn gives the streams.
+    child.stdout?.on("data", (d: Buffer) => (io.stdout.write(d), shown(d)));
+    child.stderr?.on("data", (d: Buffer) => (io.stderr.write(d), shown(d)));
     return new Promise((resolve) => child.on("close", (code) => resolve(code ?? 0)));
   }
 

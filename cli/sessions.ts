@@ -118,14 +118,14 @@ export function recap(messages: readonly Message[], style: Style, opts: { column
   const { exchanges = 3, max = 160, columns } = opts;
   const visible = messages.filter((m) => (m.role === "user" || m.role === "assistant") && (m.content ?? "").trim() !== "");
   const starts = visible.map((m, i) => (m.role === "user" ? i : -1)).filter((i) => i >= 0);
-  const from = starts.length > exchanges ? starts[starts.length - exchanges]! : 0;
+  const from = starts.length > exchanges ? itemAt(starts, starts.length - exchanges) : 0;
   return visible.slice(from).flatMap((m) => {
     const who = m.role === "user" ? "you" : "agent";
     const cut = m.finish_reason === "interrupted" ? " [interrupted]" : "";
     const text = `${oneLine(m.content, max)}${cut}`;
     const lines = columns ? wrapWords(text, columns, `  ${who}: `, " ".repeat(who.length + 4)) : [`  ${who}: ${text}`];
     const head = `  ${who}: `;
-    lines[0] = `  ${m.role === "user" ? style.bold(who) : style.cyan(who)}: ${lines[0]!.slice(head.length)}`;
+    lines[0] = `  ${m.role === "user" ? style.bold(who) : style.cyan(who)}: ${(lines[0] ?? head).slice(head.length)}`;
     return cut && style.enabled ? lines.map((l) => l.replace(cut.trim(), style.dim(cut.trim()))) : lines;
   });
 }

@@ -74,11 +74,11 @@ export class Relay extends DurableObject<Env> {
    * has been silent for {@link LIVENESS_MS}, the newcomer takes over at its handshake.
    */
   override async fetch(request: Request): Promise<Response> {
-    const token = /^(\d+):([0-9a-f]{64})$/.exec(request.headers.get(TOKEN_HEADER) ?? "");
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !token) return new Response("expected a websocket upgrade", { status: 426 });
+    const [, exp, sig] = /^(\d+):([0-9a-f]{64})$/.exec(request.headers.get(TOKEN_HEADER) ?? "") ?? [];
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || exp === undefined || sig === undefined) return new Response("expected a websocket upgrade", { status: 426 });
     const gatewayId = this.#gatewayId();
     const now = Date.now();
-    if (!this.#store.useToken(token[2]!, Number(token[1]), Math.floor(now / 1000))) {
+    if (!this.#store.useToken(sig, Number(exp), Math.floor(now / 1000))) {
       console.warn(`relay ${gatewayId}: refused a token that was already used`);
       return refuseSocket(CLOSE.unauthorized, REFUSAL_REASONS.replayed);
     }

@@ -3,8 +3,8 @@
 export { attachmentSettings, DEFAULT_ATTACHMENT_MAX_BYTES } from "./config.ts";
 export { describe, formatBytes, sniffImage } from "./kinds.ts";
 export { withAttachments } from "./model.ts";
-export { pdfText, PDF_LIMITS, type PdfLimits, type PdfReading, type PdfReadOptions } from "./pdf.ts";
-export { base64, INLINE_TEXT_CHARS, readAttachments, type ReadDeps, type ReadMarks } from "./read.ts";
-export { transcribe, TranscribeError, TRANSCRIBE_TIMEOUT_MS } from "./transcribe.ts";
-export type { AttachmentIn, AttachmentRecord, AttachmentSettings, AttachmentStatus, Download, ImagePart, TranscribeConfig, TurnAttachments } from "./types.ts";
-export { readTurnAttachments, turnAttachments, type TurnReadDeps } from "./turn.ts";
+export { pdfText, PDF_LIMITS } from "./pdf.ts";
+export { INLINE_TEXT_CHARS, readAttachments, type ReadDeps, type ReadMarks } from "./read.ts";
+export { transcribe } from "./transcribe.ts";
+export type { AttachmentIn, AttachmentRecord, AttachmentSettings, AttachmentStatus, Download, TurnAttachments } from "./types.ts";
+export { readTurnAttachments, type TurnReadDeps } from "./turn.ts";

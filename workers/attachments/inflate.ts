@@ -41,8 +41,8 @@ function flateStreams(bytes: Uint8Array): StreamData[] {
     const dict = s.slice(Math.max(0, s.lastIndexOf("obj", at)), at);
     if (!dict.includes("/FlateDecode")) continue;
     const start = pos + eol;
-    const len = /\/Length\s+(\d+)(?:\s+(\d+)\s+R)?/.exec(dict);
-    const length = len ? (len[2] !== undefined ? indirectInteger(s, len[1]!, len[2]) : Number(len[1])) : null;
+    const [, num, gen] = /\/Length\s+(\d+)(?:\s+(\d+)\s+R)?/.exec(dict) ?? [];
+    const length = num === undefined ? null : gen !== undefined ? indirectInteger(s, num, gen) : Number(num);
     const stop = s.indexOf("endstream", start);
     // Without a usable /Length: up to `endstream`, less the end of line before it.
     const before = stop < 0 ? bytes.length : s.startsWith("\r\n", stop - 2) ? stop - 2 : s[stop - 1] === "\n" || s[stop - 1] === "\r" ? stop - 1 : stop;

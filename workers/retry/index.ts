@@ -3,4 +3,4 @@
 // workerd, Node and the browser, and every layer may import it.
 export { abortableSleep, backoffCeiling, backoffDelay, parseRetryAfter, retryAfterMs, type BackoffPolicy } from "./backoff.ts";
 export { isOverloaded, isRetryable } from "./classify.ts";
-export { retry, type RetryOptions } from "./retry.ts";
+export { retry } from "./retry.ts";
