@@ -1,19 +1,8 @@
 import { createLogger, type Logger } from "./logger.ts";
 
 export { errorChain, errorMessage } from "./error.ts";
-export {
-  consoleSink,
-  createLogger,
-  formatLine,
-  logLines,
-  textSink,
-  type LogFields,
-  type Logger,
-  type LogLevel,
-  type LogRecord,
-  type LogSink,
-} from "./logger.ts";
-export { REDACTED, redactError, redactText, redactValue } from "./redact.ts";
+export { createLogger, formatLine, logLines, textSink, type Logger, type LogRecord } from "./logger.ts";
+export { REDACTED, redactText } from "./redact.ts";
 
 /**
  * The Worker's root logger, writing to the console: components take a child,

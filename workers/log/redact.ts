@@ -56,7 +56,7 @@ export function redactError(err: Error, depth = 0): Error {
   const cause = depth < 4 && err.cause !== undefined ? redactValue(err.cause, depth + 1) : err.cause;
   const own = Object.entries(err).filter(([k]) => k !== "cause");
   const fields = own.map(([k, v]) => [k, secretField(k, v) ? REDACTED : redactValue(v, depth + 1)] as const);
-  if (message === err.message && stack === err.stack && cause === err.cause && fields.every(([, v], i) => v === own[i]![1])) return err;
+  if (message === err.message && stack === err.stack && cause === err.cause && fields.every(([, v], i) => v === own[i]?.[1])) return err;
   const copy = Object.create(Object.getPrototypeOf(err) as object) as Error;
   for (const [k, v] of fields) Object.defineProperty(copy, k, { value: v, enumerable: true, writable: true, configurable: true });
   Object.defineProperty(copy, "message", { value: message, writable: true, configurable: true });
