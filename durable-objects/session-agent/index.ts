@@ -6,6 +6,7 @@ import { edgeAttachments } from "../../workers/conversations/files.ts";
 import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
 import { handoffJson, sessionJson, type HandoffJson, type SessionJson } from "../../workers/db/json.ts";
+import { logger, logLines } from "../../workers/log/index.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { ContextKeeper, durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
@@ -80,7 +81,7 @@ export class SessionAgent extends DurableObject<Env> {
       model: () => createModel(settings(this.env).model),
       settings: () => ({ systemPrompt: settings(this.env).systemPrompt, budget: settings(this.env).contextTokens }),
       now: () => Date.now(),
-      log: (line) => console.log(`session ${sessionId}: ${line}`),
+      log: logLines(logger.child(`session ${sessionId}`)),
     });
     this.#context = context;
     const budget = (this.#budget = new SessionBudget(this.env, sessionId, this.ctx.storage.kv));
@@ -99,7 +100,7 @@ export class SessionAgent extends DurableObject<Env> {
         const adapter = adapterFor(this.env, target.platform);
         return adapter ? adapterChannel(adapter, target) : null;
       },
-      log: (line) => console.log(`session ${sessionId}: ${line}`),
+      log: logLines(logger.child(`session ${sessionId}`)),
       onTurnStart: (turn) => {
         this.#records.update({ activeTurnId: turn.turnId, turnStartedAt: Date.now() });
         void this.#wake.by(Date.now() + WATCHDOG_MS);
@@ -115,7 +116,7 @@ export class SessionAgent extends DurableObject<Env> {
         context.afterTurn();
       },
       defer: (at) => void this.#wake.by(at),
-      attachments: edgeAttachments(this.env, sessionId, (line) => console.log(`session ${sessionId}: ${line}`)),
+      attachments: edgeAttachments(this.env, sessionId, logLines(logger.child(`session ${sessionId}`))),
     };
     this.#runtime = new SessionRuntime(host);
     this.#handoff = new HandoffRunner({
@@ -166,7 +167,7 @@ export class SessionAgent extends DurableObject<Env> {
   }
 
   #mirrorFailed(err: unknown): void {
-    console.error("could not copy the session to D1; retrying", err instanceof Error ? err.message : String(err));
+    logger.child("session").error("could not copy the session to D1; retrying", { err });
     void this.#wake.by(Date.now() + MIRROR_RETRY_MS);
   }
 

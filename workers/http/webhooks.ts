@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { type IntakeResult, platformIntake, suggestions, takeIn } from "../conversations/intake.ts";
 import { errorBody } from "../errors.ts";
 import type { PlatformAdapter, PlatformEvent } from "../platforms/types.ts";
+import { logger } from "../log/index.ts";
 
 const ok = () => new Response(null, { status: 200 });
 
@@ -32,17 +33,17 @@ export const webhookRoutes = new Hono<{ Bindings: Env }>().post("/:platform", as
   const raw = new Uint8Array(await c.req.arrayBuffer());
   const verified = await adapter.verify(c.req.raw.headers, raw, Date.now());
   if (!verified.ok) {
-    console.warn(`${platform}: webhook refused (${verified.reason})`);
+    logger.child(platform).warn(`webhook refused (${verified.reason})`);
     return c.json(errorBody("unauthorized", verified.reason === "stale" ? "webhook timestamp outside the accepted window" : "bad or missing webhook signature"), 401);
   }
   const ingest = adapter.ingest(new TextDecoder().decode(raw), c.req.raw.headers);
   const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   const warm = adapter.warm?.();
-  if (warm) waitUntil(warm.catch((err: unknown) => console.error(`${platform}: follow-up failed`, err instanceof Error ? err.message : String(err))));
+  if (warm) waitUntil(warm.catch((err: unknown) => logger.child(platform).error("follow-up failed", { err })));
   if (ingest.kind === "suggest") return ingest.request.respond(await suggestions(env, ingest.request));
   if (ingest.kind !== "event") {
     // A signed delivery of another shape: Discord's is answered 400 by its adapter (it does not retry), the others 2xx so they are not retried.
-    if (ingest.malformed) console.warn(`${platform}: ignored a signed delivery that does not match the platform's schema (${ingest.malformed})`);
+    if (ingest.malformed) logger.child(platform).warn(`ignored a signed delivery that does not match the platform's schema (${ingest.malformed})`);
     return ingest.kind === "respond" ? ingest.response : ok();
   }
   const { event } = ingest;
