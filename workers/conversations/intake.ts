@@ -56,7 +56,8 @@ export function platformIntake(env: Env, platform: string): { kind: "ready"; ada
   if (!isPlatformName(platform)) return { kind: "bad_input", code: "not_found", message: `unknown platform ${platform}` };
   const ps = settings(env).platforms[platform];
   if (!ps.enabled) return { kind: "bad_input", code: "not_found", message: `${platform} is not enabled on this Worker (missing ${ps.missing.join(", ")})` };
-  return { kind: "ready", adapter: adapterFor(env, platform)! };
+  const adapter = adapterFor(env, platform);
+  return adapter ? { kind: "ready", adapter } : { kind: "bad_input", code: "not_found", message: `${platform} has no adapter on this Worker` };
 }
 
 /** Commands whose answer needs nothing but config: answered in the answer itself where the platform allows. */
