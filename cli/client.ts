@@ -5,6 +5,7 @@ import { isLoopbackUrl } from "../workers/agent/loopback.ts";
 import { ApiRefusal, CliError } from "./errors.ts";
 import { safeJsonText, safeText, safeValue, type CliIo } from "./io.ts";
 import { configFile, DEFAULT_PROFILE, readConfig } from "./profiles.ts";
+import { errorMessage } from "../workers/log/index.ts";
 
 export { ApiRefusal, CliError } from "./errors.ts";
 
@@ -68,7 +69,7 @@ export function resolveTarget(io: Pick<CliIo, "env" | "cwd" | "configDir">): Tar
 
 function networkCause(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+  return cause?.code ?? cause?.message ?? errorMessage(err);
 }
 
 /** One event of a turn's stream: its name and its parsed data, every string in it safe to print. */

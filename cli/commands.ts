@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { CliError } from "./errors.ts";
+import { errorMessage } from "../workers/log/index.ts";
 
 /**
  * The CLI's commands, subcommands and flags, in one table: the parser, every `--help` and
@@ -312,7 +313,7 @@ export function usageError(cmd: CommandSpec, message: string): CliError {
 /** Node's parseArgs message in our words: its raw text suggests `-- "--bogus"`, which is no use here. */
 function argsProblem(err: unknown): string {
   const code = (err as { code?: string }).code;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const flag = /'(-[^']*)'/.exec(message)?.[1];
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag) return `unknown option '${flag.split(" ")[0]}'`;
   if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {

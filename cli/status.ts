@@ -3,6 +3,7 @@ import { isLoopbackUrl } from "../workers/agent/loopback.ts";
 import { ApiRefusal, type ApiClient } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 import { ago } from "./sessions.ts";
+import { errorMessage } from "../workers/log/index.ts";
 
 /** One problem `hermes-edge status` found, with the command (or setting) that fixes it. */
 export interface Finding {
@@ -33,7 +34,7 @@ export async function collectStatus(api: ApiClient): Promise<StatusReport> {
     report.version = (await api.health()).version ?? null;
     report.reachable = true;
   } catch (err) {
-    report.problems.push({ area: "worker", problem: err instanceof Error ? err.message : String(err), fix: "start it (npm start, npm run dev) or point HERMES_EDGE_URL / `hermes-edge login` at it" });
+    report.problems.push({ area: "worker", problem: errorMessage(err), fix: "start it (npm start, npm run dev) or point HERMES_EDGE_URL / `hermes-edge login` at it" });
     return report;
   }
   let body: WorkerStatus;
@@ -44,7 +45,7 @@ export async function collectStatus(api: ApiClient): Promise<StatusReport> {
     const notSet = err instanceof ApiRefusal && err.code === "not_configured";
     report.problems.push({
       area: "token",
-      problem: err instanceof Error ? err.message : String(err),
+      problem: errorMessage(err),
       fix: notSet
         ? "set API_TOKEN on the Worker: npx wrangler secret put API_TOKEN"
         : refused && api.target.tokenSource === "HERMES_EDGE_TOKEN"

@@ -3,6 +3,7 @@ import { sessionAgent } from "./conversations/stubs.ts";
 import { db } from "./db/client.ts";
 import { markCronRun } from "./db/meta.ts";
 import { messages, sessions } from "./db/schema.ts";
+import { logger } from "./log/index.ts";
 import { settings } from "./settings.ts";
 
 /** A turn D1 shows running for longer than this gets its object woken (its alarm may be lost). */
@@ -54,6 +55,6 @@ async function retention(env: Env, now: number): Promise<number> {
   const cutoff = now - days * 24 * 60 * 60 * 1000;
   const d = db(env);
   const old = await d.selectDistinct({ id: messages.sessionId }).from(messages).where(lt(messages.createdAt, cutoff)).limit(RETENTION_SESSIONS_PER_RUN);
-  const gone = await Promise.all(old.map((r) => sessionAgent(env, r.id).applyRetention(cutoff).then((g) => (g.ok ? g.deleted : 0)).catch((err: unknown) => (console.error("retention failed for a session", err instanceof Error ? err.message : String(err)), 0))));
+  const gone = await Promise.all(old.map((r) => sessionAgent(env, r.id).applyRetention(cutoff).then((g) => (g.ok ? g.deleted : 0)).catch((err: unknown) => (logger.child("retention").error("a session could not be trimmed", { session: r.id, err }), 0))));
   return gone.reduce((a, b) => a + b, 0);
 }

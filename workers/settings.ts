@@ -1,6 +1,7 @@
 import type { ModelConfig } from "./agent/index.ts";
 import { parseMcpServers, tokenSecretName, type EdgeMcpEnv } from "./agent/mcp/index.ts";
 import { attachmentSettings, type AttachmentSettings } from "./attachments/index.ts";
+import { logger } from "./log/index.ts";
 import { PLATFORMS, isPlatformName, type PlatformName } from "./platforms/names.ts";
 import { parseRelaySecrets } from "./relay/token.ts";
 import type { BusyPolicy } from "./runtime/index.ts";
@@ -204,7 +205,7 @@ export function settings(env: Env): Settings {
     for (const p of s.problems) {
       if (logged.has(p.message)) continue;
       logged.add(p.message);
-      console.warn(`[settings] ${p.message}`);
+      logger.child("settings").warn(p.message);
     }
   }
   return s;

@@ -2,6 +2,7 @@ import type { Clock } from "../../workers/runtime/index.ts";
 import { CLOSE, Descriptor, FrameDecoder, encodeFrame, type GatewayFrameIn } from "../../workers/relay/frames.ts";
 import { mintRelayToken } from "../../workers/relay/token.ts";
 import { Backoff } from "./backoff.ts";
+import { errorMessage } from "../../workers/log/index.ts";
 
 /** Lifetime of the token minted for each dial. */
 export const TOKEN_TTL_S = 300;
@@ -209,7 +210,7 @@ export class RelayClient {
       if (this.#end) return;
       socket = this.#o.socket(this.#o.url, { headers: { authorization: `Bearer ${token}` } });
     } catch (err) {
-      this.#lastError = err instanceof Error ? err.message : String(err);
+      this.#lastError = errorMessage(err);
       this.#afterClose(1006, "");
       return;
     }

@@ -22,7 +22,7 @@ export interface InboundDeps {
   descriptor: (platform: string) => Descriptor | undefined;
   /** Sends a frame on the live socket; false when there is none. */
   send: (frame: GatewayFrameIn) => boolean;
-  log: (line: string) => void;
+  log: (line: string, err?: unknown) => void;
   /** Now, in ms (the gateway's clock). */
   now: () => number;
 }
@@ -57,7 +57,7 @@ export class InboundHandler {
       }
     } catch (err) {
       // Not stored, so not acked: the connector keeps it and replays it.
-      this.#d.log(`inbound ${bufferId}: could not be stored (${err instanceof Error ? err.message : String(err)})`);
+      this.#d.log(`inbound ${bufferId}: could not be stored`, err);
       return;
     }
     this.#d.send({ type: "inbound_ack", bufferId });
@@ -82,7 +82,7 @@ export class InboundHandler {
     if (this.#d.store.tellBudgetOnce(`${chat.platform}:${chat.chatId}:${chat.threadId ?? ""}`, day)) {
       void relayChannel(this.#d.outbox, chat, descriptor)
         .post(budgetText(used, budget, now))
-        .catch((err: unknown) => this.#d.log(`${chat.platform} chat ${chat.chatId}: budget notice not delivered (${err instanceof Error ? err.message : String(err)})`));
+        .catch((err: unknown) => this.#d.log(`${chat.platform} chat ${chat.chatId}: budget notice not delivered`, err));
     }
     return true;
   }
@@ -94,7 +94,7 @@ export class InboundHandler {
     queue.remember(key, Date.now());
     void relayChannel(this.#d.outbox, chat, this.#d.descriptor(chat.platform))
       .post(NEW_SESSION_TEXT)
-      .catch((err: unknown) => this.#d.log(`${chat.platform} chat ${chat.chatId}: /new answer not delivered (${err instanceof Error ? err.message : String(err)})`));
+      .catch((err: unknown) => this.#d.log(`${chat.platform} chat ${chat.chatId}: /new answer not delivered`, err));
   }
 
   /** `interrupt_inbound` (a /stop on the platform): stops that session's turn and drops what waits behind it. */

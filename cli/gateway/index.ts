@@ -17,6 +17,7 @@ import { Outbox } from "./outbox.ts";
 import { GatewaySessions } from "./sessions.ts";
 import { StatusLine } from "./status.ts";
 import { GatewayStore } from "./store.ts";
+import { createLogger, errorMessage, logLines, textSink } from "../../workers/log/index.ts";
 
 export type { SocketFactory } from "./client.ts";
 export { GatewayStore } from "./store.ts";
@@ -72,12 +73,13 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   const clock = deps.clock ?? realClock;
   const style = styleFor(io.stderr, io.env);
   const status = new StatusLine(io.stderr, style);
-  const log = (line: string) => status.log(line);
+  // Plain lines on stderr; a failure adds its message and causes, secrets taken out.
+  const log = logLines(createLogger({ sink: textSink((line) => status.log(line)) }));
   let store: GatewayStore;
   try {
     store = GatewayStore.open(config.dbPath);
   } catch (err) {
-    throw new CliError(`cannot open the gateway database ${config.dbPath}: ${err instanceof Error ? err.message : String(err)}`, 1);
+    throw new CliError(`cannot open the gateway database ${config.dbPath}: ${errorMessage(err)}`, 1);
   }
   const model = createModel(config.model, io.fetch);
 

@@ -16,7 +16,7 @@ export interface SessionsDeps {
   busyPolicy: BusyPolicy;
   /** `SYSTEM_PROMPT` and `LLM_CONTEXT_TOKENS`. */
   context: { systemPrompt: string | undefined; budget: number };
-  log: (line: string) => void;
+  log: (line: string, err?: unknown) => void;
   fetch?: typeof fetch;
   /** Reads a turn's attachments (from the connector's links). */
   attachments?: RuntimeHost["attachments"];
@@ -60,7 +60,7 @@ export class GatewaySessions {
     let rt = this.#runtimes.get(sessionRef);
     if (!rt) {
       const d = this.#d;
-      const log = (line: string) => d.log(`session ${sessionRef.replace(/#\d+$/, "")}: ${line}`);
+      const log = (line: string, err?: unknown) => d.log(`session ${sessionRef.replace(/#\d+$/, "")}: ${line}`, err);
       const where = whereOfKey(sessionRef);
       // The same instructions, context budget and rolling summary as a session at the edge.
       const context: ContextKeeper = new ContextKeeper({
@@ -105,7 +105,7 @@ export class GatewaySessions {
 
   /** Runs what an earlier run of the gateway left: re-runs its turns, finishes its deliveries. */
   resume(): void {
-    for (const ref of this.#d.store.sessionsWithWork()) void this.runtime(ref).pump().catch((err: unknown) => this.#d.log(`resuming ${ref}: ${String(err)}`));
+    for (const ref of this.#d.store.sessionsWithWork()) void this.runtime(ref).pump().catch((err: unknown) => this.#d.log(`resuming ${ref}: failed`, err));
   }
 
   /** Stops every running turn (the gateway is stopping); returns their session keys. */

@@ -6,6 +6,7 @@ import { unknownCommandText } from "../../workers/conversations/texts.ts";
 import { db } from "../../workers/db/client.ts";
 import { newSessionId } from "../../workers/db/ids.ts";
 import { routeDelete, routeUpsert } from "../../workers/db/mirror.ts";
+import { logger } from "../../workers/log/index.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import type { MessageEvent, PlatformEvent, SessionSource } from "../../workers/platforms/types.ts";
@@ -190,14 +191,13 @@ export class Inbox extends DurableObject<Env> {
         const attempts = this.#store.failed(item.seq);
         // The delivery stays in the outbox whatever failed; an overloaded session object gets the longest pause, not more load.
         const wait = isOverloaded(err) ? MAX_RETRY_MS : backoffDelay(attempts - 1, HAND_ON_BACKOFF);
-        const why = err instanceof Error ? err.message : String(err);
-        console.error(`inbox ${this.#key}: handing on ${item.deliveryKey} failed (attempt ${attempts}); retrying in ${Math.round(wait / 1000)} s`, why);
+        logger.child(`inbox ${this.#key}`).error(`handing on failed; retrying in ${Math.round(wait / 1000)} s`, { delivery: item.deliveryKey, attempt: attempts, err });
         await this.#armAlarm(Date.now() + wait);
         return;
       }
     }
     await this.#syncRoute().catch((err: unknown) => {
-      console.error(`inbox ${this.#key}: could not copy the binding to D1; retrying`, err instanceof Error ? err.message : String(err));
+      logger.child(`inbox ${this.#key}`).error("could not copy the binding to D1; retrying", { err });
       return this.#armAlarm(Date.now() + RETRY_MS);
     });
   }
@@ -222,7 +222,7 @@ export class Inbox extends DurableObject<Env> {
     if (event.addressed === false && !this.#store.binding()?.bound) return;
     if (event.kind === "message") return this.#message(deliveryKey, event);
     const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
-    await adapter.show(event.target, answer, [], "final").catch((err: unknown) => console.warn(`${adapter.name}: could not answer a command`, err instanceof Error ? err.message : String(err)));
+    await adapter.show(event.target, answer, [], "final").catch((err: unknown) => logger.child(adapter.name).warn("could not answer a command", { err }));
   }
 
   async #message(deliveryKey: string, event: MessageEvent): Promise<void> {
@@ -260,7 +260,7 @@ export class Inbox extends DurableObject<Env> {
     if (this.#store.meta(toldKey) !== day) {
       this.#store.setMeta(toldKey, day);
       const adapter = adapterFor(this.env, event.source.platform);
-      await adapter?.show(event.target, budgetText(used, budget, now), [], "final").catch((err: unknown) => console.warn("could not say the budget is used up", err instanceof Error ? err.message : String(err)));
+      await adapter?.show(event.target, budgetText(used, budget, now), [], "final").catch((err: unknown) => logger.child("inbox").warn("could not say the budget is used up", { err }));
     }
     return true;
   }

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { inbox, sessionAgent } from "../../workers/conversations/stubs.ts";
 import { isPlatformName } from "../../workers/platforms/names.ts";
+import { logger } from "../../workers/log/index.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { platformOfKey } from "../../workers/platforms/session-key.ts";
 import { descriptorFor } from "../../workers/relay/descriptor.ts";
@@ -78,12 +79,12 @@ export class Relay extends DurableObject<Env> {
     const gatewayId = this.#gatewayId();
     const now = Date.now();
     if (!this.#store.useToken(sig, Number(exp), Math.floor(now / 1000))) {
-      console.warn(`relay ${gatewayId}: refused a token that was already used`);
+      logger.child(`relay ${gatewayId}`).warn("refused a token that was already used");
       return refuseSocket(CLOSE.unauthorized, REFUSAL_REASONS.replayed);
     }
     const live = this.#live();
     if (live && now - this.#lastSign(live) < LIVENESS_MS) {
-      console.warn(`relay ${gatewayId}: refused a second connection while the current one is live`);
+      logger.child(`relay ${gatewayId}`).warn("refused a second connection while the current one is live");
       return refuseSocket(CLOSE.replaced, "busy");
     }
     const { 0: client, 1: server } = new WebSocketPair();
@@ -295,9 +296,9 @@ export class Relay extends DurableObject<Env> {
     const limit = settings(this.env).relayBufferLimit;
     const pending = input.media && input.media.attachments.length > 0 ? JSON.stringify(input.media) : null;
     const dropped = this.#store.buffer(bufferId, input.deliveryKey, frame, now, limit, pending, input.event.session_key);
-    if (dropped > 0) console.warn(`relay: buffer full (${limit}), dropped ${dropped} frame(s) from the chat with the most waiting`);
+    if (dropped > 0) logger.child("relay").warn(`buffer full (${limit}), dropped ${dropped} frame(s) from the chat with the most waiting`);
     // Attachments are fetched after the webhook was answered; the frame (and what follows it) goes once they are kept.
-    if (pending) void this.#fetchPending().catch((err: unknown) => console.error("relay: fetching attachments failed; retrying", err instanceof Error ? err.message : String(err)));
+    if (pending) void this.#fetchPending().catch((err: unknown) => logger.child("relay").error("fetching attachments failed; retrying", { err }));
     else await this.#flush();
     return { accepted: true, live: this.#live() !== null };
   }

@@ -1,5 +1,6 @@
 import { describe, formatBytes, sniffImage, type AttachmentIn } from "../../workers/attachments/index.ts";
 import { attachmentKey, keepFile } from "../../workers/conversations/files.ts";
+import { logger } from "../../workers/log/index.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import type { Attachment } from "../../workers/platforms/types.ts";
 import { MEDIA_LINK_TTL_S, mediaLink, relayMediaPrefix } from "../../workers/relay/media.ts";
@@ -51,7 +52,7 @@ export async function fetchRelayMedia(env: Env, gatewayId: string, bufferId: str
       await keepFile(env.FILES, key, got.bytes, mime, { gateway: gatewayId });
       out.push({ ...base, mime, size: got.bytes.byteLength, key, error: null });
     } catch (err) {
-      console.error(`relay ${gatewayId}: could not keep ${describe(a)}`, err instanceof Error ? err.message : String(err));
+      logger.child(`relay ${gatewayId}`).error(`could not keep ${describe(a)}`, { err });
       out.push({ ...base, key: null, error: "the connector could not keep it" });
     }
   }

@@ -2,6 +2,7 @@ import { isPlatformName } from "../../workers/platforms/names.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { PlatformApiError, type ReplyTarget } from "../../workers/platforms/types.ts";
 import { targetFromWire, type OutboundAction, type OutboundResult } from "../../workers/relay/frames.ts";
+import { errorMessage } from "../../workers/log/index.ts";
 
 /** What a gateway may act on: the platforms it said hello for. */
 export interface OutboundContext {
@@ -26,7 +27,7 @@ export async function runOutbound(ctx: OutboundContext, action: OutboundAction, 
     return await run(adapter, platform, action);
   } catch (err) {
     if (err instanceof PlatformApiError) return { success: false, code: err.code, error: err.message, ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}) };
-    return { success: false, code: "internal", error: err instanceof Error ? err.message : String(err) };
+    return { success: false, code: "internal", error: errorMessage(err) };
   }
 }
 

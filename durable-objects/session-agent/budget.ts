@@ -3,6 +3,7 @@ import { adapterFor } from "../../workers/platforms/registry.ts";
 import type { ReplyTarget } from "../../workers/platforms/types.ts";
 import { budgetText, utcDay, type SessionRuntime, type TurnRecord } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
+import { logger } from "../../workers/log/index.ts";
 
 /** Messages one user may have waiting in one session; the next is dropped (with one notice). */
 export const MAX_WAITING_PER_USER = 5;
@@ -74,7 +75,7 @@ export class SessionBudget {
     if (this.#kv.get(toldKey) === undefined) {
       this.#kv.put(toldKey, 1);
       const adapter = adapterFor(this.#env, target.platform);
-      await adapter?.show(target, SLOW_DOWN_TEXT, [], "final").catch((err: unknown) => console.warn("could not say slow down", err instanceof Error ? err.message : String(err)));
+      await adapter?.show(target, SLOW_DOWN_TEXT, [], "final").catch((err: unknown) => logger.child("session").warn("could not say slow down", { err }));
     }
     return false;
   }

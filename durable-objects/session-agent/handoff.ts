@@ -9,6 +9,7 @@ import { settings } from "../../workers/settings.ts";
 import { handoffJson, type HandoffJson } from "../../workers/db/json.ts";
 import { claim, complete, fail, request, STALE_HANDOFF_ERROR, type HandoffDestination, type HandoffRequest } from "./handoff-state.ts";
 import type { SessionRecord } from "./record.ts";
+import { errorMessage } from "../../workers/log/index.ts";
 
 /** An expected failure: the handoff is marked failed with this message. */
 export class HandoffFailure extends Error {
@@ -23,7 +24,7 @@ export interface HandoffHost {
   record(): SessionRecord | null;
   /** Applies a change to the session row (and tells waiters and the D1 mirror). */
   update(patch: Partial<SessionRecord>): SessionRecord | null;
-  log(line: string): void;
+  log(line: string, err?: unknown): void;
 }
 
 /** Who the destination's key is for in a chat that keys per user. */
@@ -140,7 +141,7 @@ export class HandoffRunner {
       if (!done) throw new HandoffFailure("the handoff was no longer running when it finished");
       this.#h.update(done);
     } catch (err) {
-      const reason = err instanceof HandoffFailure ? err.message : `handoff failed: ${err instanceof Error ? err.message : String(err)}`;
+      const reason = err instanceof HandoffFailure ? err.message : `handoff failed: ${errorMessage(err)}`;
       this.#h.log(`handoff failed: ${reason}`);
       const rec = this.#h.record();
       const failed = rec && fail(rec, reason, this.#h.now(), ["running"]);
@@ -166,7 +167,7 @@ export class HandoffRunner {
     let thread = null;
     if (rec.handoffThread !== 0) {
       thread = await adapter.createHandoffThread(home.chatId, handoffThreadName(title)).catch((err: unknown) => {
-        this.#h.log(`${platform}: no handoff thread, using the chat itself (${err instanceof Error ? err.message : String(err)})`);
+        this.#h.log(`${platform}: no handoff thread, using the chat itself`, err);
         return null;
       });
     }

@@ -6,6 +6,7 @@ import { edgeAttachments } from "../../workers/conversations/files.ts";
 import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
 import { handoffJson, sessionJson, type HandoffJson, type SessionJson } from "../../workers/db/json.ts";
+import { logger, logLines } from "../../workers/log/index.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { ContextKeeper, durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
@@ -19,10 +20,10 @@ import { newRecord, RecordStore, withCounters, type SessionRecord } from "./reco
 import { SseSink } from "./sse.ts";
 import { WakeUp } from "./wake.ts";
 import { nameless, objectName } from "../name.ts";
-import { MIRROR_RETRY_MS, NOT_FOUND, WATCHDOG_MS } from "./types.ts";
+import { loaded, MIRROR_RETRY_MS, NOT_FOUND, WATCHDOG_MS } from "./types.ts";
 import type { EnqueueInput, EnqueueResult, Found, HandoffAnswer, StartTurnResult } from "./types.ts";
 
-export { WATCHDOG_MS, type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
+export { type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
 
 /**
  * One per session id: the session's home, wiring capabilities each in its own file: the turn
@@ -38,6 +39,11 @@ export class SessionAgent extends DurableObject<Env> {
   #handoff: HandoffRunner | null = null;
   #context: ContextKeeper | null = null;
   #budget: SessionBudget | null = null;
+  // The parts #init makes once the session row exists: reaching one before that is a bug, said as such.
+  get #rt(): SessionRuntime { return loaded(this.#runtime, "runtime"); }
+  get #ho(): HandoffRunner { return loaded(this.#handoff, "handoff runner"); }
+  get #ctx(): ContextKeeper { return loaded(this.#context, "context keeper"); }
+  get #bud(): SessionBudget { return loaded(this.#budget, "budget"); }
   #changed = Promise.withResolvers<void>();
   readonly #wake = new WakeUp(this.ctx.storage);
   /** MCP_SERVERS' tools, listed and cached per object (null: none configured). */
@@ -55,7 +61,7 @@ export class SessionAgent extends DurableObject<Env> {
       if (!rec) return;
       this.#init(rec.id);
       // Work a previous instance left: pick it up from the alarm, promptly.
-      if (this.#runtime!.hasWork() || rec.handoffState === "running" || rec.handoffState === "pending" || this.#mirror.pending()) await this.#wake.by(Date.now());
+      if (this.#rt.hasWork() || rec.handoffState === "running" || rec.handoffState === "pending" || this.#mirror.pending()) await this.#wake.by(Date.now());
     });
   }
 
@@ -76,11 +82,11 @@ export class SessionAgent extends DurableObject<Env> {
         return rec ? { summary: rec.summary ?? null, foldedThrough: rec.foldedThrough ?? 0, instructions: rec.instructions ?? null, source: rec.source, chatType: rec.chatType } : null;
       },
       saveSummary: (summary, foldedThrough) => void this.#update({ summary, foldedThrough }),
-      runtime: () => this.#runtime!,
+      runtime: () => this.#rt,
       model: () => createModel(settings(this.env).model),
       settings: () => ({ systemPrompt: settings(this.env).systemPrompt, budget: settings(this.env).contextTokens }),
       now: () => Date.now(),
-      log: (line) => console.log(`session ${sessionId}: ${line}`),
+      log: logLines(logger.child(`session ${sessionId}`)),
     });
     this.#context = context;
     const budget = (this.#budget = new SessionBudget(this.env, sessionId, this.ctx.storage.kv));
@@ -99,7 +105,7 @@ export class SessionAgent extends DurableObject<Env> {
         const adapter = adapterFor(this.env, target.platform);
         return adapter ? adapterChannel(adapter, target) : null;
       },
-      log: (line) => console.log(`session ${sessionId}: ${line}`),
+      log: logLines(logger.child(`session ${sessionId}`)),
       onTurnStart: (turn) => {
         this.#records.update({ activeTurnId: turn.turnId, turnStartedAt: Date.now() });
         void this.#wake.by(Date.now() + WATCHDOG_MS);
@@ -115,7 +121,7 @@ export class SessionAgent extends DurableObject<Env> {
         context.afterTurn();
       },
       defer: (at) => void this.#wake.by(at),
-      attachments: edgeAttachments(this.env, sessionId, (line) => console.log(`session ${sessionId}: ${line}`)),
+      attachments: edgeAttachments(this.env, sessionId, logLines(logger.child(`session ${sessionId}`))),
     };
     this.#runtime = new SessionRuntime(host);
     this.#handoff = new HandoffRunner({
@@ -166,7 +172,7 @@ export class SessionAgent extends DurableObject<Env> {
   }
 
   #mirrorFailed(err: unknown): void {
-    console.error("could not copy the session to D1; retrying", err instanceof Error ? err.message : String(err));
+    logger.child("session").error("could not copy the session to D1; retrying", { err });
     void this.#wake.by(Date.now() + MIRROR_RETRY_MS);
   }
 
@@ -206,7 +212,8 @@ export class SessionAgent extends DurableObject<Env> {
   /** PATCH /v1/sessions/:id: the title, and the session's own instructions (null clears them). */
   async update(patch: { title?: string | null; instructions?: string | null }): Promise<Found<{ session: SessionJson }>> {
     if (!(await this.#session())) return NOT_FOUND;
-    const next = this.#update({ ...(patch.title !== undefined ? { title: patch.title } : {}), ...(patch.instructions !== undefined ? { instructions: patch.instructions } : {}) })!;
+    const next = this.#update({ ...(patch.title !== undefined ? { title: patch.title } : {}), ...(patch.instructions !== undefined ? { instructions: patch.instructions } : {}) });
+    if (!next) return NOT_FOUND;
     await this.#mirror.flush();
     return { ok: true, session: this.#json(next) };
   }
@@ -214,7 +221,7 @@ export class SessionAgent extends DurableObject<Env> {
   /** Folds the older turns into the summary now (`/compact`). */
   async compact(): Promise<Found<{ compacted: boolean; folded_messages: number }>> {
     if (!(await this.#session())) return NOT_FOUND;
-    const result = await this.#context!.compact();
+    const result = await this.#ctx.compact();
     await this.#mirror.flush();
     return { ok: true, ...result };
   }
@@ -223,7 +230,7 @@ export class SessionAgent extends DurableObject<Env> {
   async contextStatus(): Promise<Found<{ session: SessionJson; context: Awaited<ReturnType<ContextKeeper["status"]>> }>> {
     const rec = await this.#session();
     if (!rec) return NOT_FOUND;
-    return { ok: true, session: this.#json(rec), context: await this.#context!.status() };
+    return { ok: true, session: this.#json(rec), context: await this.#ctx.status() };
   }
 
   /**
@@ -233,9 +240,9 @@ export class SessionAgent extends DurableObject<Env> {
   async applyRetention(cutoff: number): Promise<Found<{ deleted: number }>> {
     const rec = await this.#session();
     if (!rec) return NOT_FOUND;
-    const rt = this.#runtime!;
+    const rt = this.#rt;
     const last = rt.transcript.lastIdBefore(cutoff);
-    if (last > 0) await this.#context!.foldThrough(last);
+    if (last > 0) await this.#ctx.foldThrough(last);
     const gone = rt.transcript.deleteBefore(cutoff);
     rt.forgetHistory();
     await retainElsewhere(this.env, db(this.env), rec.id, cutoff, gone.turnIds);
@@ -252,7 +259,7 @@ export class SessionAgent extends DurableObject<Env> {
   /** The whole session from its own storage (exports), with the counters and title every way out fills in. */
   async exportData(): Promise<Found<{ data: SessionExport }>> {
     const rec = await this.#session();
-    return rec ? { ok: true, data: exportSession(withCounters(this.#sql, rec), this.#runtime!) } : NOT_FOUND;
+    return rec ? { ok: true, data: exportSession(withCounters(this.#sql, rec), this.#rt) } : NOT_FOUND;
   }
 
   /** Brings an exported session (of this object's id) back into this empty object (and D1); `exists` when it is here already. */
@@ -286,7 +293,7 @@ export class SessionAgent extends DurableObject<Env> {
   /** `GET …/messages`: the stored transcript, and what of it the summary covers (see transcriptView). */
   async messages(): Promise<Found<{ transcript: TranscriptView }>> {
     const rec = await this.#session();
-    return rec ? { ok: true, transcript: transcriptView(rec, this.#runtime!) } : NOT_FOUND;
+    return rec ? { ok: true, transcript: transcriptView(rec, this.#rt) } : NOT_FOUND;
   }
 
   /** The Inbox bound a session key to this session (/resume, /new, a handoff). */
@@ -306,9 +313,9 @@ export class SessionAgent extends DurableObject<Env> {
     const rec = await this.#session();
     if (!rec) return NOT_FOUND;
     if (inFlight(rec)) return { ok: false, code: "handoff_in_flight", message: "a handoff of this session is pending or running" };
-    if (this.#runtime!.busy) return { ok: false, code: "turn_in_progress", message: "a turn is already running in this session" };
+    if (this.#rt.busy) return { ok: false, code: "turn_in_progress", message: "a turn is already running in this session" };
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const started = this.#runtime!.start({ content, origin: "api" }, new SseSink(writable.getWriter()));
+    const started = this.#rt.start({ content, origin: "api" }, new SseSink(writable.getWriter()));
     if (!started.ok) return { ok: false, code: "turn_in_progress", message: "a turn is already running in this session" };
     return { ok: true, turnId: started.turnId, stream: readable };
   }
@@ -324,8 +331,8 @@ export class SessionAgent extends DurableObject<Env> {
     }
     if (!rec) return NOT_FOUND;
     const user = input.meta?.userKey;
-    if (typeof user === "string" && !(await this.#budget!.mayWait(this.#runtime!, user, input.target))) return { ok: true, accepted: false };
-    const taken = this.#runtime!.enqueue({ content: input.content, origin: "platform", target: input.target, deliveryKey: input.deliveryKey, meta: input.meta ?? {} });
+    if (typeof user === "string" && !(await this.#bud.mayWait(this.#rt, user, input.target))) return { ok: true, accepted: false };
+    const taken = this.#rt.enqueue({ content: input.content, origin: "platform", target: input.target, deliveryKey: input.deliveryKey, meta: input.meta ?? {} });
     this.#mirror.soon();
     return { ok: true, accepted: taken !== null };
   }
@@ -363,9 +370,9 @@ export class SessionAgent extends DurableObject<Env> {
 
   async requestHandoff(req: HandoffRequest): Promise<HandoffAnswer> {
     if (!(await this.#session())) return NOT_FOUND;
-    const dest = await this.#handoff!.destinationFor(req);
+    const dest = await this.#ho.destinationFor(req);
     if (!dest.ok) return { ok: false, code: "no_home_channel", message: dest.message };
-    const answer = this.#handoff!.request(req);
+    const answer = this.#ho.request(req);
     if (answer.ok) await this.#wake.by(Date.now() + 1_000);
     return answer.ok ? { ok: true, to: dest.to } : answer;
   }
@@ -376,15 +383,15 @@ export class SessionAgent extends DurableObject<Env> {
   }
 
   async failPendingHandoff(reason: string): Promise<Found<{ failed: boolean; handoff: HandoffJson }>> {
-    return (await this.#session()) ? { ok: true, ...this.#handoff!.failPending(reason) } : NOT_FOUND;
+    return (await this.#session()) ? { ok: true, ...this.#ho.failPending(reason) } : NOT_FOUND;
   }
 
   async waitHandoff(state: string | null, timeoutMs: number): Promise<Found<{ handoff: HandoffJson }>> {
     if (!(await this.#session())) return NOT_FOUND;
-    return { ok: true, handoff: await this.#handoff!.wait(state, timeoutMs, () => this.#changed.promise) };
+    return { ok: true, handoff: await this.#ho.wait(state, timeoutMs, () => this.#changed.promise) };
   }
 
   async expireHandoff(claimedBefore: number): Promise<Found<{ expired: boolean }>> {
-    return (await this.#session()) ? { ok: true, expired: await this.#handoff!.expire(claimedBefore) } : NOT_FOUND;
+    return (await this.#session()) ? { ok: true, expired: await this.#ho.expire(claimedBefore) } : NOT_FOUND;
   }
 }

@@ -44,3 +44,9 @@ export const WATCHDOG_MS = 30_000;
 export const FIRST_COPY_DELAY_MS = 250;
 /** A failed copy to D1 is tried again after this long. */
 export const MIRROR_RETRY_MS = 5_000;
+
+/** A part the session object makes once its session row exists: reaching it before that is a bug, said as such. */
+export function loaded<T>(part: T | null, what: string): T {
+  if (part === null) throw new Error(`session object: its ${what} was used before the session was loaded`);
+  return part;
+}

@@ -28,6 +28,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   attachments: ["agent"], // reading what people send: downloads, PDFs, speech to text, image parts
   security: [], // constant-time compares, HMAC
   version: [],
+  log: [], // the logger and errorMessage: import-free, so every layer may use them (EVERYWHERE)
   json: [], // parse JSON and report the first zod issue
   settings: ["agent", "attachments", "names", "relay", "runtime"], // every setting, parsed once
   platforms: ["agent", "attachments", "format", "json", "names", "security"], // neutral types, parts, session keys
@@ -45,6 +46,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
   cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "retry", "runtime", "version"],
 };
+
+/** Layers every layer may import: import-free helpers (the logger, `errorMessage`). */
+const EVERYWHERE: readonly string[] = ["log"];
 
 /** Layers one may import types from (erased at build time), beyond `MAY_IMPORT`: the CLI reads the API's JSON as the Worker types it. */
 const MAY_IMPORT_TYPES: Record<string, readonly string[]> = { cli: ["conversations", "db"] };
@@ -78,6 +82,9 @@ function cycles(): string[] {
   return found;
 }
 
+/** True when `spec`, imported by `file`, is in the import-free log layer. */
+const isLog = (file: string, spec: string) => spec.startsWith(".") && layerOf(path.relative(PROJECT_ROOT, path.resolve(path.dirname(file), spec))) === "log";
+
 const importsOf = (file: string) => [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
 
 describe("module boundaries", () => {
@@ -98,7 +105,8 @@ describe("module boundaries", () => {
       for (const spec of importsOf(file).filter((s) => s.startsWith("."))) {
         const to = layerOf(path.relative(PROJECT_ROOT, path.resolve(path.dirname(file), spec)));
         const asType = typesOnly.has(spec) && (MAY_IMPORT_TYPES[from] ?? []).includes(to);
-        if (to !== from && !allowed.includes("*") && !allowed.includes(to) && !asType) bad.push(`${rel} (${from}) imports ${spec} (${to})`);
+        const ok = to === from || allowed.includes("*") || allowed.includes(to) || EVERYWHERE.includes(to) || asType;
+        if (!ok) bad.push(`${rel} (${from}) imports ${spec} (${to})`);
       }
     }
     expect(bad).toEqual([]);
@@ -147,8 +155,8 @@ describe("module boundaries", () => {
     const core = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/agent/") && !path.relative(PROJECT_ROOT, f).startsWith("workers/agent/mcp/"));
     expect(core.length).toBeGreaterThan(0);
     // Pure libraries the core may use: no runtime APIs, no network (the retry module is pure too: see below).
-    const pure = (s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("../retry/") || s.startsWith("gpt-tokenizer/");
-    const bad = core.flatMap((f) => importsOf(f).filter((s) => !pure(s)).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    const pure = (f: string, s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("../retry/") || s.startsWith("gpt-tokenizer/") || isLog(f, s);
+    const bad = core.flatMap((f) => importsOf(f).filter((s) => !pure(f, s)).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
     expect(bad).toEqual([]);
   });
 
@@ -173,7 +181,8 @@ describe("module boundaries", () => {
       for (const spec of importsOf(file)) {
         const sdk = spec.startsWith("@modelcontextprotocol/sdk");
         if (rel.startsWith("workers/agent/mcp/")) {
-          if (spec.includes("/client/stdio") || !(sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec) || spec === "../../version.ts")) bad.push(`${rel} imports ${spec}`);
+          const own = sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec) || spec === "../../version.ts" || isLog(file, spec);
+          if (spec.includes("/client/stdio") || !own) bad.push(`${rel} imports ${spec}`);
         } else if (sdk && rel !== "cli/gateway/mcp.ts") bad.push(`${rel} imports ${spec}`);
       }
     }

@@ -85,7 +85,7 @@ describe("WhatsApp parsing", () => {
     const ingest = parseWhatsAppBody(
       JSON.stringify(wa.envelope(wa.status("wamid.1", "failed", "1", [{ code: 131047, title: "Re-engagement message" }]), wa.status("wamid.1", "read", "1"))),
     );
-    expect(ingest).toEqual({ kind: "batch", events: [], notes: [], log: ["whatsapp: message wamid.1 to 1 failed: 131047 Re-engagement message"] });
+    expect(ingest).toEqual({ kind: "batch", events: [], notes: [], log: ["message wamid.1 to 1 failed: 131047 Re-engagement message"] });
   });
 });
 

@@ -176,7 +176,9 @@ describe("a summary that fails to generate", () => {
     const id = await newSession();
     await turns(id, 6, "turn");
     const logs: string[] = [];
-    const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void logs.push(args.join(" ")));
+    // A warning, with the model's error as its own argument (its stack and cause kept).
+    const errors: unknown[] = [];
+    const spy = vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => void (logs.push(args.map(String).join(" ")), errors.push(args[1])));
     try {
       llm.then({ kind: "http", status: 400, body: JSON.stringify({ error: { message: "the summariser refuses" } }) });
       expect(await json(await call(`/v1/sessions/${id}/compact`, { method: "POST" }))).toEqual({ compacted: true, folded_messages: 4 });
@@ -187,6 +189,8 @@ describe("a summary that fails to generate", () => {
       spy.mockRestore();
     }
     expect(logs.some((l) => l.includes("the summary could not be written") && l.includes("trimming the 4 oldest message(s) instead"))).toBe(true);
+    const kept = errors.find((e): e is Error => e instanceof Error && e.message.includes("the summariser refuses"));
+    expect(kept?.cause).toBeInstanceOf(Error); // not flattened to its message: the provider's error is still behind it
     const events = await readEvents(await postTurn(id, "turn 7"));
     expect(events.at(-1)!.event).toBe("done");
     const sent = conversation(llm.calls.at(-1)!.body);

@@ -1,5 +1,6 @@
 import type { Resolver } from "./resolve.ts";
 import { toolError, type Tool } from "./tools.ts";
+import { errorMessage } from "../log/index.ts";
 import { itemAt } from "./item-at.ts";
 
 /** Limits of {@link fetchUrlTool}. */
@@ -192,7 +193,7 @@ export function fetchUrlTool(limits: Partial<FetchUrlLimits> = {}, opts: FetchUr
           } catch (err) {
             if (ctx.signal?.aborted) throw err;
             if (ctrl.signal.aborted) return toolError(`timed out after ${lim.timeoutMs} ms`);
-            return toolError(`request failed: ${err instanceof Error ? err.message : String(err)}`);
+            return toolError(`request failed: ${errorMessage(err)}`);
           }
           const location = res.headers.get("location");
           if (res.status >= 300 && res.status < 400 && location) {

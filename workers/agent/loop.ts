@@ -3,6 +3,7 @@ import type { ChatModel } from "./model.ts";
 import { repairTranscript } from "./repair.ts";
 import type { ToolRegistry, ToolSet } from "./tools.ts";
 import type { ChatMessage, FinishReason, Usage } from "./types.ts";
+import { errorMessage } from "../log/index.ts";
 
 /** Progress of a running turn, for streaming to whoever waits on it. */
 export type TurnEvent =
@@ -91,7 +92,7 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
         usage.output += billed.output;
       }
       if (partial || billed) await push({ role: "assistant", content: partial, finish_reason: "error" }, billed);
-      const error = e ? { code: e.code, message: e.message } : { code: "internal", message: err instanceof Error ? err.message : String(err) };
+      const error = e ? { code: e.code, message: e.message } : { code: "internal", message: errorMessage(err) };
       return done("error", partial, error);
     }
     if (result.usage) {

@@ -4,6 +4,7 @@ import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } f
 import { chunkUsage, deltaText, readChunkStream } from "./sse.ts";
 import { idleAttempt, withRetries } from "./streamed-call.ts";
 import type { ChatMessage, FinishReason, ImagePart, ToolCall, Usage } from "./types.ts";
+import { errorMessage } from "../log/index.ts";
 
 /** Settings of an OpenAI-compatible provider (`POST {baseUrl}/chat/completions`). */
 export interface OpenAiOptions {
@@ -170,7 +171,7 @@ export class OpenAiModel implements ChatModel {
         if (this.#opts.apiKey) headers.authorization = `Bearer ${this.#opts.apiKey}`;
         res = await this.#opts.fetch(joinUrl(this.#opts.baseUrl, "chat/completions"), { method: "POST", headers, body, signal });
       } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
+        const why = errorMessage(err);
         throw new ProviderError("provider_unreachable", `cannot reach the model provider at ${this.#opts.baseUrl} (${why})`);
       }
       if (!res.ok) {

@@ -1,5 +1,6 @@
 import { DEFAULT_OPENAI_MODEL, modelId, resolveProvider, type ModelConfig } from "./factory.ts";
 import { joinUrl } from "./openai.ts";
+import { errorMessage } from "../log/index.ts";
 
 /** How the configured model provider answers, for `hermes-edge status`. */
 export interface ModelProbe {
@@ -41,6 +42,6 @@ export async function probeModel(cfg: ModelConfig, fetchImpl: typeof fetch): Pro
     }
     return { provider: "openai", model, detail: ids.length > 0 ? `answers; lists ${wanted}` : "answers", problem: null };
   } catch (err) {
-    return { provider: "openai", model, detail: "not reachable", problem: { problem: `cannot reach ${cfg.baseUrl}: ${err instanceof Error ? err.message : String(err)}`, fix: "check LLM_BASE_URL" } };
+    return { provider: "openai", model, detail: "not reachable", problem: { problem: `cannot reach ${cfg.baseUrl}: ${errorMessage(err)}`, fix: "check LLM_BASE_URL" } };
   }
 }

@@ -3,6 +3,7 @@ import type { ChatModel } from "./model.ts";
 import { OFFLINE_MODEL_ID } from "./offline.ts";
 import { loadTokenCounter, truncateToTokens, type TokenCounter } from "./tokens.ts";
 import type { ChatMessage } from "./types.ts";
+import { errorMessage } from "../log/index.ts";
 import { itemAt } from "./item-at.ts";
 
 /** Longest rolling summary, in tokens, whichever model writes it. */
@@ -137,7 +138,7 @@ export async function summarise(
   try {
     result = await model.complete({ messages: summaryPrompt(previous, turns.filter((m) => !isOfflineReply(m))), ...(signal ? { signal } : {}) });
   } catch (err) {
-    throw new SummaryError("summary_failed", `the model could not summarise: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new SummaryError("summary_failed", `the model could not summarise: ${errorMessage(err)}`, { cause: err });
   }
   if (result.finishReason === "interrupted" || signal?.aborted) throw new SummaryError("summary_interrupted", "the summary was interrupted");
   const text = result.content.trim();

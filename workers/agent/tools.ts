@@ -1,6 +1,7 @@
 import { itemAt } from "./item-at.ts";
 import { summarizeCall } from "./tool-summary.ts";
 import type { ToolCall, ToolSchema } from "./types.ts";
+import { errorMessage } from "../log/index.ts";
 
 /** What a tool gets besides its arguments. */
 export interface ToolContext {
@@ -93,7 +94,7 @@ export class ToolSet {
       return await tool.run(args as Record<string, unknown>, ctx);
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
-      return toolError(err instanceof Error ? err.message : String(err));
+      return toolError(errorMessage(err));
     }
   }
 }
@@ -157,7 +158,7 @@ async function listSource(source: ToolSource, signal?: AbortSignal): Promise<Too
   try {
     return await Promise.race([source.list(signal), aborted]);
   } catch (err) {
-    return { tools: [], notes: [`some tools are unavailable: ${err instanceof Error ? err.message : String(err)}`] };
+    return { tools: [], notes: [`some tools are unavailable: ${errorMessage(err)}`] };
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }

@@ -3,6 +3,7 @@ import { abortableSleep, type ChatModel, type ModelRequest, type ModelResult } f
 import { chunkUsage, deltaText, readChunkStream } from "./sse.ts";
 import { idleAttempt, withRetries } from "./streamed-call.ts";
 import type { ChatMessage, FinishReason, ToolCall, Usage } from "./types.ts";
+import { errorMessage } from "../log/index.ts";
 
 /**
  * The part of the Workers AI binding (`env.AI`, `[ai] binding = "AI"`) this uses. With
@@ -123,7 +124,7 @@ const FINAL = new WeakSet<ProviderError>();
 
 /** Maps an error of the binding (or one sent inside the stream) to a {@link ProviderError}. */
 export function workersAiError(err: unknown): ProviderError {
-  const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, " ").trim();
+  const message = errorMessage(err).replace(/\s+/g, " ").trim();
   const code = /\b(\d{4}):/.exec(message)?.[1];
   const known = code ? CODES[code] : undefined;
   const detail = message.slice(0, 300);

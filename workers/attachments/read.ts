@@ -1,6 +1,7 @@
 import { decodeText, describe, formatBytes, isPdf, looksTextual, sniffImage } from "./kinds.ts";
 import { pdfText, PDF_LIMITS, type PdfReading, type PdfReadOptions } from "./pdf.ts";
 import type { AttachmentIn, AttachmentRecord, Download, ImagePart, TurnAttachments } from "./types.ts";
+import { errorMessage } from "../log/index.ts";
 
 /** Characters of documents inlined into one message, all its documents together (about 6k tokens). */
 export const INLINE_TEXT_CHARS = 24_000;
@@ -46,7 +47,7 @@ function fenced(text: string): string {
   return `${fence}\n${text}\n${fence}`;
 }
 
-const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const why = (err: unknown) => errorMessage(err);
 
 interface Reading {
   status: AttachmentRecord["status"];

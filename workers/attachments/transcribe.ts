@@ -1,5 +1,6 @@
 import { joinUrl } from "../agent/index.ts";
 import type { TranscribeConfig } from "./types.ts";
+import { errorMessage } from "../log/index.ts";
 
 /** Longest a transcription may take before the voice note is given up on. */
 export const TRANSCRIBE_TIMEOUT_MS = 60_000;
@@ -35,7 +36,7 @@ export async function transcribe(cfg: TranscribeConfig, audio: { bytes: Uint8Arr
   try {
     res = await (opts.fetch ?? fetch)(joinUrl(cfg.baseUrl, "audio/transcriptions"), { method: "POST", body: form, headers: cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {}, signal });
   } catch (err) {
-    throw new TranscribeError(`the speech-to-text endpoint could not be reached (${err instanceof Error ? err.message : String(err)})`, null);
+    throw new TranscribeError(`the speech-to-text endpoint could not be reached (${errorMessage(err)})`, null);
   }
   if (!res.ok) {
     await res.body?.cancel();

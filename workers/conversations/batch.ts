@@ -1,3 +1,4 @@
+import { logger } from "../log/index.ts";
 import type { Ingest, PlatformAdapter } from "../platforms/types.ts";
 import { isAllowed, settings } from "../settings.ts";
 import { type IntakeResult, takeIn } from "./intake.ts";
@@ -25,8 +26,9 @@ export interface BatchInput {
 export async function takeBatch(input: BatchInput): Promise<IntakeResult[]> {
   const { env, adapter, batch, waitUntil } = input;
   const platform = adapter.name;
-  if (batch.malformed) console.warn(`${platform}: skipped part of a signed delivery that does not match the platform's schema (${batch.malformed})`);
-  for (const line of batch.log) console.warn(line);
+  const log = logger.child(platform);
+  if (batch.malformed) log.warn(`skipped part of a signed delivery that does not match the platform's schema (${batch.malformed})`);
+  for (const line of batch.log) log.warn(line);
   const results: IntakeResult[] = [];
   for (const event of batch.events) results.push(await takeIn({ env, adapter, event, inline: false, waitUntil }));
   const allowed = settings(env).platforms[platform].allowed;
@@ -36,7 +38,7 @@ export async function takeBatch(input: BatchInput): Promise<IntakeResult[]> {
       waitUntil(
         adapter
           .post(note.target, note.text)
-          .catch((err: unknown) => console.error(`${platform}: follow-up failed`, err instanceof Error ? err.message : String(err))),
+          .catch((err: unknown) => log.error("follow-up failed", { err })),
       );
     }
   }

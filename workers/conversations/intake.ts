@@ -1,6 +1,7 @@
 import { db } from "../db/client.ts";
 import { commandSpec } from "../platforms/commands.ts";
 import { isPlatformName } from "../platforms/names.ts";
+import { logger } from "../log/index.ts";
 import { adapterFor } from "../platforms/registry.ts";
 import { buildSessionKey } from "../platforms/session-key.ts";
 import type { Choice, PlatformAdapter, PlatformEvent, SuggestRequest } from "../platforms/types.ts";
@@ -55,7 +56,8 @@ export function platformIntake(env: Env, platform: string): { kind: "ready"; ada
   if (!isPlatformName(platform)) return { kind: "bad_input", code: "not_found", message: `unknown platform ${platform}` };
   const ps = settings(env).platforms[platform];
   if (!ps.enabled) return { kind: "bad_input", code: "not_found", message: `${platform} is not enabled on this Worker (missing ${ps.missing.join(", ")})` };
-  return { kind: "ready", adapter: adapterFor(env, platform)! };
+  const adapter = adapterFor(env, platform);
+  return adapter ? { kind: "ready", adapter } : { kind: "bad_input", code: "not_found", message: `${platform} has no adapter on this Worker` };
 }
 
 /** Commands whose answer needs nothing but config: answered in the answer itself where the platform allows. */
@@ -72,7 +74,7 @@ function staticAnswer(env: Env, adapter: PlatformAdapter, event: PlatformEvent):
 function after(input: IntakeInput, work: Promise<unknown> | undefined): void {
   if (!work) return;
   const platform = input.adapter.name;
-  input.waitUntil(work.catch((err: unknown) => console.error(`${platform}: follow-up failed`, err instanceof Error ? err.message : String(err))));
+  input.waitUntil(work.catch((err: unknown) => logger.child(platform).error("follow-up failed", { err })));
 }
 
 /**
@@ -114,7 +116,7 @@ export async function suggestions(env: Env, request: SuggestRequest): Promise<Ch
   const { source } = request;
   if (request.command !== "resume" || !source || !commandPermission(env, request.command, source).ok) return [];
   const found = await suggestForSource(db(env), env, source, request.query).catch((err: unknown) => {
-    console.warn(`${source.platform}: autocomplete could not read the sessions`, err instanceof Error ? err.message : String(err));
+    logger.child(source.platform).warn("autocomplete could not read the sessions", { err });
     return [];
   });
   return found.map((s) => ({ name: describeSession(s), value: s.id }));

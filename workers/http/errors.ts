@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, errorBody } from "../errors.ts";
+import { logger } from "../log/index.ts";
 
 export { ApiError, errorBody, notFound } from "../errors.ts";
 
@@ -12,6 +13,6 @@ export function handleError(err: Error, c: Context): Response {
     return c.json(errorBody("payload_too_large", "request body is larger than 1 MiB"), 413);
   }
   if (err instanceof HTTPException) return c.json(errorBody("bad_request", err.message || "bad request"), err.status as ContentfulStatusCode);
-  console.error("unhandled error", err.name, err.message);
+  logger.child("http").error("unhandled error", { err });
   return c.json(errorBody("internal", "internal error"), 500);
 }

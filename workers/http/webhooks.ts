@@ -3,6 +3,7 @@ import { takeBatch } from "../conversations/batch.ts";
 import { type IntakeResult, platformIntake, suggestions, takeIn } from "../conversations/intake.ts";
 import { errorBody } from "../errors.ts";
 import type { PlatformAdapter, PlatformEvent } from "../platforms/types.ts";
+import { logger } from "../log/index.ts";
 
 const ok = () => new Response(null, { status: 200 });
 
@@ -34,7 +35,7 @@ export const webhookRoutes = new Hono<{ Bindings: Env }>()
     const { adapter } = found;
     if (!adapter.handshake) return c.json(errorBody("method_not_allowed", `${platform} webhooks are POSTed`), 405);
     const answer = await adapter.handshake(new URL(c.req.url).searchParams);
-    if (answer.status !== 200) console.warn(`${platform}: subscription check refused`);
+    if (answer.status !== 200) logger.child(platform).warn("subscription check refused");
     return answer;
   })
   .post("/:platform", async (c) => {
@@ -46,7 +47,7 @@ export const webhookRoutes = new Hono<{ Bindings: Env }>()
     const raw = new Uint8Array(await c.req.arrayBuffer());
     const verified = await adapter.verify(c.req.raw.headers, raw, Date.now());
     if (!verified.ok) {
-      console.warn(`${platform}: webhook refused (${verified.reason})`);
+      logger.child(platform).warn(`webhook refused (${verified.reason})`);
       return c.json(
         errorBody("unauthorized", verified.reason === "stale" ? "webhook timestamp outside the accepted window" : "bad or missing webhook signature"),
         401,
@@ -55,7 +56,7 @@ export const webhookRoutes = new Hono<{ Bindings: Env }>()
     const ingest = adapter.ingest(new TextDecoder().decode(raw), c.req.raw.headers);
     const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
     const warm = adapter.warm?.();
-    if (warm) waitUntil(warm.catch((err: unknown) => console.error(`${platform}: follow-up failed`, err instanceof Error ? err.message : String(err))));
+    if (warm) waitUntil(warm.catch((err: unknown) => logger.child(platform).error("follow-up failed", { err })));
     if (ingest.kind === "suggest") return ingest.request.respond(await suggestions(env, ingest.request));
     if (ingest.kind === "batch") {
       await takeBatch({ env, adapter, batch: ingest, waitUntil });
@@ -63,7 +64,7 @@ export const webhookRoutes = new Hono<{ Bindings: Env }>()
     }
     if (ingest.kind !== "event") {
       // A signed delivery of another shape: Discord's is answered 400 by its adapter (it does not retry), the others 2xx so they are not retried.
-      if (ingest.malformed) console.warn(`${platform}: ignored a signed delivery that does not match the platform's schema (${ingest.malformed})`);
+      if (ingest.malformed) logger.child(platform).warn(`ignored a signed delivery that does not match the platform's schema (${ingest.malformed})`);
       return ingest.kind === "respond" ? ingest.response : ok();
     }
     const { event } = ingest;

@@ -1,4 +1,5 @@
 import { PlatformApiError, type Shown } from "../platforms/types.ts";
+import { errorMessage } from "../log/index.ts";
 
 /** How a reply may be shown where it goes. */
 export interface ChannelCaps {
@@ -31,5 +32,5 @@ export interface ReplyChannel {
 
 /** A short description of a delivery failure, for one log line (never a token). */
 export function describe(err: unknown): string {
-  return err instanceof PlatformApiError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+  return err instanceof PlatformApiError ? `${err.code}: ${err.message}` : errorMessage(err);
 }

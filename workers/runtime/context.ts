@@ -40,7 +40,8 @@ export interface ContextHost {
   /** `SYSTEM_PROMPT` and `LLM_CONTEXT_TOKENS`. */
   settings(): { systemPrompt: string | undefined; budget: number };
   now(): number;
-  log(line: string): void;
+  /** A line for the log; `err` is the error behind it, kept whole (stack, cause). */
+  log(line: string, err?: unknown): void;
 }
 
 let counterPromise: Promise<TokenCounter> | null = null;
@@ -185,7 +186,7 @@ export class ContextKeeper {
       summary = await summarise(this.#h.model(), summary, folded, undefined, { counter: await this.#exact() });
     } catch (err) {
       // The mark still moves: the request stays bounded, and these turns are trimmed instead.
-      this.#h.log(`context: the summary could not be written (${err instanceof Error ? err.message : String(err)}); trimming the ${count} oldest message(s) instead`);
+      this.#h.log(`context: the summary could not be written; trimming the ${count} oldest message(s) instead`, err);
     }
     this.#h.saveSummary(summary, Math.max(rec.foldedThrough, through));
     rt.forgetThrough(through);

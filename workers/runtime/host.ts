@@ -37,7 +37,8 @@ export interface RuntimeHost {
   estimate?(outcome: TurnOutcome, turn: TurnRecord): Usage;
   /** Where a platform turn's reply goes; null when its platform is gone from the config. */
   channel(target: ReplyTarget): ReplyChannel | null;
-  log(line: string): void;
+  /** A line for the log; `err` is the error behind it, kept whole (stack, cause). */
+  log(line: string, err?: unknown): void;
   /**
    * Whether a turn may start now (each attempt, before anything is read or stored): the
    * edge checks `DAILY_TOKEN_BUDGET` here and reserves the turn's tokens. Refused: the turn

@@ -119,7 +119,7 @@ export class SessionRuntime {
     const taken = this.queue.add({ turnId, content: input.content, origin: input.origin, state: "queued", target: input.target ?? null, deliveryKey: input.deliveryKey ?? null, meta: input.meta ?? {} }, this.#h.clock.now());
     if (!taken) return null;
     if (this.#active && input.origin !== "internal" && this.#h.busyPolicy() === "interrupt") this.#active.controller.abort(new Error("superseded by a newer message"));
-    void this.pump().catch((err: unknown) => this.#h.log(`queue: ${String(err)}`));
+    void this.pump().catch((err: unknown) => this.#h.log("queue: pumping failed", err));
     return { turnId, position: taken.position };
   }
 
@@ -137,7 +137,7 @@ export class SessionRuntime {
     if (!rec) throw new MissingRowError(`turn ${turnId} was not stored`);
     void this.#execute(rec, active, sink)
       .finally(() => this.pump())
-      .catch((err: unknown) => this.#h.log(`after the turn: ${String(err)}`));
+      .catch((err: unknown) => this.#h.log("after the turn: failed", err));
     return { ok: true, turnId };
   }
 
@@ -254,7 +254,7 @@ export class SessionRuntime {
   async #execute(rec: TurnRecord, active: Active, sink: TurnSink | ReplyStreamer): Promise<void> {
     if (this.#h.admit) {
       const verdict = await this.#h.admit(rec).catch((err: unknown) => {
-        this.#h.log(`turn ${rec.turnId}: could not check whether it may start: ${err instanceof Error ? err.message : String(err)}`);
+        this.#h.log(`turn ${rec.turnId}: could not check whether it may start`, err);
         return { ok: false as const, notice: NOT_ADMITTED };
       });
       if (!verdict.ok) return this.#refuse(rec, active, verdict.notice);
@@ -286,7 +286,7 @@ export class SessionRuntime {
         },
       });
     } catch (err) {
-      this.#h.log(`turn ${rec.turnId} failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.#h.log(`turn ${rec.turnId} failed`, err);
       // A provider that cannot even be built (LLM_PROVIDER misconfigured) says why.
       outcome = err instanceof ProviderError ? failed(err.code, err.message) : failed("internal", "the turn failed inside the agent runtime");
       this.forgetHistory();
@@ -311,7 +311,7 @@ export class SessionRuntime {
       this.#h.onTurnEnd?.(rec, outcome);
       await Promise.resolve(sink.end(outcome)).catch(() => undefined);
     }
-    await this.#h.onUsage?.(rec, tokens).catch((err: unknown) => this.#h.log(`turn ${rec.turnId}: its usage was not settled: ${String(err)}`));
+    await this.#h.onUsage?.(rec, tokens).catch((err: unknown) => this.#h.log(`turn ${rec.turnId}: its usage was not settled`, err));
     const waiter = this.#turnWaiters.get(rec.turnId);
     this.#turnWaiters.delete(rec.turnId);
     this.#wake();

@@ -1,3 +1,5 @@
+import { errorMessage } from "../../log/index.ts";
+
 /**
  * MCP server configuration: the `MCP_SERVERS` var at the edge, the `--mcp <file>` file on
  * the gateway. Both are a JSON list of `{"name", "url"}` (remote) or, on the gateway only,
@@ -70,7 +72,7 @@ export function parseMcpServers(text: string | undefined, opts: { source: string
   try {
     list = JSON.parse(text);
   } catch (err) {
-    out.problems.push(`${opts.source} is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    out.problems.push(`${opts.source} is not valid JSON (${errorMessage(err)})`);
     return out;
   }
   if (!Array.isArray(list)) {

@@ -6,6 +6,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { VERSION } from "../../version.ts";
 import type { Redactor } from "./result.ts";
 import { RequestTracker, type RequestScope } from "./tracker.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /** Time, injectable for tests (the same shape as the reply streamer's clock). */
 export interface Clock {
@@ -214,7 +215,7 @@ export class McpServerConnection {
     if (scope?.failure) return new McpUnavailable(this.#o.redact(scope.failure.message));
     if (err instanceof McpUnavailable) return new McpUnavailable(this.#o.redact(err.message));
     const status = httpStatus(err);
-    const text = err instanceof Error ? err.message : String(err);
+    const text = errorMessage(err);
     let reason: string;
     if (status === 401 || status === 403) reason = `the server refused the credentials (HTTP ${status})${this.#o.tokenName ? `; check the secret ${this.#o.tokenName}` : ""}`;
     else if (status !== undefined && status >= 500) reason = `the server failed (HTTP ${status})`;

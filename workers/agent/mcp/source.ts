@@ -3,6 +3,7 @@ import { toolError, type Tool, type ToolListing, type ToolSource } from "../tool
 import { McpServerConnection, McpUnavailable, raceAbort, systemClock, type Clock, type ServerOptions } from "./connection.ts";
 import { DEFAULT_MAX_RESULT_CHARS, formatCallResult, type Redactor } from "./result.ts";
 import { namespacedName, sanitiseInputSchema, toolDescription } from "./schema.ts";
+import { errorMessage, logger } from "../../log/index.ts";
 
 /** Default limit of one tool call (`TOOL_TIMEOUT_MS`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -20,7 +21,7 @@ export interface McpSourceOptions {
   listTimeoutMs?: number;
   ttlMs?: number;
   maxResultChars?: number;
-  /** Where failures are reported (redacted); default `console.warn`. */
+  /** Where failures are reported (redacted); default the logger's `[mcp]` warnings. */
   log?: (line: string) => void;
   /** A server sent `notifications/tools/list_changed` (its next listing asks again). */
   onListChanged?: (server: string) => void;
@@ -64,7 +65,7 @@ export class McpToolSource implements ToolSource {
     this.#clock = opts.clock ?? systemClock;
     this.#ttlMs = opts.ttlMs ?? DEFAULT_TOOLS_TTL_MS;
     this.#maxResultChars = opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
-    this.#log = opts.log ?? ((line) => console.warn(line));
+    this.#log = opts.log ?? ((line) => logger.child("mcp").warn(line));
     this.#problems = problems;
     const callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const listTimeoutMs = opts.listTimeoutMs ?? Math.min(callTimeoutMs, DEFAULT_LIST_TIMEOUT_MS);
@@ -133,7 +134,7 @@ export class McpToolSource implements ToolSource {
       listed = await state.connection.listTools();
     } catch (err) {
       state.cached = null;
-      this.#report(state.spec, err instanceof Error ? err.message : String(err));
+      this.#report(state.spec, errorMessage(err));
       throw err;
     }
     const tools = listed.slice(0, MAX_TOOLS_PER_SERVER).map((t) => this.#tool(state, t));

@@ -5,6 +5,7 @@ import { sessionView } from "./views/session.ts";
 import { sessionsView } from "./views/sessions.ts";
 import { signInView, takeTokenFromFragment } from "./views/signin.ts";
 import { usageView } from "./views/usage.ts";
+import { errorMessage } from "../../log/error.ts";
 
 /** A page of the console: draws into `root`; `signal` aborts when the page is left. */
 export type View = (root: HTMLElement, signal: AbortSignal, param: string) => Promise<void> | void;
@@ -69,7 +70,7 @@ async function route(): Promise<void> {
     await found.view(main, controller.signal, decodeURIComponent(found.m[1] ?? ""));
   } catch (err) {
     if (controller.signal.aborted) return;
-    main.append(h("p", { class: "notice error", role: "alert" }, err instanceof Error ? err.message : String(err)));
+    main.append(h("p", { class: "notice error", role: "alert" }, errorMessage(err)));
   }
 }
 
@@ -89,7 +90,7 @@ async function linkSignIn(): Promise<boolean | null> {
   if (token === null) return null;
   return signIn(token).then(
     () => true,
-    (err: unknown) => ((note = `The sign-in link was refused: ${err instanceof Error ? err.message : String(err)}`), false),
+    (err: unknown) => ((note = `The sign-in link was refused: ${errorMessage(err)}`), false),
   );
 }
 

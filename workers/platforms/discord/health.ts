@@ -1,5 +1,6 @@
 import { joinUrl } from "../../agent/index.ts";
 import { PLATFORM_TIMEOUT_MS, type PlatformHealth } from "../types.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /**
  * What Discord sees (GET /applications/@me with the bot token): the interactions endpoint
@@ -21,6 +22,6 @@ export async function discordHealth(opts: { botToken: string | undefined; apiBas
     else if (url !== expected) problems.push({ problem: `Discord sends interactions to ${url}, not ${expected}`, fix });
     return { detail: `application ${app.name ?? "?"} · interactions ${url || "(none)"}`, problems };
   } catch (err) {
-    return { detail: "not reachable", problems: [{ problem: `cannot reach Discord: ${err instanceof Error ? err.message : String(err)}`, fix: `try again; ${opts.apiBase} did not answer` }] };
+    return { detail: "not reachable", problems: [{ problem: `cannot reach Discord: ${errorMessage(err)}`, fix: `try again; ${opts.apiBase} did not answer` }] };
   }
 }

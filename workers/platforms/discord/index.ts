@@ -24,6 +24,7 @@ import { downloadDiscordFile } from "./files.ts";
 import { verifyDiscord } from "./verify.ts";
 import { discordHealth } from "./health.ts";
 import { discordThreadLink } from "./link.ts";
+import { errorMessage } from "../../log/index.ts";
 
 export { discordTarget } from "./target.ts";
 
@@ -108,7 +109,7 @@ export class DiscordAdapter implements PlatformAdapter {
     try {
       res = await this.#fetch(joinUrl(this.#s.apiBase, path), { method, headers, signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS), ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     } catch (err) {
-      throw new PlatformApiError("discord", "network", `Discord unreachable: ${err instanceof Error ? err.message : String(err)}`);
+      throw new PlatformApiError("discord", "network", `Discord unreachable: ${errorMessage(err)}`);
     }
     if (res.status === 204) return undefined as T;
     const data = (await res.json().catch(() => ({}))) as { message?: string; retry_after?: number };

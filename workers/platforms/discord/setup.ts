@@ -1,5 +1,6 @@
 import { joinUrl } from "../../agent/index.ts";
 import { DISCORD_COMMANDS } from "./parse.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /**
  * The permissions the bot asks for when invited, by Discord's bit numbers
@@ -60,7 +61,7 @@ export async function setupDiscord(opts: { botToken: string; applicationId: stri
   try {
     res = await opts.fetch(joinUrl(opts.apiBase, `applications/${opts.applicationId}/commands`), { method: "PUT", headers, body: JSON.stringify(DISCORD_COMMANDS) });
   } catch (err) {
-    throw new Error(`cannot reach Discord at ${opts.apiBase}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`cannot reach Discord at ${opts.apiBase}: ${errorMessage(err)}`);
   }
   if (!res.ok) {
     const detail = ((await res.json().catch(() => ({}))) as { message?: string }).message ?? "";

@@ -1,5 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import type { PlatformHealth } from "../types.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /**
  * What Slack says about the bot token (auth.test): the workspace and bot user. Slack's API
@@ -14,7 +15,7 @@ export async function slackHealth(client: WebClient, origin: string): Promise<Pl
     const refused = code === "invalid_auth" || code === "not_authed" || code === "account_inactive" || code === "token_revoked";
     return {
       detail: refused ? "token refused" : "not reachable",
-      problems: [{ problem: refused ? `Slack refused the bot token (${code})` : `cannot reach Slack: ${err instanceof Error ? err.message : String(err)}`, fix: refused ? "set the right token: npx wrangler secret put SLACK_BOT_TOKEN" : "try again later" }],
+      problems: [{ problem: refused ? `Slack refused the bot token (${code})` : `cannot reach Slack: ${errorMessage(err)}`, fix: refused ? "set the right token: npx wrangler secret put SLACK_BOT_TOKEN" : "try again later" }],
     };
   }
 }

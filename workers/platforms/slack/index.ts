@@ -22,6 +22,7 @@ import type { Download } from "../../attachments/index.ts";
 import { downloadSlackFile } from "./files.ts";
 import { verifySlack } from "./verify.ts";
 import { slackHealth } from "./health.ts";
+import { errorMessage } from "../../log/index.ts";
 
 export { parseSlackBody } from "./parse.ts";
 export { slackTarget } from "./target.ts";
@@ -127,7 +128,7 @@ export class SlackAdapter implements PlatformAdapter {
     try {
       res = await this.#fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ response_type: "ephemeral", text }), signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS) });
     } catch (err) {
-      throw new PlatformApiError("slack", "network", `Slack unreachable: ${err instanceof Error ? err.message : String(err)}`);
+      throw new PlatformApiError("slack", "network", `Slack unreachable: ${errorMessage(err)}`);
     }
     await res.body?.cancel();
     if (!res.ok) throw new PlatformApiError("slack", res.status >= 500 ? "unavailable" : res.status === 404 ? "not_found" : "rejected", `Slack response_url answered HTTP ${res.status}`, { status: res.status });

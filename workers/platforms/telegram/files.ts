@@ -2,6 +2,7 @@ import type { Api } from "grammy";
 import type { Download } from "../../attachments/index.ts";
 import { fetchCapped } from "../files.ts";
 import type { Attachment } from "../types.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /**
  * A file of a message: `getFile` for its path (Telegram lets bots download up to 20 MB),
@@ -13,7 +14,7 @@ export async function downloadTelegramFile(api: Api, where: { apiRoot: string; t
     file = await api.getFile(a.ref);
   } catch (err) {
     // grammY's errors name the method and Telegram's description, never the token.
-    const said = err instanceof Error ? err.message : String(err);
+    const said = errorMessage(err);
     return { ok: false, reason: /too big/i.test(said) ? "too_large" : "failed", detail: `Telegram getFile failed: ${said}` };
   }
   if (file.file_size !== undefined && file.file_size > opts.maxBytes) return { ok: false, reason: "too_large", detail: `${file.file_size} bytes` };

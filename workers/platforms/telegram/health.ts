@@ -1,5 +1,6 @@
 import { Api, GrammyError } from "grammy";
 import { PLATFORM_TIMEOUT_MS, type PlatformHealth } from "../types.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /** A delivery error Telegram recorded this recently still counts as a problem. */
 export const RECENT_ERROR_MS = 60 * 60 * 1000;
@@ -24,7 +25,7 @@ export async function telegramHealth(opts: { token: string; apiRoot: string; fet
     return { detail: `webhook ${info.url || "(none)"} · ${info.pending_update_count} update(s) waiting`, problems };
   } catch (err) {
     const refused = err instanceof GrammyError && (err.error_code === 401 || err.error_code === 404);
-    const why = err instanceof GrammyError ? `Telegram refused getWebhookInfo: ${err.description}` : `cannot reach Telegram: ${err instanceof Error ? err.message : String(err)}`;
+    const why = err instanceof GrammyError ? `Telegram refused getWebhookInfo: ${err.description}` : `cannot reach Telegram: ${errorMessage(err)}`;
     return { detail: "not reachable", problems: [{ problem: why, fix: refused ? "set the right token: npx wrangler secret put TELEGRAM_BOT_TOKEN" : `try again; ${opts.apiRoot} did not answer` }] };
   }
 }

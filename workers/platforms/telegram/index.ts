@@ -1,5 +1,6 @@
 import { Api, GrammyError, HttpError } from "grammy";
 import { showMarkdown, type Part, type RenderSpec } from "../parts.ts";
+import { logger } from "../../log/index.ts";
 import {
   codeForStatus,
   mapErrors,
@@ -110,7 +111,7 @@ export class TelegramAdapter implements PlatformAdapter {
           return me.username;
         })
         .catch((err: unknown) => {
-          console.warn("telegram: getMe failed", err instanceof Error ? err.message : String(err));
+          logger.child("telegram").warn("getMe failed", { err });
           return null;
         })
         .finally(() => lookups.delete(this.#key));

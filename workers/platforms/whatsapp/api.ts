@@ -1,4 +1,5 @@
 import { codeForStatus, PLATFORM_TIMEOUT_MS, PlatformApiError } from "../types.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /** Where the Graph API is and who calls it. */
 export interface GraphSettings {
@@ -49,7 +50,7 @@ export async function graph<T>(g: GraphSettings, method: "GET" | "POST", path: s
       signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
     });
   } catch (err) {
-    throw new PlatformApiError("whatsapp", "network", `WhatsApp unreachable: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PlatformApiError("whatsapp", "network", `WhatsApp unreachable: ${errorMessage(err)}`);
   }
   const parsed: unknown = await res.json().catch(() => null);
   if (!res.ok) throw graphError(res.status, parsed, res.headers.get("retry-after"), what);

@@ -2,6 +2,7 @@ import type { Download } from "../../attachments/index.ts";
 import { fetchCapped } from "../files.ts";
 import type { Attachment } from "../types.ts";
 import { graph, type GraphSettings } from "./api.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /** What `GET /{media-id}` answers: a short-lived URL on Meta's CDN, fetched with the same token. */
 interface MediaInfo {
@@ -29,7 +30,7 @@ export async function downloadWhatsAppMedia(g: GraphSettings, a: Attachment, opt
   try {
     info = await graph<MediaInfo>(g, "GET", encodeURIComponent(a.ref), undefined, "media lookup");
   } catch (err) {
-    return { ok: false, reason: "failed", detail: err instanceof Error ? err.message : String(err) };
+    return { ok: false, reason: "failed", detail: errorMessage(err) };
   }
   if (typeof info.file_size === "number" && info.file_size > opts.maxBytes) return { ok: false, reason: "too_large", detail: `${info.file_size} bytes` };
   if (typeof info.url !== "string" || !isHttps(info.url)) return { ok: false, reason: "failed", detail: "WhatsApp gave no https URL for the media" };

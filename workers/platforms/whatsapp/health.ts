@@ -1,5 +1,6 @@
 import { PlatformApiError, type PlatformHealth } from "../types.ts";
 import { graph, type GraphSettings } from "./api.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /** What `GET /{phone-number-id}` says about the sending number. */
 export interface PhoneNumberInfo {
@@ -47,7 +48,7 @@ export async function whatsappHealth(g: GraphSettings, phoneNumberId: string, or
         {
           problem: refused
             ? `Meta refused the phone number lookup: ${err.message}`
-            : `cannot reach WhatsApp: ${err instanceof Error ? err.message : String(err)}`,
+            : `cannot reach WhatsApp: ${errorMessage(err)}`,
           fix: refused ? "check WHATSAPP_PHONE_NUMBER_ID and the token: npx wrangler secret put WHATSAPP_ACCESS_TOKEN" : "try again later",
         },
       ],

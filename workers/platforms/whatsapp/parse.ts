@@ -75,7 +75,7 @@ function eventOf(m: WhatsAppMessage, source: SessionSource, text: string, attach
 function statusLine(s: WhatsAppStatus): string | null {
   if (s.status !== "failed") return null;
   const why = (s.errors ?? []).map((e) => `${e.code ?? "?"} ${e.title ?? e.message ?? ""}`.trim()).join("; ") || "no reason given";
-  return `whatsapp: message ${s.id} to ${s.recipient_id ?? "?"} failed: ${why}`;
+  return `message ${s.id} to ${s.recipient_id ?? "?"} failed: ${why}`;
 }
 
 interface Batch {
@@ -110,13 +110,13 @@ function readValue(value: WhatsAppValue, out: Batch): void {
     if (SILENT_TYPES.has(m.type)) continue;
     if (!m.from || !/^\d{1,32}$/.test(m.from)) continue;
     if (m.group_id) {
-      out.log.push(`whatsapp: a group message (${m.type}) was skipped: groups are not served`);
+      out.log.push(`a group message (${m.type}) was skipped: groups are not served`);
       continue;
     }
     const source = whatsappSource(m.from, names.get(m.from) ?? null);
     const target = whatsappTarget(m.from, m.id);
     if (!whatsappTargets.decode(target)) {
-      out.log.push(`whatsapp: a message id the target codec refuses was skipped`);
+      out.log.push(`a message id the target codec refuses was skipped`);
       continue;
     }
     const content = contentOf(m);

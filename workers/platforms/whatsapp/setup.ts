@@ -1,5 +1,6 @@
 import { graph, type GraphSettings } from "./api.ts";
 import { phoneNumberInfo, type PhoneNumberInfo } from "./health.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /** What `hermes-edge setup whatsapp` found and did. */
 export interface WhatsAppSetup {
@@ -22,7 +23,7 @@ export async function setupWhatsApp(g: GraphSettings, opts: { phoneNumberId: str
     number = await phoneNumberInfo(g, opts.phoneNumberId);
   } catch (err) {
     throw new Error(
-      `Meta refused the phone number lookup: ${err instanceof Error ? err.message : String(err)} (are WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID right?)`,
+      `Meta refused the phone number lookup: ${errorMessage(err)} (are WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID right?)`,
     );
   }
   let subscribed: boolean | null = null;
@@ -32,7 +33,7 @@ export async function setupWhatsApp(g: GraphSettings, opts: { phoneNumberId: str
       subscribed = r.success === true;
     } catch (err) {
       throw new Error(
-        `Meta refused to subscribe the app to business account ${opts.businessAccountId}: ${err instanceof Error ? err.message : String(err)} (is WHATSAPP_BUSINESS_ACCOUNT_ID right, and does the token have whatsapp_business_management?)`,
+        `Meta refused to subscribe the app to business account ${opts.businessAccountId}: ${errorMessage(err)} (is WHATSAPP_BUSINESS_ACCOUNT_ID right, and does the token have whatsapp_business_management?)`,
       );
     }
   }

@@ -1,4 +1,5 @@
 import { graph, type GraphSettings } from "./api.ts";
+import { errorMessage } from "../../log/index.ts";
 
 /** Meta's customer service window: free-form messages only this long after the user's last message. */
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -40,7 +41,7 @@ export async function handoffWindow(
   } catch (err) {
     return {
       ok: false,
-      reason: `outside WhatsApp's 24-hour window, and the handoff template ${t.name} was refused: ${err instanceof Error ? err.message : String(err)}`,
+      reason: `outside WhatsApp's 24-hour window, and the handoff template ${t.name} was refused: ${errorMessage(err)}`,
     };
   }
   return { ok: true, announced: true };

@@ -1,6 +1,7 @@
 import { ApiFailure, json, sessionPath, turn } from "../api.ts";
 import { h, notice, replace } from "../dom.ts";
 import { renderMarkdown } from "../markdown.ts";
+import { errorMessage } from "../../../log/error.ts";
 
 /** What the chat needs from the session page around it. */
 export interface ChatHost {
@@ -72,7 +73,7 @@ export function chatView(host: ChatHost): HTMLElement {
     } catch (err) {
       if (host.signal.aborted) return;
       const busy = err instanceof ApiFailure && err.code === "turn_in_progress";
-      status.append(notice(busy ? "A turn is already running in this session; wait for it or press Stop." : `Could not send: ${err instanceof Error ? err.message : String(err)}`, "error"));
+      status.append(notice(busy ? "A turn is already running in this session; wait for it or press Stop." : `Could not send: ${errorMessage(err)}`, "error"));
     } finally {
       if (!host.signal.aborted) {
         stop.disabled = true;
@@ -87,7 +88,7 @@ export function chatView(host: ChatHost): HTMLElement {
 
   stop.addEventListener("click", () => {
     stop.disabled = true;
-    json<{ interrupted: boolean }>("POST", sessionPath(host.sessionId, "/interrupt")).catch((err: unknown) => status.append(notice(`Stop failed: ${err instanceof Error ? err.message : String(err)}`, "error")));
+    json<{ interrupted: boolean }>("POST", sessionPath(host.sessionId, "/interrupt")).catch((err: unknown) => status.append(notice(`Stop failed: ${errorMessage(err)}`, "error")));
   });
   const form = h("form", { class: "composer", "aria-label": "Send a message" }, h("label", { for: "message", class: "visually-hidden" }, "Message"), input, h("div", { class: "actions" }, send, stop), status);
   form.addEventListener("submit", (e) => {

@@ -1,6 +1,7 @@
 import { ApiFailure, json, sessionPath } from "../api.ts";
 import { h, notice, replace, time } from "../dom.ts";
 import type { Handoff, HandoffState, Platform } from "../types.ts";
+import { errorMessage } from "../../../log/error.ts";
 
 /** Longest one watch request waits for a change (the API allows 30 s). */
 const WAIT_S = 25;
@@ -66,7 +67,7 @@ export function handoffView(sessionId: string, initial: Handoff | null, platform
         show(hd);
       }
     } catch (err) {
-      if (!signal.aborted) state.append(notice(`Lost track of the handoff: ${err instanceof Error ? err.message : String(err)}`, "error"));
+      if (!signal.aborted) state.append(notice(`Lost track of the handoff: ${errorMessage(err)}`, "error"));
     } finally {
       watching = false;
     }

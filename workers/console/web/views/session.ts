@@ -5,6 +5,7 @@ import { stateBadges } from "./badges.ts";
 import { chatView, nearEnd, stickToEnd } from "./chat.ts";
 import { handoffView } from "./handoff.ts";
 import { transcriptView } from "./transcript.ts";
+import { errorMessage } from "../../../log/error.ts";
 
 function meta(s: Session): HTMLElement {
   const items: Array<[string, string]> = [
@@ -45,7 +46,7 @@ function editForm(s: Session, saved: (s: Session) => void, signal: AbortSignal):
         status.append(notice("Saved."));
         saved(session);
       })
-      .catch((err: unknown) => status.append(notice(err instanceof Error ? err.message : String(err), "error")));
+      .catch((err: unknown) => status.append(notice(errorMessage(err), "error")));
   });
   const show = (next: Session) => {
     for (const [field, value] of [[title, next.title], [instructions, next.instructions]] as const) {
@@ -74,7 +75,7 @@ function dataActions(s: Session, signal: AbortSignal): HTMLElement {
         dialog.close();
         location.hash = "#/";
       })
-      .catch((err: unknown) => dialog.append(notice(err instanceof Error ? err.message : String(err), "error")))
+      .catch((err: unknown) => dialog.append(notice(errorMessage(err), "error")))
       .finally(() => (confirm.disabled = false));
   });
   const del = h("button", { type: "button", class: "danger" }, "Delete…");

@@ -2,6 +2,7 @@ import { json } from "../api.ts";
 import { ago, h, notice, num, replace } from "../dom.ts";
 import type { Session } from "../types.ts";
 import { stateBadges } from "./badges.ts";
+import { errorMessage } from "../../../log/error.ts";
 
 const PAGE = 50;
 /** How often the list refreshes itself while it is on screen. */
@@ -74,7 +75,7 @@ export async function sessionsView(root: HTMLElement, signal: AbortSignal): Prom
     create.disabled = true;
     json<{ session: Session }>("POST", "/v1/sessions", {})
       .then(({ session }) => (location.hash = `#/sessions/${encodeURIComponent(session.id)}`))
-      .catch((err: unknown) => create.after(notice(`Could not start a session: ${err instanceof Error ? err.message : String(err)}`, "error")))
+      .catch((err: unknown) => create.after(notice(`Could not start a session: ${errorMessage(err)}`, "error")))
       .finally(() => (create.disabled = false));
   });
 

@@ -1,5 +1,6 @@
 import { ApiFailure, signIn } from "../api.ts";
 import { h, notice, replace } from "../dom.ts";
+import { errorMessage } from "../../../log/error.ts";
 
 /**
  * The token of a local sign-in link (`#token=…`, printed by `npm start`), removed from the
@@ -20,7 +21,7 @@ export function takeTokenFromFragment(): string | null {
 function reason(err: unknown): string {
   if (err instanceof ApiFailure && err.code === "unauthorized") return "That is not this Worker's API token.";
   if (err instanceof ApiFailure && err.code === "too_many_attempts") return `Too many failed sign-ins from here. Try again in ${err.retryAfter ?? "a few"} s.`;
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /** The sign-in form: the API_TOKEN, exchanged for the console's session cookie. */
