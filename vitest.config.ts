@@ -3,7 +3,7 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
-import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST } from "./test/support/signing.ts";
+import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, WHATSAPP_TEST } from "./test/support/signing.ts";
 
 /**
  * Every Worker setting, blank, so nothing from a developer's .dev.vars leaks into tests;
@@ -43,6 +43,17 @@ const WORKER_TEST_VARS: Record<string, string> = {
   SLACK_ALLOWED_USERS: "U1001,U1002",
   SLACK_API_URL: "https://slack.test/api/",
   SLACK_ADMIN_USERS: "U1009",
+  WHATSAPP_ACCESS_TOKEN: WHATSAPP_TEST.token,
+  WHATSAPP_APP_SECRET: WHATSAPP_TEST.appSecret,
+  WHATSAPP_VERIFY_TOKEN: WHATSAPP_TEST.verifyToken,
+  WHATSAPP_PHONE_NUMBER_ID: WHATSAPP_TEST.phoneNumberId,
+  WHATSAPP_BUSINESS_ACCOUNT_ID: "",
+  WHATSAPP_HOME_CHANNEL: "",
+  // 15550001001-15550001009: whatsapp tests; 15550001003 is never allowed; 15550001009 an admin.
+  WHATSAPP_ALLOWED_USERS: "15550001001,15550001002,15550001004,15550001005,15550001006,15550001009",
+  WHATSAPP_ADMIN_USERS: "15550001005,15550001006,15550001009",
+  WHATSAPP_API_BASE: "https://graph.whatsapp.test/v23.0",
+  WHATSAPP_HANDOFF_TEMPLATE: "",
   RELAY_PLATFORMS: "",
   RELAY_BUFFER_LIMIT: "",
   RELAY_SECRETS: "",

@@ -134,7 +134,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "setup",
     summary: "point a platform at the Worker (webhook, commands, manifest)",
-    synopsis: "setup <telegram|discord|slack> [--url <worker url>] [--json]",
+    synopsis: "setup <telegram|discord|slack|whatsapp> [--url <worker url>] [--json]",
     about:
       "Settings are read from the environment, then ./.dev.vars. The Worker's URL is --url,\nelse HERMES_EDGE_URL; platforms need it public (https).",
     flags: [
@@ -153,6 +153,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "registers the slash commands (DISCORD_BOT_TOKEN), sets the interactions\nendpoint to <url>/webhooks/discord, and prints the bot's invite URL",
       },
       { name: "slack", flags: ["url", "json"], help: "prints the app manifest to paste at api.slack.com/apps; checks\nSLACK_BOT_TOKEN when it is set" },
+      {
+        name: "whatsapp",
+        flags: ["url", "json"],
+        help: "checks WHATSAPP_ACCESS_TOKEN and the number (GET /<phone-number-id>), subscribes\nthe app to WHATSAPP_BUSINESS_ACCOUNT_ID, prints the callback URL and verify token",
+      },
     ],
   },
   {

@@ -4,6 +4,7 @@ import { applicationIdFromToken, DISCORD_BOT_PERMISSIONS, setupDiscord } from ".
 import { slackManifest } from "../workers/platforms/slack/manifest.ts";
 import { checkSlackToken } from "../workers/platforms/slack/setup.ts";
 import { setupTelegramWebhook } from "../workers/platforms/telegram/setup.ts";
+import { setupWhatsApp } from "../workers/platforms/whatsapp/setup.ts";
 import { isLoopbackUrl } from "../workers/agent/loopback.ts";
 import { CliError, DEFAULT_URL, readDevVar } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
@@ -37,7 +38,7 @@ function needAll<K extends string>(io: CliIo, wanted: Record<K, string>): Record
 }
 
 /** `hermes-edge setup <platform>`: the exit code. */
-export async function runSetup(platform: "telegram" | "discord" | "slack", opts: SetupOptions): Promise<number> {
+export async function runSetup(platform: "telegram" | "discord" | "slack" | "whatsapp", opts: SetupOptions): Promise<number> {
   const { io, style } = opts;
   const out = (s = "") => println(io.stdout, s);
   const workerUrl = (opts.url ?? io.env.HERMES_EDGE_URL ?? DEFAULT_URL).replace(/\/+$/, "");
@@ -101,5 +102,40 @@ export async function runSetup(platform: "telegram" | "discord" | "slack", opts:
       else out(style.dim("(SLACK_BOT_TOKEN is not set here, so the token was not checked)"));
       return 0;
     }
+    case "whatsapp":
+      return setupWhatsAppCli(opts, workerUrl, warnIfLocal);
   }
+}
+
+/**
+ * `setup whatsapp`: checks the token and number, subscribes the app to the business account's
+ * webhooks where WHATSAPP_BUSINESS_ACCOUNT_ID is set, and prints what to paste in the app
+ * dashboard (Meta's API cannot set the callback URL with a system user's token).
+ */
+async function setupWhatsAppCli(opts: SetupOptions, workerUrl: string, warnIfLocal: () => void): Promise<number> {
+  const { io, style } = opts;
+  const out = (s = "") => println(io.stdout, s);
+  const found = needAll(io, {
+    WHATSAPP_ACCESS_TOKEN: "a system user's token with whatsapp_business_messaging (Business settings → System users)",
+    WHATSAPP_PHONE_NUMBER_ID: "the number's id from the app's WhatsApp → API Setup page (not the phone number)",
+    WHATSAPP_VERIFY_TOKEN: `any random string, the same on the Worker (npx wrangler secret put WHATSAPP_VERIFY_TOKEN); for example ${randomBytes(24).toString("base64url")}`,
+  });
+  warnIfLocal();
+  const g = { apiBase: settingFrom(io, "WHATSAPP_API_BASE") ?? "https://graph.facebook.com/v23.0", accessToken: found.WHATSAPP_ACCESS_TOKEN, fetch: io.fetch };
+  const waba = settingFrom(io, "WHATSAPP_BUSINESS_ACCOUNT_ID") ?? null;
+  const result = await setupWhatsApp(g, { phoneNumberId: found.WHATSAPP_PHONE_NUMBER_ID, businessAccountId: waba, url: workerUrl }).catch((err: Error) => {
+    throw new CliError(err.message);
+  });
+  if (opts.json) return out(JSON.stringify({ ...result, verifyToken: found.WHATSAPP_VERIFY_TOKEN })), 0;
+  const n = result.number;
+  out(`${style.green("✓")} ${n.displayPhoneNumber || found.WHATSAPP_PHONE_NUMBER_ID} (${n.verifiedName || "no verified name"}): the token and number work; quality ${n.qualityRating}`);
+  if (result.subscribed) out(`${style.green("✓")} the app is subscribed to business account ${waba}'s webhooks`);
+  else if (result.subscribed === false) out(`${style.yellow("!")} Meta did not confirm the subscription to business account ${waba}`);
+  else out(style.dim("(WHATSAPP_BUSINESS_ACCOUNT_ID is not set: the app's subscription to the account was not checked)"));
+  out();
+  out("In the app dashboard (developers.facebook.com → your app → WhatsApp → Configuration → Webhook), paste:");
+  out(`  Callback URL:  ${result.callbackUrl}`);
+  out(`  Verify token:  ${found.WHATSAPP_VERIFY_TOKEN}`);
+  out("then subscribe the webhook field 'messages'. Set WHATSAPP_APP_SECRET (App settings → Basic) on the Worker; it checks every delivery.");
+  return result.subscribed === false ? 1 : 0;
 }

@@ -8,6 +8,9 @@ interface HermesSecrets {
   DISCORD_BOT_TOKEN?: string;
   SLACK_BOT_TOKEN?: string;
   SLACK_SIGNING_SECRET?: string;
+  WHATSAPP_ACCESS_TOKEN?: string;
+  WHATSAPP_APP_SECRET?: string;
+  WHATSAPP_VERIFY_TOKEN?: string;
   RELAY_SECRETS?: string;
   /** The Workers AI binding, present only when wrangler.toml has `[ai] binding = "AI"`. */
   AI?: Ai;

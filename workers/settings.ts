@@ -86,6 +86,15 @@ export interface AdapterSettings {
   telegram: { token: string | undefined; webhookSecret: string | undefined; apiRoot: string };
   discord: { applicationId: string | undefined; publicKey: string | undefined; botToken: string | undefined; apiBase: string };
   slack: { botToken: string | undefined; signingSecret: string | undefined; apiUrl: string };
+  whatsapp: {
+    accessToken: string | undefined;
+    appSecret: string | undefined;
+    verifyToken: string | undefined;
+    phoneNumberId: string | undefined;
+    businessAccountId: string | undefined;
+    apiBase: string;
+    handoffTemplate: string | undefined;
+  };
 }
 
 /** Frames kept for a gateway that is away (default); past this the oldest are dropped. */
@@ -97,6 +106,12 @@ const NAMES: Record<PlatformName, { required: TextSetting[]; allowed: TextSettin
   telegram: { required: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"], allowed: "TELEGRAM_ALLOWED_USERS", admins: "TELEGRAM_ADMIN_USERS", home: "TELEGRAM_HOME_CHANNEL", homeThread: "TELEGRAM_HOME_CHANNEL_THREAD_ID" },
   discord: { required: ["DISCORD_BOT_TOKEN", "DISCORD_PUBLIC_KEY"], allowed: "DISCORD_ALLOWED_USERS", admins: "DISCORD_ADMIN_USERS", home: "DISCORD_HOME_CHANNEL" },
   slack: { required: ["SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"], allowed: "SLACK_ALLOWED_USERS", admins: "SLACK_ADMIN_USERS", home: "SLACK_HOME_CHANNEL" },
+  whatsapp: {
+    required: ["WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN", "WHATSAPP_PHONE_NUMBER_ID"],
+    allowed: "WHATSAPP_ALLOWED_USERS",
+    admins: "WHATSAPP_ADMIN_USERS",
+    home: "WHATSAPP_HOME_CHANNEL",
+  },
 };
 
 /**
@@ -158,6 +173,15 @@ function parse(env: Env): Settings {
       telegram: { token: v.TELEGRAM_BOT_TOKEN, webhookSecret: v.TELEGRAM_WEBHOOK_SECRET, apiRoot: v.TELEGRAM_API_ROOT },
       discord: { applicationId: v.DISCORD_APPLICATION_ID, publicKey: v.DISCORD_PUBLIC_KEY, botToken: v.DISCORD_BOT_TOKEN, apiBase: v.DISCORD_API_BASE },
       slack: { botToken: v.SLACK_BOT_TOKEN, signingSecret: v.SLACK_SIGNING_SECRET, apiUrl: v.SLACK_API_URL },
+      whatsapp: {
+        accessToken: v.WHATSAPP_ACCESS_TOKEN,
+        appSecret: v.WHATSAPP_APP_SECRET,
+        verifyToken: v.WHATSAPP_VERIFY_TOKEN,
+        phoneNumberId: v.WHATSAPP_PHONE_NUMBER_ID,
+        businessAccountId: v.WHATSAPP_BUSINESS_ACCOUNT_ID,
+        apiBase: v.WHATSAPP_API_BASE,
+        handoffTemplate: v.WHATSAPP_HANDOFF_TEMPLATE,
+      },
     },
     mcp: { MCP_SERVERS: v.MCP_SERVERS, TOOL_TIMEOUT_MS: String(v.TOOL_TIMEOUT_MS), ...Object.fromEntries(mcpTokens.map((k) => [k, setting((env as unknown as Record<string, string | undefined>)[k])])) },
     relaySecrets,

@@ -76,9 +76,17 @@ export class Inbox extends DurableObject<Env> {
     const deliveryKey = `${event.source.platform}:${event.deliveryId}`;
     if (!this.#store.firstTime(deliveryKey, now)) return "duplicate";
     this.#store.push(deliveryKey, event, now);
+    // When the user here last wrote: a platform may let the bot write first only for a while after (WhatsApp: 24 h).
+    this.#store.setMeta("last_inbound_at", String(now));
     await this.#armAlarm(now + (event.kind === "message" && event.album ? ALBUM_WAIT_MS : RETRY_MS));
     void this.#drain();
     return "accepted";
+  }
+
+  /** When this key last took in a delivery (epoch ms), or null. */
+  async lastInbound(): Promise<number | null> {
+    const at = Number(this.#store.meta("last_inbound_at") ?? NaN);
+    return Number.isFinite(at) ? at : null;
   }
 
   /** The session this key is bound to, if any. */

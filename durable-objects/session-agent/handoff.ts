@@ -180,9 +180,13 @@ export class HandoffRunner {
       throw new HandoffFailure(`cannot tell whose session ${dest.chatId} should continue: send /sethome in that chat (its sender becomes the owner), or hand off into a thread`);
     }
     const key = buildSessionKey(origin);
+    const gate = adapter.handoffGate ? await adapter.handoffGate(dest.chatId, title, await inbox(env, key).lastInbound()) : { ok: true as const };
+    if (!gate.ok) throw new HandoffFailure(gate.reason);
     // Recorded before binding: a handoff that dies from here on is undone.
     this.#h.update({ handoffDestKey: key });
     await inbox(env, key).bind({ sessionId: rec.id, origin, bound: true });
+    // The platform's own notice (a WhatsApp template) went out: the user's answer continues the session.
+    if (gate.announced) return dest;
 
     const taken = this.#h.runtime.enqueue({ content: handoffNotice(title, platform), origin: "internal", target, deliveryKey: `handoff:${rec.id}:${rec.handoffRequestedAt ?? 0}` });
     if (!taken) throw new HandoffFailure("this handoff's turn already ran once");

@@ -59,7 +59,7 @@ const typeImportsOf = (file: string) => new Set([...readFileSync(file, "utf8").m
 function layerOf(rel: string): string {
   const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/version.ts": "version", "workers/json.ts": "json", "workers/platforms/registry.ts": "registry", "workers/platforms/links.ts": "links", "workers/console/routes.ts": "http", "workers/platforms/names.ts": "names" };
   if (special[rel]) return special[rel]!;
-  if (/^workers\/platforms\/(telegram|discord|slack)\//.test(rel)) return "adapter";
+  if (/^workers\/platforms\/(telegram|discord|slack|whatsapp)\//.test(rel)) return "adapter";
   if (rel.startsWith("workers/console/web/")) return "web";
   if (/^workers\/[\w.-]+\.ts$/.test(rel)) return "entry";
   if (rel.startsWith("workers/")) return rel.split("/")[1]!;
@@ -113,8 +113,8 @@ describe("module boundaries", () => {
   });
 
   it("branches on a platform's name only in its adapter folder (and the registry, the CLI's setup, the format dialects)", () => {
-    const branch = /(===|!==)\s*["'](telegram|discord|slack)["']|["'](telegram|discord|slack)["']\s*(===|!==)|case\s+["'](telegram|discord|slack)["']/;
-    const allowed = (rel: string) => /^workers\/platforms\/(telegram|discord|slack)\//.test(rel) || rel === "workers/platforms/registry.ts" || rel === "cli/setup.ts" || rel.startsWith("workers/format/");
+    const branch = /(===|!==)\s*["'](telegram|discord|slack|whatsapp)["']|["'](telegram|discord|slack|whatsapp)["']\s*(===|!==)|case\s+["'](telegram|discord|slack|whatsapp)["']/;
+    const allowed = (rel: string) => /^workers\/platforms\/(telegram|discord|slack|whatsapp)\//.test(rel) || rel === "workers/platforms/registry.ts" || rel === "cli/setup.ts" || rel.startsWith("workers/format/");
     const bad = files.flatMap((f) => {
       const rel = path.relative(PROJECT_ROOT, f);
       if (allowed(rel)) return [];

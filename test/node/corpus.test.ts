@@ -24,7 +24,7 @@ describe("webhook corpus", () => {
 
   it("covers every expectation each platform can have", () => {
     // Every Discord interaction must be answered: none can be met with silence.
-    const possible = { telegram: CORPUS_EXPECTATIONS, slack: CORPUS_EXPECTATIONS, discord: CORPUS_EXPECTATIONS.filter((x) => x !== "silence") };
+    const possible = { telegram: CORPUS_EXPECTATIONS, slack: CORPUS_EXPECTATIONS, whatsapp: CORPUS_EXPECTATIONS, discord: CORPUS_EXPECTATIONS.filter((x) => x !== "silence") };
     const corpus = loadCorpus();
     for (const platform of CORPUS_PLATFORMS) {
       expect(new Set(corpus.filter((e) => e.platform === platform).map((e) => e.expect)), platform).toEqual(new Set(possible[platform]));
@@ -34,7 +34,7 @@ describe("webhook corpus", () => {
   it("lists every file once in its README table, and nothing else", () => {
     const rows = readFileSync(path.join(root, "README.md"), "utf8")
       .split("\n")
-      .map((line) => /^\| `((?:telegram|discord|slack)\/[^`]+\.json)` \|/.exec(line)?.[1])
+      .map((line) => /^\| `((?:telegram|discord|slack|whatsapp)\/[^`]+\.json)` \|/.exec(line)?.[1])
       .filter((f): f is string => f !== undefined);
     expect(rows.sort()).toEqual(files);
   });

@@ -7,6 +7,7 @@ const PLATFORMS: [Dialect, number, LengthUnit][] = [
   ["telegram", 4096, "utf16"],
   ["discord", 2000, "utf16"],
   ["slack", 39000, "codepoints"],
+  ["whatsapp", 4096, "utf16"],
 ];
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });

@@ -59,6 +59,6 @@ describe("hermes-edge gateway command", () => {
         attachments: { maxBytes: 2048, transcribe: { baseUrl: "http://127.0.0.1:9/v1", model: "whisper-1" } },
       },
     });
-    expect(readGatewayConfig(RELAY, { db: "x/y.db" }, cwd)).toMatchObject({ ok: true, config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack"] } });
+    expect(readGatewayConfig(RELAY, { db: "x/y.db" }, cwd)).toMatchObject({ ok: true, config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack", "whatsapp"] } });
   });
 });

@@ -103,4 +103,21 @@ describe("showing rendered parts", () => {
     expect(await showParts(io, parts, ["n0"], "final")).toEqual({ ids: ["n0", "n1", "n2"], complete: true });
     expect(calls).toEqual(["send 0 one", "edit n0 one", "send 1 two", "send 2 three"]);
   });
+
+  it("a channel that cannot edit (WhatsApp) gets the completed paragraphs as they come, outside code blocks, never a tool line", async () => {
+    const clock = new ManualClock(0);
+    const channel = new FakeChannel({ edits: false, editIntervalMs: 2500 });
+    const reply = new ReplyStreamer(channel, { clock, log: () => {} });
+    reply.start();
+    for (const chunk of ["First para", "graph.\n", "\nSecond ", "one.\n\n```\ncode\n\nstill code", "\n```\n\nThird"]) {
+      reply.event({ type: "text", text: chunk });
+      await clock.advanceSettling(1000);
+    }
+    reply.event({ type: "tool", phase: "start", id: "t1", name: "fetch_url", summary: "x" } as never);
+    await clock.advanceSettling(5000);
+    const end = await reply.end(done());
+    // Posted at once, then no sooner than 2.5 s later; the code block's blank line is no cut.
+    expect(channel.shows("live").map((c) => c.text)).toEqual(["First paragraph.", "First paragraph.\n\nSecond one.\n\n```\ncode\n\nstill code\n```"]);
+    expect(end).toMatchObject({ text: "First paragraph.\n\nSecond one.\n\n```\ncode\n\nstill code\n```\n\nThird", shown: false });
+  });
 });

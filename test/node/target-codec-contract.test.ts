@@ -3,6 +3,7 @@ import { discordTargets } from "../../workers/platforms/discord/target.ts";
 import { slackTargets } from "../../workers/platforms/slack/target.ts";
 import type { TargetCodec } from "../../workers/platforms/target.ts";
 import { telegramTargets } from "../../workers/platforms/telegram/target.ts";
+import { whatsappTargets } from "../../workers/platforms/whatsapp/target.ts";
 import type { ReplyTarget } from "../../workers/platforms/types.ts";
 import { targetFromWire } from "../../workers/relay/frames.ts";
 
@@ -143,5 +144,25 @@ describe("relay frames carry targets unchanged", () => {
     expect(JSON.parse(JSON.stringify(t))).toEqual({ platform: "telegram", private: false, ref: '{"c":"-100","t":"7"}' });
     expect(targetFromWire('{"platform":"telegram","private":false,"ref":"{\\"c\\":\\"-100\\"}"}')).toEqual({ platform: "telegram", private: false, ref: '{"c":"-100"}' });
     for (const bad of ['{"platform":"matrix","private":false,"ref":"{}"}', '{"platform":"telegram","private":"no","ref":"{}"}', '{"platform":"telegram","private":false,"ref":"{}","x":1}', "nope"]) expect(targetFromWire(bad), bad).toBeNull();
+  });
+});
+
+describe("reply-target codec contract: WhatsApp", () => {
+  codecContract({
+    codec: whatsappTargets,
+    samples: [
+      { waId: "16505551234", replyTo: null, private: true },
+      { waId: "16505551234", replyTo: "wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=", private: true },
+    ],
+    stored: [
+      { ref: '{"c":"16505551234"}', private: true, decoded: { waId: "16505551234", replyTo: null, private: true }, where: { chatId: "16505551234", threadId: null } },
+      { ref: '{"c":"15550001001","m":"wamid.abc="}', private: true, decoded: { waId: "15550001001", replyTo: "wamid.abc=", private: true }, where: { chatId: "15550001001", threadId: null } },
+    ],
+    hostile: {
+      "a number with a plus (the API wants digits)": '{"c":"+16505551234"}',
+      "a wa_id with a path in it": '{"c":"1/messages"}',
+      "a wamid with a space": '{"c":"1","m":"wamid. x"}',
+      "a thread, which WhatsApp has not": '{"c":"1","t":"2"}',
+    },
   });
 });

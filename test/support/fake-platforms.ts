@@ -21,7 +21,8 @@ interface Failure {
   headers?: Record<string, string>;
 }
 
-abstract class FakeApi {
+/** The base of every fake API: records calls, scripted failures, waiters (also for fakes in files of their own). */
+export abstract class FakeApi {
   readonly calls: ApiCall[] = [];
   #failures: Failure[] = [];
   #seq = 100;

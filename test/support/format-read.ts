@@ -9,6 +9,7 @@ export function visibleText(part: RenderedPart, dialect: Dialect): string {
   if (dialect === "telegram") return telegramVisible(part.text, part.entities ?? []);
   if (dialect === "slack") return fenced(part.text, slackLine, (l) => unescapeSlack(l.replace(/\u200b/g, "")));
   if (dialect === "discord") return fenced(part.text, discordLine, (l) => l.replace(/\u200b/g, ""));
+  if (dialect === "whatsapp") return fenced(part.text, whatsappLine, (l) => l.replace(/\u200b/g, ""));
   return part.text;
 }
 
@@ -39,6 +40,12 @@ function slackLine(line: string): string {
     if (url !== undefined) return `${label} (${url.replace(/%7C/g, "|")})`;
     return code ?? "";
   }).replace(/&lt;|&gt;|&amp;/g, unescapeSlack);
+}
+
+/** WhatsApp: quotes, `*` `_` `~` markers, inline code; links are already `label (url)`. */
+function whatsappLine(line: string): string {
+  const l = line.startsWith("> ") ? line.slice(2) : line;
+  return l.replace(/`([^`]*)`|[*_~\u200b]/g, (_, code?: string) => code ?? "");
 }
 
 const unescapeDiscord = (s: string) => s.replace(/\\([^A-Za-z0-9\s])/g, "$1");

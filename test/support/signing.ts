@@ -10,6 +10,7 @@ const DISCORD_TEST_PRIVATE_PKCS8 = "302e020100300506032b65700422042059642b158935
 export const TELEGRAM_TEST = { token: "123456:TEST-TOKEN", secret: "tg-webhook-secret", botId: 123456, username: "hermes_test_bot" };
 export const SLACK_TEST = { token: "xoxb-test-token", secret: "slack-signing-secret", team: "T0TEAM", botUserId: "UBOT" };
 export const DISCORD_TEST = { applicationId: "5550001", botToken: "discord-bot-token" };
+export const WHATSAPP_TEST = { token: "EAAG-test-token", appSecret: "whatsapp-app-secret", verifyToken: "whatsapp-verify-token", phoneNumberId: "106540352242922", waba: "102290129340398" };
 
 const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const unhex = (s: string) => new Uint8Array(s.match(/../g)!.map((h) => parseInt(h, 16)));
@@ -42,4 +43,11 @@ export async function slackHeaders(body: string | Uint8Array, secret = SLACK_TES
 
 export function telegramHeaders(secret = TELEGRAM_TEST.secret): Record<string, string> {
   return { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret };
+}
+
+/** Headers of a WhatsApp Cloud API webhook signed with `secret` (`X-Hub-Signature-256: sha256=<hex>`). */
+export async function whatsappHeaders(body: string | Uint8Array, secret = WHATSAPP_TEST.appSecret): Promise<Record<string, string>> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const sig = await crypto.subtle.sign("HMAC", key, typeof body === "string" ? new TextEncoder().encode(body) : body);
+  return { "content-type": "application/json", "x-hub-signature-256": `sha256=${hex(sig)}` };
 }

@@ -8,10 +8,10 @@
 import { corpusBody, type CorpusEntry } from "../support/corpus.ts";
 import { pdfWithText, PNG } from "../support/files.ts";
 import { DISCORD_TEST, SLACK_TEST, TELEGRAM_TEST } from "../support/signing.ts";
-import { discordCdn, slackFiles, telegram } from "./fakes.ts";
+import { discordCdn, slackFiles, telegram, whatsapp, whatsappMedia } from "./fakes.ts";
 
 /** Senders the Worker under test allows (vitest.config.ts). */
-export const ALLOWED = { telegram: 1001, discord: "2001", slack: "U1001" } as const;
+export const ALLOWED = { telegram: 1001, discord: "2001", slack: "U1001", whatsapp: "15550001001" } as const;
 
 let seq = 0;
 const fresh = () => ++seq;
@@ -131,10 +131,48 @@ function slackDelivery(entry: CorpusEntry): { payload: Json | string; sender: st
   return { payload: env, sender: isObj(env.event) && typeof env.event.user === "string" ? env.event.user : null };
 }
 
+/**
+ * A Cloud API webhook: each message a fresh wamid, the allowed test user as its sender (but
+ * in `refuse` files), and its media served: `GET /{media-id}` on the fake Graph API answers
+ * a URL on the fake media host, which serves bytes of the type the payload says.
+ */
+function whatsappDelivery(entry: CorpusEntry): Json {
+  const env = copy(entry.payload!) as Json;
+  const sender = entry.expect === "refuse" ? null : ALLOWED.whatsapp;
+  for (const e of (Array.isArray(env.entry) ? env.entry : []) as Json[]) {
+    for (const c of (Array.isArray(e.changes) ? e.changes : []) as Json[]) {
+      const v = isObj(c.value) ? c.value : {};
+      const from = new Map<string, string>();
+      for (const m of (Array.isArray(v.messages) ? v.messages : []) as Json[]) {
+        m.id = `wamid.corpus${fresh()}`;
+        if (sender && typeof m.from === "string") from.set(m.from, sender);
+        if (sender && typeof m.from === "string") m.from = sender;
+        for (const kind of ["image", "audio", "document", "video", "sticker"]) {
+          const media = m[kind];
+          if (!isObj(media) || typeof media.id !== "string") continue;
+          const mime = typeof media.mime_type === "string" ? media.mime_type.split(";")[0]!.trim() : null;
+          const c2 = contentFor(typeof media.filename === "string" ? media.filename : null, mime, kind);
+          const path = `/corpus/${media.id}`;
+          const url = `https://media.whatsapp.test${path}`;
+          media.url = url;
+          whatsappMedia.serve(path, c2.bytes, c2.mime);
+          whatsapp.media.set(media.id, { url, mime_type: c2.mime });
+        }
+      }
+      for (const ct of (Array.isArray(v.contacts) ? v.contacts : []) as Json[]) {
+        const to = typeof ct.wa_id === "string" ? from.get(ct.wa_id) : undefined;
+        if (to) ct.wa_id = to;
+      }
+    }
+  }
+  return env;
+}
+
 /** The delivery of an entry as its platform would send it here. */
 export function corpusDelivery(entry: CorpusEntry): { body: string; contentType: string } {
   if (entry.platform === "telegram") return { body: JSON.stringify(telegramDelivery(entry)), contentType: "application/json" };
   if (entry.platform === "discord") return { body: JSON.stringify(discordDelivery(entry)), contentType: "application/json" };
+  if (entry.platform === "whatsapp") return { body: JSON.stringify(whatsappDelivery(entry)), contentType: "application/json" };
   const { payload } = slackDelivery(entry);
   return typeof payload === "string" ? { body: payload, contentType: "application/x-www-form-urlencoded" } : { body: JSON.stringify(payload), contentType: "application/json" };
 }

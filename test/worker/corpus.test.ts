@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { parseSlackBody } from "../../workers/platforms/slack/index.ts";
 import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import { loadCorpus, type CorpusEntry } from "../support/corpus.ts";
-import { discordHeaders, slackHeaders, telegramHeaders } from "../support/signing.ts";
+import { discordHeaders, slackHeaders, telegramHeaders, whatsappHeaders } from "../support/signing.ts";
 import { corpusDelivery } from "./corpus-replay.ts";
 import { newSession } from "./helpers.ts";
 import { bind, deliver, objectsNow, settleTouched } from "./platform-helpers.ts";
-import { discord, llm, slack, telegram } from "./setup.ts";
+import { discord, llm, slack, telegram, whatsapp } from "./setup.ts";
 
 /**
  * Every payload of test/corpus, signed and sent through the real webhook path (verify,
@@ -18,12 +18,14 @@ import { discord, llm, slack, telegram } from "./setup.ts";
 async function headersFor(entry: CorpusEntry, body: string, contentType: string, retry: boolean): Promise<Record<string, string>> {
   if (entry.platform === "telegram") return telegramHeaders();
   if (entry.platform === "discord") return discordHeaders(body);
+  if (entry.platform === "whatsapp") return whatsappHeaders(body);
   return { ...(await slackHeaders(body, undefined, undefined, contentType)), ...(retry ? { "x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout" } : {}) };
 }
 
 /** Messages the platform was asked to show (sent, edited, or posted to a response_url). */
 function shown(platform: CorpusEntry["platform"]): string[] {
   if (platform === "telegram") return telegram.calls.filter((c) => /\/(sendMessage|editMessageText)$/.test(c.path)).map((c) => String(c.body.text));
+  if (platform === "whatsapp") return whatsapp.sent().map((c) => String((c.body.text as { body?: unknown } | undefined)?.body ?? ""));
   if (platform === "discord") return discord.calls.filter((c) => c.method === "PATCH" || c.method === "POST").map((c) => String(c.body.content));
   return slack.calls.filter((c) => /chat\.(postMessage|update)$/.test(c.path) || c.path.startsWith("/commands/")).map((c) => String(c.body.text));
 }

@@ -2,7 +2,8 @@ import { FakeLlm } from "../support/fake-llm.ts";
 import { FakeNet } from "../support/fake-net.ts";
 import { ServerLog } from "../support/mcp-server.ts";
 import { FakeDiscord, FakeFiles, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
-import { SLACK_TEST } from "../support/signing.ts";
+import { FakeWhatsApp } from "../support/fake-whatsapp.ts";
+import { SLACK_TEST, WHATSAPP_TEST } from "../support/signing.ts";
 
 /**
  * The fakes every workerd test talks to, one instance per runtime: test files share the
@@ -25,3 +26,7 @@ export function resetMcpLog(): ServerLog {
 export const slackFiles = new FakeFiles(SLACK_TEST.token);
 /** Discord's CDN (attachment URLs are signed, no token). */
 export const discordCdn = new FakeFiles();
+/** Meta's Graph API (WHATSAPP_API_BASE https://graph.whatsapp.test/v23.0). */
+export const whatsapp = new FakeWhatsApp();
+/** WhatsApp's media host (the URLs `GET /{media-id}` answers), which wants the access token. */
+export const whatsappMedia = new FakeFiles(WHATSAPP_TEST.token);

@@ -2,7 +2,7 @@ import { createExecutionContext, listDurableObjectIds, waitOnExecutionContext } 
 import { env } from "cloudflare:workers";
 import worker from "../../workers/index.ts";
 import { tg } from "../support/fixtures.ts";
-import { discordHeaders, slackHeaders, telegramHeaders } from "../support/signing.ts";
+import { discordHeaders, slackHeaders, telegramHeaders, whatsappHeaders } from "../support/signing.ts";
 
 /** Ids of the Inbox and session objects the Worker itself reached since the last settleTouched(). */
 const touched = { inboxes: new Set<string>(), agents: new Set<string>() };
@@ -159,4 +159,10 @@ export async function inboxCount(): Promise<number> {
 /** Binds a session key to a session on purpose, as a handoff or /resume does (through its Inbox). */
 export async function bind(key: string, sessionId: string): Promise<void> {
   await env.INBOX.getByName(key).bind({ sessionId, origin: { platform: "telegram", chatType: "group", chatId: "0" }, bound: true });
+}
+
+/** A WhatsApp Cloud API webhook, signed with the test app secret. */
+export async function toWhatsApp(payload: unknown, headers?: Record<string, string>): Promise<Response> {
+  const body = typeof payload === "string" ? payload : JSON.stringify(payload);
+  return deliver("whatsapp", body, headers ?? (await whatsappHeaders(body)));
 }

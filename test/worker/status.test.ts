@@ -2,9 +2,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../workers/db/migrations.ts";
 import { runMaintenance } from "../../workers/maintenance.ts";
-import { SLACK_TEST } from "../support/signing.ts";
+import { SLACK_TEST, WHATSAPP_TEST } from "../support/signing.ts";
 import { call } from "./helpers.ts";
-import { discord, llm, telegram } from "./setup.ts";
+import { discord, llm, telegram, whatsapp } from "./setup.ts";
 
 type Status = {
   version: string;
@@ -40,6 +40,7 @@ describe("GET /v1/status", () => {
       ["telegram", true, `webhook ${ORIGIN}/webhooks/telegram · 0 update(s) waiting`],
       ["discord", true, `application Hermes · interactions ${ORIGIN}/webhooks/discord`],
       ["slack", true, `workspace ${SLACK_TEST.team} · bot <@${SLACK_TEST.botUserId}> · events should go to ${ORIGIN}/webhooks/slack`],
+      ["whatsapp", true, `number +1 555-010-0001 (Hermes Test) · quality GREEN · webhooks should go to ${ORIGIN}/webhooks/whatsapp`],
     ]);
     expect(typeof s.cron.last_run).toBe("number");
   });
@@ -66,12 +67,17 @@ describe("GET /v1/status", () => {
   it("a provider that refuses the key, or a platform that refuses its token, is a problem, not an error; no secret appears", async () => {
     llm.key = "another-key";
     telegram.failNext("getWebhookInfo", 401, { ok: false, error_code: 401, description: "Unauthorized" });
+    whatsapp.failNext(WHATSAPP_TEST.phoneNumberId, 401, { error: { message: "Error validating access token: Session has expired", code: 190 } });
     try {
       const s = await status();
       expect(s.problems.find((p) => p.area === "model")).toEqual({ area: "model", problem: "https://llm.test/v1 refused LLM_API_KEY (HTTP 401)", fix: "set the right key: npx wrangler secret put LLM_API_KEY" });
       expect(s.problems.find((p) => p.area === "telegram")).toMatchObject({ problem: "Telegram refused getWebhookInfo: Unauthorized", fix: "set the right token: npx wrangler secret put TELEGRAM_BOT_TOKEN" });
+      expect(s.problems.find((p) => p.area === "whatsapp")).toMatchObject({
+        problem: "Meta refused the phone number lookup: WhatsApp phone number lookup: Error validating access token: Session has expired (code 190)",
+        fix: "check WHATSAPP_PHONE_NUMBER_ID and the token: npx wrangler secret put WHATSAPP_ACCESS_TOKEN",
+      });
       const text = JSON.stringify(s);
-      for (const secret of ["test-llm-key", env.TELEGRAM_BOT_TOKEN, env.SLACK_BOT_TOKEN, env.DISCORD_BOT_TOKEN]) expect(text).not.toContain(secret);
+      for (const secret of ["test-llm-key", env.TELEGRAM_BOT_TOKEN, env.SLACK_BOT_TOKEN, env.DISCORD_BOT_TOKEN, env.WHATSAPP_ACCESS_TOKEN]) expect(text).not.toContain(secret);
     } finally {
       llm.key = "test-llm-key";
     }

@@ -7,10 +7,11 @@ import { plainWriter } from "./plain.ts";
 import { slackWriter } from "./slack.ts";
 import { splitBlocks } from "./split.ts";
 import { telegramWriter } from "./telegram.ts";
+import { whatsappWriter } from "./whatsapp.ts";
 import { MIN_LIMIT, type Dialect, type RenderedPart, type RenderOptions } from "./types.ts";
 import { writePart, type Writer } from "./writer.ts";
 
-const WRITERS: Record<Dialect, Writer> = { telegram: telegramWriter, slack: slackWriter, discord: discordWriter, plain: plainWriter };
+const WRITERS: Record<Dialect, Writer> = { telegram: telegramWriter, slack: slackWriter, discord: discordWriter, whatsapp: whatsappWriter, plain: plainWriter };
 
 /** Parses once into the intermediate form; `partial` closes what a streaming reply left open. */
 export function toBlocks(markdown: string, partial = false): Block[] {

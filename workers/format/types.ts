@@ -1,5 +1,5 @@
 /** Chat platforms a reply can be rendered for (`plain`: formatting removed). */
-export type Dialect = "telegram" | "slack" | "discord" | "plain";
+export type Dialect = "telegram" | "slack" | "discord" | "whatsapp" | "plain";
 
 /** How a platform counts message length: Telegram and Discord in UTF-16 units, Slack in code points. */
 export type LengthUnit = "utf16" | "codepoints";

@@ -2,8 +2,9 @@ import { discordLink } from "./discord/link.ts";
 import { isPlatformName, type PlatformName } from "./names.ts";
 import { slackLink } from "./slack/link.ts";
 import { telegramLink } from "./telegram/link.ts";
+import { whatsappLink } from "./whatsapp/link.ts";
 
-const LINKS: Record<PlatformName, (chatId: string, threadId: string | null) => string | null> = { telegram: telegramLink, discord: discordLink, slack: slackLink };
+const LINKS: Record<PlatformName, (chatId: string, threadId: string | null) => string | null> = { telegram: telegramLink, discord: discordLink, slack: slackLink, whatsapp: whatsappLink };
 
 /**
  * A web link to a chat (and thread) on its platform, for people (the console's handoff

@@ -1,5 +1,5 @@
 /** Platforms the gateway knows. (No runtime imports: shared with the Node relay gateway.) */
-export const PLATFORMS = ["telegram", "discord", "slack"] as const;
+export const PLATFORMS = ["telegram", "discord", "slack", "whatsapp"] as const;
 export type PlatformName = (typeof PLATFORMS)[number];
 
 export function isPlatformName(v: string): v is PlatformName {
@@ -7,7 +7,7 @@ export function isPlatformName(v: string): v is PlatformName {
 }
 
 /** How a platform's name is written for people. */
-export const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: "Telegram", discord: "Discord", slack: "Slack" };
+export const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: "Telegram", discord: "Discord", slack: "Slack", whatsapp: "WhatsApp" };
 
 /** The setting that lists a platform's allowed users (`TELEGRAM_ALLOWED_USERS`, …). */
 export function allowedUsersSetting(platform: PlatformName): string {
@@ -32,7 +32,7 @@ export function isOperatorSource(source: string): source is OperatorSource {
  * every other setting is a var (`[vars]` in wrangler.toml). The names `HermesSecrets`
  * declares in env.d.ts (a test compares them), plus the `MCP_TOKEN_<NAME>` family.
  */
-export const SECRET_SETTINGS: readonly string[] = ["API_TOKEN", "LLM_API_KEY", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "RELAY_SECRETS"];
+export const SECRET_SETTINGS: readonly string[] = ["API_TOKEN", "LLM_API_KEY", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN", "RELAY_SECRETS"];
 
 /** How a setting is declared: a secret or a `[vars]` entry. */
 export function settingKind(name: string): "secret" | "var" {
@@ -45,7 +45,7 @@ export function adminUsersSetting(platform: PlatformName): string {
 }
 
 /** What a platform calls the fresh thread a handoff opens. */
-const THREAD_WORD: Record<PlatformName, string> = { telegram: "topic", discord: "thread", slack: "thread" };
+const THREAD_WORD: Record<PlatformName, string> = { telegram: "topic", discord: "thread", slack: "thread", whatsapp: "chat" };
 
 /** A home channel as the API shows it (`GET /v1/platforms`). */
 export interface HomeChannelInfo {

@@ -3,6 +3,7 @@ import { DiscordAdapter } from "./discord/index.ts";
 import { isPlatformName, type PlatformName } from "./names.ts";
 import { SlackAdapter } from "./slack/index.ts";
 import { TelegramAdapter } from "./telegram/index.ts";
+import { WhatsAppAdapter } from "./whatsapp/index.ts";
 import type { PlatformAdapter } from "./types.ts";
 
 const adapters = new WeakMap<object, Map<PlatformName, PlatformAdapter>>();
@@ -17,6 +18,17 @@ function build(env: Env, name: PlatformName): PlatformAdapter {
       return new DiscordAdapter({ applicationId: a.discord.applicationId ?? "", publicKey: a.discord.publicKey ?? "", botToken: a.discord.botToken, apiBase: a.discord.apiBase });
     case "slack":
       return new SlackAdapter({ botToken: a.slack.botToken ?? "", signingSecret: a.slack.signingSecret ?? "", apiUrl: a.slack.apiUrl });
+    case "whatsapp": {
+      const w = a.whatsapp;
+      return new WhatsAppAdapter({
+        accessToken: w.accessToken ?? "",
+        appSecret: w.appSecret ?? "",
+        verifyToken: w.verifyToken ?? "",
+        phoneNumberId: w.phoneNumberId ?? "",
+        apiBase: w.apiBase,
+        handoffTemplate: w.handoffTemplate ?? null,
+      });
+    }
   }
 }
 

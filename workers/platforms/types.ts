@@ -106,7 +106,21 @@ export type Ingest =
   | { kind: "ignore"; reason: string; malformed?: string }
   | { kind: "event"; event: PlatformEvent }
   /** An autocomplete request (Discord): answer `respond(choices)` at once, after a quick look-up. */
-  | { kind: "suggest"; request: SuggestRequest };
+  | { kind: "suggest"; request: SuggestRequest }
+  /**
+   * A delivery that batches updates (WhatsApp: entries × changes × messages): each event is
+   * taken in on its own (and exactly once, by its delivery id), each note posted once, and
+   * `log` lines (a status Meta says failed, a skipped group message) logged; then 2xx.
+   */
+  | { kind: "batch"; events: PlatformEvent[]; notes: BatchNote[]; log: string[]; malformed?: string };
+
+/** A short answer to a message that is no turn (a type the bot cannot read), posted once per `deliveryId`. */
+export interface BatchNote {
+  deliveryId: string;
+  source: SessionSource;
+  target: ReplyTarget;
+  text: string;
+}
 
 /** One choice an autocomplete offers: what shows, and the value the command then gets. */
 export interface Choice {
@@ -189,6 +203,11 @@ export interface PlatformAdapter {
    * parses the body and never calls out.
    */
   verify(headers: Headers, rawBody: Uint8Array, now: number): Promise<Verification>;
+  /**
+   * Answers a `GET` on the webhook URL (WhatsApp's subscription check, `hub.challenge`);
+   * absent where the platform sends none. Compares secrets in constant time; no I/O.
+   */
+  handshake?(query: URLSearchParams): Promise<Response>;
   /** Turns a verified body (decoded as UTF-8) into an event, or an immediate answer. No I/O. */
   ingest(body: string, headers: Headers): Ingest;
   /** The HTTP answer once an event is taken in (the reply follows by API call): 200, or Discord's deferred response. */
@@ -205,6 +224,14 @@ export interface PlatformAdapter {
   post(target: ReplyTarget, markdown: string): Promise<string[]>;
   /** Shows "typing…" for a few seconds. */
   typing?(target: ReplyTarget): Promise<void>;
+  /**
+   * May a handoff write first into `chatId` now? Asked before the handoff touches the session,
+   * with when the user there last wrote to the bot (null: never, as far as this Worker
+   * knows). WhatsApp: inside its 24-hour window yes; outside it, its handoff template is sent
+   * (`announced`: the template is the handoff's notice, no summary turn runs), else no, with
+   * the reason. Absent: always yes.
+   */
+  handoffGate?(chatId: string, title: string, lastInboundAt: number | null): Promise<{ ok: true; announced?: boolean } | { ok: false; reason: string }>;
   /** A fresh thread under `parentChatId` for a handed-off session, or null where impossible. */
   createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null>;
   /** The source and reply target of messages in a chat or thread, as a real message there has. */

@@ -51,7 +51,7 @@ export interface StreamerOptions {
 /**
  * Streams one turn's reply into a chat through a {@link ReplyChannel}: typing while the turn
  * runs, the first text posted and later text edited in no more often than the channel
- * allows, backing off when the platform fails (a 429's `retry_after` is honoured; a
+ * allows (a channel that cannot edit gets the completed paragraphs instead, as they come), backing off when the platform fails (a 429's `retry_after` is honoured; a
  * refusal such as 401/403 stops live updates instead of repeating them per token). `end`
  * returns the final text for the durable delivery that follows.
  */
@@ -112,8 +112,24 @@ export class ReplyStreamer implements TurnSink {
     return this.#text.trim() === "" ? status : `${this.#text.trimEnd()}\n\n${status}`;
   }
 
+  /**
+   * What a channel that cannot edit shows while the reply streams: the paragraphs that are
+   * complete (up to the last blank line outside a code block), posted once and never
+   * changed; the rest follows with the final delivery. Tool status lines are not posted.
+   */
+  #settled(): string {
+    let cut = -1;
+    let fences = 0;
+    for (const m of this.#text.matchAll(/```|\n\n/g)) {
+      if (m[0] === "```") fences++;
+      else if (fences % 2 === 0) cut = m.index;
+    }
+    return cut < 0 ? "" : this.#text.slice(0, cut);
+  }
+
   #schedule(): void {
-    if (this.#timer !== null || this.#liveOff || !this.#ch.caps.edits) return;
+    if (this.#timer !== null || this.#liveOff) return;
+    if (!this.#ch.caps.edits && this.#settled().length <= this.#shown.length) return;
     const due = this.#ids.length === 0 ? this.#notBefore : Math.max(this.#lastShow + this.#ch.caps.editIntervalMs, this.#notBefore);
     const wait = due - this.#o.clock.now();
     const run = () => {
@@ -130,13 +146,15 @@ export class ReplyStreamer implements TurnSink {
   }
 
   async #live(): Promise<void> {
-    const text = this.#display();
+    const edits = this.#ch.caps.edits;
+    const text = edits ? this.#display() : this.#settled();
     if (this.#ended || this.#liveOff || text.trim() === "" || text === this.#shown) return;
     try {
       const shown = await this.#ch.show(text, this.#ids, "live");
       this.#setIds(shown.ids);
       this.#shown = text;
-      this.#complete = shown.complete;
+      // Without edits the rest of the reply is always still to come.
+      this.#complete = edits && shown.complete;
       this.#lastShow = this.#o.clock.now();
       this.#failures = 0;
     } catch (err) {
@@ -151,7 +169,7 @@ export class ReplyStreamer implements TurnSink {
       const wait = retryAfterMs(err) ?? backoffDelay(this.#failures - 1, policy);
       this.#notBefore = this.#o.clock.now() + wait;
     }
-    if (this.#display() !== this.#shown && !this.#ended) this.#schedule();
+    if ((edits ? this.#display() : this.#settled()) !== this.#shown && !this.#ended) this.#schedule();
   }
 
   #setIds(ids: string[]): void {

@@ -4,7 +4,7 @@ import { DEFAULT_ATTACHMENT_MAX_BYTES } from "../attachments/index.ts";
 import { commaList, hex, httpUrl, milliseconds, oneOf, positiveWhole, text, wholeAtLeast, type Parser } from "./parse.ts";
 
 /** Where a setting belongs: a platform's name, or the part of the Worker it configures. */
-export type SettingGroup = "core" | "model" | "tools" | "limits" | "relay" | "attachments" | "telegram" | "discord" | "slack";
+export type SettingGroup = "core" | "model" | "tools" | "limits" | "relay" | "attachments" | "telegram" | "discord" | "slack" | "whatsapp";
 
 /**
  * One setting: whether it is a secret (`wrangler secret put`, `.dev.vars`) or a var
@@ -52,6 +52,9 @@ const relaySecrets: Parser<string | undefined> = (raw) => {
   }).length;
   return bad === 0 ? { value: raw } : { value: raw, problem: `has ${bad} entr${bad === 1 ? "y" : "ies"} that ${bad === 1 ? "is" : "are"} not gatewayId:secret and ${bad === 1 ? "is" : "are"} ignored; write gatewayId:secret pairs separated by commas` };
 };
+
+/** Meta's Graph API, pinned to a version (Meta keeps each for about two years). */
+const WHATSAPP_API_DEFAULT = "https://graph.facebook.com/v23.0";
 
 const budgetOff = "the budget is off (unlimited)";
 
@@ -108,6 +111,17 @@ export const CATALOG = {
   SLACK_ALLOWED_USERS: spec({ kind: "var", group: "slack", meaning: "user ids (comma list) or * who may run turns", default: "nobody", parse: userList }),
   SLACK_ADMIN_USERS: spec({ kind: "var", group: "slack", meaning: "allowed users who may also /resume CLI sessions", default: "nobody", parse: userList }),
   SLACK_API_URL: spec({ kind: "var", group: "slack", meaning: "Web API root", default: "https://slack.com/api/", parse: httpUrl("https://slack.com/api/", "the default https://slack.com/api/ is used") }),
+
+  WHATSAPP_ACCESS_TOKEN: spec({ kind: "secret", group: "whatsapp", meaning: "Cloud API access token (a system user's); with WHATSAPP_APP_SECRET, WHATSAPP_VERIFY_TOKEN and WHATSAPP_PHONE_NUMBER_ID, enables WhatsApp", parse: text }),
+  WHATSAPP_APP_SECRET: spec({ kind: "secret", group: "whatsapp", meaning: "the Meta app's secret: verifies X-Hub-Signature-256 on every webhook", parse: text }),
+  WHATSAPP_VERIFY_TOKEN: spec({ kind: "secret", group: "whatsapp", meaning: "any random string, pasted into the app dashboard: answers the subscription handshake", parse: text }),
+  WHATSAPP_PHONE_NUMBER_ID: spec({ kind: "var", group: "whatsapp", meaning: "the sending number's id (not the number itself)", parse: text }),
+  WHATSAPP_BUSINESS_ACCOUNT_ID: spec({ kind: "var", group: "whatsapp", meaning: "the WhatsApp Business Account: setup subscribes the app to its webhooks", parse: text }),
+  WHATSAPP_HOME_CHANNEL: spec({ kind: "var", group: "whatsapp", meaning: "default handoff user (a WhatsApp user id, the phone number in digits)", parse: text }),
+  WHATSAPP_ALLOWED_USERS: spec({ kind: "var", group: "whatsapp", meaning: "WhatsApp user ids (comma list) or * who may run turns", default: "nobody", parse: userList }),
+  WHATSAPP_ADMIN_USERS: spec({ kind: "var", group: "whatsapp", meaning: "allowed users who may also /resume CLI sessions", default: "nobody", parse: userList }),
+  WHATSAPP_API_BASE: spec({ kind: "var", group: "whatsapp", meaning: "Graph API base, with its version", default: WHATSAPP_API_DEFAULT, parse: httpUrl(WHATSAPP_API_DEFAULT, `the default ${WHATSAPP_API_DEFAULT} is used`) }),
+  WHATSAPP_HANDOFF_TEMPLATE: spec({ kind: "var", group: "whatsapp", meaning: "an approved template (name or name:language) sent for a handoff outside the 24-hour window, the session title as its parameter", parse: text }),
 
   RELAY_PLATFORMS: spec({ kind: "var", group: "relay", meaning: "platforms whose turns run on a relay gateway: platform or platform:gatewayId", parse: text }),
   RELAY_SECRETS: spec({ kind: "secret", group: "relay", meaning: "gatewayId:secret pairs accepted on /relay (several per id, for rotation)", parse: relaySecrets }),
