@@ -17,11 +17,14 @@ const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js
 const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
 const vitest = path.join(root, "node_modules", "vitest", "vitest.mjs");
 
+// tsc 7 checks on several threads by default; side by side with each other and with Vitest
+// on two cores those threads only contend: single-threaded, the Worker's and the CLI's tsc
+// cost about half the CPU (measured: 4.8 → 2.4 s and 5.3 → 3.1 s user+sys).
 const CHECKS = [
   { name: "wrangler types --check", args: [wrangler, "types", "--strict-vars=false", "--env-file=/dev/null", "--check"] },
-  { name: "tsc (Worker)", args: [tsc, "--noEmit", "-p", "tsconfig.json"] },
-  { name: "tsc (CLI)", args: [tsc, "--noEmit", "-p", "cli/tsconfig.json"] },
-  { name: "tsc (console)", args: [tsc, "--noEmit", "-p", "workers/console/web/tsconfig.json"] },
+  { name: "tsc (Worker)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "tsconfig.json"] },
+  { name: "tsc (CLI)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "cli/tsconfig.json"] },
+  { name: "tsc (console)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "workers/console/web/tsconfig.json"] },
   { name: "wrangler deploy --dry-run", args: [wrangler, "deploy", "--dry-run", "--outdir", ".wrangler/dry-run"] },
 ];
 
