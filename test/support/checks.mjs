@@ -38,10 +38,10 @@ function run(check) {
     let output = "";
     // No colours or banners in the kept output; wrangler's own level unless the caller set one.
     const child = spawn(process.execPath, check.args, { cwd: root, env: { ...process.env, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"] });
-    // Beside Vitest, the checks yield the CPU to it (nice 5; their own children inherit it).
+    // Beside Vitest, the checks yield the CPU to it (nice 10; their own children inherit it).
     if (withVitest && child.pid !== undefined) {
       try {
-        setPriority(child.pid, 5);
+        setPriority(child.pid, 10);
       } catch {
         // not permitted here: they run at the normal priority
       }
