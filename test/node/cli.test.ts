@@ -44,7 +44,8 @@ describe("hermes-edge CLI", () => {
       ["hermes-edge", "completion", ""],
     ];
     // One bash for every case (as a shell calls the function again and again), not a bash each.
-    const calls = cases.map((words) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _hermes_edge; printf '%s\\n' "\${COMPREPLY[@]}"; echo '--end--'`);
+    const call = (words: string[]) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _hermes_edge`;
+    const calls = cases.map((words) => `${call(words)}; printf '%s\\n' "\${COMPREPLY[@]}"; echo '--end--'`);
     const r = spawnSync("bash", ["-c", `${completionScript("bash")}\n${calls.join("\n")}`], { encoding: "utf8" });
     expect(r.stderr).toBe("");
     const [top, sessions, list, handoffTo, chat, completion, rest] = r.stdout.split("--end--\n").map((out) => out.trim().split("\n").filter(Boolean).sort());

@@ -73,6 +73,8 @@ for (const r of failed) {
 }
 const slowest = Math.max(...results.map((r) => r.seconds));
 const summary = `checks: ${results.length - failed.length} of ${results.length} passed`;
-if (withVitest) console.log(`${summary} (beside Vitest, done ${slowest.toFixed(1)} s in); Vitest ${vitestCode === 0 ? "passed" : `failed (exit ${vitestCode})`}; npm test took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-else console.log(`${summary} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+const vitestSaid = vitestCode === 0 ? "passed" : `failed (exit ${vitestCode})`;
+const took = ((performance.now() - started) / 1000).toFixed(1);
+if (withVitest) console.log(`${summary} (beside Vitest, done ${slowest.toFixed(1)} s in); Vitest ${vitestSaid}; npm test took ${took} s\n`);
+else console.log(`${summary} in ${took} s\n`);
 process.exit(failed.length || vitestCode ? 1 : 0);

@@ -100,7 +100,8 @@ function startBoth(): void {
   // it; the relay suite runs later, by when the second has started behind the first tests.
   // (Once: every harness() call added two exit listeners, and Node warned of a leak.)
   shared = startHarness();
-  relayed = shared.catch(() => undefined).then(() => startHarness({ RELAY_PLATFORMS: "telegram", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` }));
+  const relaying = { RELAY_PLATFORMS: "telegram", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` };
+  relayed = shared.catch(() => undefined).then(() => startHarness(relaying));
   for (const p of [shared, relayed]) void p.then((h) => process.once("exit", () => h.worker.kill())).catch(() => undefined);
 }
 
