@@ -18,7 +18,10 @@ const WAIT = { timeout: 10_000 };
 
 let h: Harness;
 let browser: Browser;
+/** The sign-in test's own page (it starts signed out). */
 let watched: WatchedPage | null = null;
+/** One page, signed in once, that the other tests share (see `signedIn`). */
+let shared: WatchedPage | null = null;
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${h.worker.url}${path}`, { method, headers: { authorization: `Bearer ${h.worker.token}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -32,12 +35,23 @@ async function sessionWith(title: string, ...said: string[]): Promise<string> {
   return session.id;
 }
 
-/** A fresh page, signed in through the local sign-in link (the token in the fragment). */
+/**
+ * The signed-in page at the sessions list, at this size. Signed in once, through the local
+ * sign-in link (the token in the fragment), then shared: a test starts from a full load of
+ * the console (no DOM or script state left from the one before; the tab's sign-in kept, as
+ * on a reload), and a new context and sign-in per test cost about a second each. The sign-in
+ * itself is the first test's subject, on its own page.
+ */
 async function signedIn(opts: { width?: number; height?: number } = {}): Promise<Page> {
-  watched = await WatchedPage.open(browser, opts);
-  await watched.page.goto(`${h.worker.url}/#token=${encodeURIComponent(h.worker.token)}`);
-  await watched.page.getByRole("heading", { name: "Sessions" }).waitFor(WAIT);
-  return watched.page;
+  if (shared === null) {
+    shared = await WatchedPage.open(browser, opts);
+    await shared.page.goto(`${h.worker.url}/#token=${encodeURIComponent(h.worker.token)}`);
+  } else {
+    await shared.page.setViewportSize({ width: opts.width ?? 1200, height: opts.height ?? 800 });
+    await shared.page.goto(`${h.worker.url}/`);
+  }
+  await shared.page.getByRole("heading", { name: "Sessions" }).waitFor(WAIT);
+  return shared.page;
 }
 
 describe.skipIf(executable === null)("the web console in Chromium", () => {
@@ -47,11 +61,12 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
   });
 
   afterAll(async () => {
+    await shared?.close();
     await browser?.close();
   });
 
   afterEach(async () => {
-    const problems = watched ? await watched.close() : [];
+    const problems = [...(watched ? await watched.close() : []), ...(shared?.takeProblems() ?? [])];
     watched = null;
     expect(problems, "problems in the page").toEqual([]);
   });

@@ -35,18 +35,27 @@ describe("hermes-edge CLI", () => {
   });
 
   it("bash completion offers the table's commands, subcommands, flags and flag values", () => {
-    const script = completionScript("bash");
-    const complete = (...words: string[]) => {
-      const r = spawnSync("bash", ["-c", `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _hermes_edge; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: "utf8" });
-      expect(r.stderr).toBe("");
-      return r.stdout.trim().split("\n").filter(Boolean).sort();
-    };
-    expect(complete("hermes-edge", "")).toEqual([...COMMANDS.map((c) => c.name), "--help", "-h", "--version", "-v"].sort());
-    expect(complete("hermes-edge", "sessions", "")).toEqual(["--help", "-h", "delete", "export", "handoff", "import", "list", "messages", "set", "show"]);
-    expect(complete("hermes-edge", "sessions", "list", "--")).toEqual(["--help", "--json", "--limit"]);
-    expect(complete("hermes-edge", "sessions", "handoff", "x", "--to", "")).toEqual(["discord", "slack", "telegram"]);
-    expect(complete("hermes-edge", "chat", "--")).toEqual(["--help", "--no-wait", "--resume"]);
-    expect(complete("hermes-edge", "completion", "")).toEqual(["--help", "-h", "bash", "fish", "zsh"]);
+    const cases: string[][] = [
+      ["hermes-edge", ""],
+      ["hermes-edge", "sessions", ""],
+      ["hermes-edge", "sessions", "list", "--"],
+      ["hermes-edge", "sessions", "handoff", "x", "--to", ""],
+      ["hermes-edge", "chat", "--"],
+      ["hermes-edge", "completion", ""],
+    ];
+    // One bash for every case (as a shell calls the function again and again), not a bash each.
+    const call = (words: string[]) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _hermes_edge`;
+    const calls = cases.map((words) => `${call(words)}; printf '%s\\n' "\${COMPREPLY[@]}"; echo '--end--'`);
+    const r = spawnSync("bash", ["-c", `${completionScript("bash")}\n${calls.join("\n")}`], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    const [top, sessions, list, handoffTo, chat, completion, rest] = r.stdout.split("--end--\n").map((out) => out.trim().split("\n").filter(Boolean).sort());
+    expect(rest).toEqual([]);
+    expect(top).toEqual([...COMMANDS.map((c) => c.name), "--help", "-h", "--version", "-v"].sort());
+    expect(sessions).toEqual(["--help", "-h", "delete", "export", "handoff", "import", "list", "messages", "set", "show"]);
+    expect(list).toEqual(["--help", "--json", "--limit"]);
+    expect(handoffTo).toEqual(["discord", "slack", "telegram"]);
+    expect(chat).toEqual(["--help", "--no-wait", "--resume"]);
+    expect(completion).toEqual(["--help", "-h", "bash", "fish", "zsh"]);
   });
 
   it("zsh and fish completion name every command, subcommand and flag; an unknown shell is exit code 2", async () => {

@@ -90,6 +90,15 @@ export class WatchedPage {
     this.#allowed.push({ path: pathname, status });
   }
 
+  /**
+   * What went wrong since the last call (or since the page opened), for a page that several
+   * tests share: each one's problems are its own, and its `allow`s end with it.
+   */
+  takeProblems(): string[] {
+    this.#allowed.length = 0;
+    return this.problems.splice(0);
+  }
+
   /** Stops watching and closes the page (requests still open are cancelled, not failures). */
   async close(): Promise<string[]> {
     this.page.removeAllListeners();

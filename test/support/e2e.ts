@@ -95,10 +95,13 @@ export const RELAY_E2E = { gatewayId: "laptop", secret: "e2e-relay-secret" };
 
 function startBoth(): void {
   if (shared && relayed) return;
-  // Both Workers start together: the files that use them run one after another anyway.
+  // The relaying Worker starts once the shared one answers: the first suites need only the
+  // shared one, which comes up sooner without a second wrangler bundling and booting beside
+  // it; the relay suite runs later, by when the second has started behind the first tests.
   // (Once: every harness() call added two exit listeners, and Node warned of a leak.)
   shared = startHarness();
-  relayed = startHarness({ RELAY_PLATFORMS: "telegram", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` });
+  const relaying = { RELAY_PLATFORMS: "telegram", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` };
+  relayed = shared.catch(() => undefined).then(() => startHarness(relaying));
   for (const p of [shared, relayed]) void p.then((h) => process.once("exit", () => h.worker.kill())).catch(() => undefined);
 }
 
