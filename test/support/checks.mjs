@@ -16,6 +16,8 @@ const root = path.resolve(import.meta.dirname, "..", "..");
 const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
 const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
 const vitest = path.join(root, "node_modules", "vitest", "vitest.mjs");
+const biome = path.join(root, "node_modules", "@biomejs", "biome", "bin", "biome");
+const knip = path.join(root, "node_modules", "knip", "bin", "knip.js");
 
 // tsc 7 checks on several threads by default; side by side with each other and with Vitest
 // on two cores those threads only contend: single-threaded, the Worker's and the CLI's tsc
@@ -26,6 +28,10 @@ const CHECKS = [
   { name: "tsc (CLI)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "cli/tsconfig.json"] },
   { name: "tsc (console)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "workers/console/web/tsconfig.json"] },
   { name: "wrangler deploy --dry-run", args: [wrangler, "deploy", "--dry-run", "--outdir", ".wrangler/dry-run"] },
+  // Formatting, and lint: no non-null assertions in production code, no floating promises (biome.json).
+  { name: "biome ci (format, lint)", args: [biome, "ci", "--reporter=summary", "."] },
+  // Unused files, exports and dependencies (knip.json).
+  { name: "knip", args: [knip, "--no-progress"] },
 ];
 
 const at = process.argv.indexOf("--vitest");
