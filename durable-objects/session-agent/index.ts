@@ -1,26 +1,22 @@
 import { DurableObject } from "cloudflare:workers";
-import { createModel, dohResolver, toolsFor } from "../../workers/agent/index.ts";
-import { edgeMcpSource, type McpToolSource } from "../../workers/agent/mcp/index.ts";
-import { adapterChannel } from "../../workers/conversations/channels.ts";
-import { edgeAttachments } from "../../workers/conversations/files.ts";
+import { createModel } from "../../workers/agent/index.ts";
 import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
 import { handoffJson, sessionJson, type HandoffJson, type SessionJson } from "../../workers/db/json.ts";
-import { logger, logLines } from "../../workers/log/index.ts";
-import { adapterFor } from "../../workers/platforms/registry.ts";
-import { ContextKeeper, durableSql, SessionRuntime, type RuntimeHost, type Sql } from "../../workers/runtime/index.ts";
+import { durableSql, SessionRuntime, type ContextKeeper, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
-import { SessionBudget } from "./budget.ts";
-import { HandoffRunner } from "./handoff.ts";
-import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, rekeyTakenTurns, retainElsewhere, transcriptView, type SessionExport, type TranscriptView } from "./lifecycle.ts";
+import type { SessionBudget } from "./budget.ts";
+import type { HandoffRunner } from "./handoff.ts";
+import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, rekeyTakenTurns, retain, transcriptView, type SessionExport, type TranscriptView } from "./lifecycle.ts";
 import { inFlight, type HandoffRequest } from "./handoff-state.ts";
 import { importFromD1 } from "./import.ts";
-import { D1Mirror } from "./mirror.ts";
+import type { D1Mirror } from "./mirror.ts";
 import { newRecord, RecordStore, withCounters, type SessionRecord } from "./record.ts";
 import { SseSink } from "./sse.ts";
 import { WakeUp } from "./wake.ts";
+import { newMirror, SessionTools, wireSession } from "./wiring.ts";
 import { nameless, objectName } from "../name.ts";
-import { loaded, MIRROR_RETRY_MS, NOT_FOUND, WATCHDOG_MS } from "./types.ts";
+import { loaded, NOT_FOUND, WATCHDOG_MS } from "./types.ts";
 import type { EnqueueInput, EnqueueResult, Found, HandoffAnswer, StartTurnResult } from "./types.ts";
 
 export { type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
@@ -46,14 +42,13 @@ export class SessionAgent extends DurableObject<Env> {
   get #bud(): SessionBudget { return loaded(this.#budget, "budget"); }
   #changed = Promise.withResolvers<void>();
   readonly #wake = new WakeUp(this.ctx.storage);
-  /** MCP_SERVERS' tools, listed and cached per object (null: none configured). */
-  #mcp: McpToolSource | null = null;
+  readonly #tools = new SessionTools(this.env);
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#sql = durableSql(ctx.storage);
     this.#records = new RecordStore(this.#sql, () => this.#migrate());
-    this.#mirror = this.#newMirror();
+    this.#mirror = newMirror(this.env, this.#sql, this.#records, () => this.#runtime, this.#wake);
     ctx.blockConcurrencyWhile(async () => {
       // An object whose session was never created (or was deleted) has no storage to upgrade.
       if (RecordStore.exists(this.#sql)) this.#migrate();
@@ -65,10 +60,6 @@ export class SessionAgent extends DurableObject<Env> {
     });
   }
 
-  #newMirror(): D1Mirror {
-    return new D1Mirror({ db: () => db(this.env), sql: this.#sql, records: this.#records, runtime: () => this.#runtime, onFailure: (err) => this.#mirrorFailed(err) });
-  }
-
   #migrate(): void {
     SessionRuntime.migrate(this.#sql);
     RecordStore.migrate(this.#sql);
@@ -76,68 +67,21 @@ export class SessionAgent extends DurableObject<Env> {
 
   #init(sessionId: string): SessionRuntime {
     if (this.#runtime) return this.#runtime;
-    const context = new ContextKeeper({
-      state: () => {
-        const rec = this.#records.get();
-        return rec ? { summary: rec.summary ?? null, foldedThrough: rec.foldedThrough ?? 0, instructions: rec.instructions ?? null, source: rec.source, chatType: rec.chatType } : null;
-      },
-      saveSummary: (summary, foldedThrough) => void this.#update({ summary, foldedThrough }),
-      runtime: () => this.#rt,
-      model: () => createModel(settings(this.env).model),
-      settings: () => ({ systemPrompt: settings(this.env).systemPrompt, budget: settings(this.env).contextTokens }),
-      now: () => Date.now(),
-      log: logLines(logger.child(`session ${sessionId}`)),
-    });
-    this.#context = context;
-    const budget = (this.#budget = new SessionBudget(this.env, sessionId, this.ctx.storage.kv));
-    const host: RuntimeHost = {
-      sql: this.#sql,
-      session: sessionId,
-      clock: { now: () => Date.now(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as number) },
-      busyPolicy: () => settings(this.env).busyPolicy,
-      model: () => createModel(settings(this.env).model),
-      ready: () => context.ready(),
-      prepare: (transcript, turn, ids) => context.prepare(transcript, turn, ids),
-      foldedThrough: () => this.#records.get()?.foldedThrough ?? 0,
-      estimate: (outcome) => context.estimate(outcome),
-      tools: async (model) => this.#tools(model),
-      channel: (target) => {
-        const adapter = adapterFor(this.env, target.platform);
-        return adapter ? adapterChannel(adapter, target) : null;
-      },
-      log: logLines(logger.child(`session ${sessionId}`)),
-      onTurnStart: (turn) => {
-        this.#records.update({ activeTurnId: turn.turnId, turnStartedAt: Date.now() });
-        void this.#wake.by(Date.now() + WATCHDOG_MS);
-        this.#mirror.soon();
-      },
-      onStored: () => this.#mirror.soon(),
-      admit: (turn) => budget.admit(turn),
-      onUsage: async (turn, tokens) => budget.settle(turn, tokens),
-      onTurnEnd: () => {
-        this.#records.update({ activeTurnId: null, turnStartedAt: null });
-        this.#mirror.now();
-        this.#notify();
-        context.afterTurn();
-      },
-      defer: (at) => void this.#wake.by(at),
-      attachments: edgeAttachments(this.env, sessionId, logLines(logger.child(`session ${sessionId}`))),
-    };
-    this.#runtime = new SessionRuntime(host);
-    this.#handoff = new HandoffRunner({
+    const parts = wireSession({
+      sessionId,
       env: this.env,
-      runtime: this.#runtime,
-      now: () => Date.now(),
-      record: () => this.#records.get(),
+      storage: this.ctx.storage,
+      sql: this.#sql,
+      wake: this.#wake,
+      tools: this.#tools,
+      records: () => this.#records,
+      mirror: () => this.#mirror,
+      runtime: () => this.#rt,
       update: (patch) => this.#update(patch),
-      log: host.log,
+      notify: () => this.#notify(),
     });
-    return this.#runtime;
-  }
-
-  #tools(model: ReturnType<typeof createModel>) {
-    this.#mcp ??= edgeMcpSource(settings(this.env).mcp); // No DNS API here: fetch_url resolves over DNS-over-HTTPS.
-    return toolsFor(model, { resolve: dohResolver(settings(this.env).fetchUrlDohUrl), sources: this.#mcp ? [this.#mcp] : [] });
+    ({ runtime: this.#runtime, handoff: this.#handoff, context: this.#context, budget: this.#budget } = parts);
+    return parts.runtime;
   }
 
   /** This object's session id: its name (durable-objects/name.ts), else the id of the session row stored here. */
@@ -169,11 +113,6 @@ export class SessionAgent extends DurableObject<Env> {
   #notify(): void {
     this.#changed.resolve();
     this.#changed = Promise.withResolvers<void>();
-  }
-
-  #mirrorFailed(err: unknown): void {
-    logger.child("session").error("could not copy the session to D1; retrying", { err });
-    void this.#wake.by(Date.now() + MIRROR_RETRY_MS);
   }
 
   /** Watchdog and recovery: deliveries, handoffs and turns a dead instance left, and the D1 copy. */
@@ -240,20 +179,15 @@ export class SessionAgent extends DurableObject<Env> {
   async applyRetention(cutoff: number): Promise<Found<{ deleted: number }>> {
     const rec = await this.#session();
     if (!rec) return NOT_FOUND;
-    const rt = this.#rt;
-    const last = rt.transcript.lastIdBefore(cutoff);
-    if (last > 0) await this.#ctx.foldThrough(last);
-    const gone = rt.transcript.deleteBefore(cutoff);
-    rt.forgetHistory();
-    await retainElsewhere(this.env, db(this.env), rec.id, cutoff, gone.turnIds);
+    const deleted = await retain(this.env, db(this.env), rec, this.#rt, this.#ctx, cutoff);
     await this.#mirror.flush();
-    return { ok: true, deleted: gone.deleted };
+    return { ok: true, deleted };
   }
 
   /** The `/tools` answer: what the agent can use in this session right now. */
   async toolList(): Promise<Found<{ text: string }>> {
     if (!(await this.#session())) return NOT_FOUND;
-    return { ok: true, text: await describeTools(this.#tools(createModel(settings(this.env).model))) };
+    return { ok: true, text: await describeTools(this.#tools.for(createModel(settings(this.env).model))) };
   }
 
   /** The whole session from its own storage (exports), with the counters and title every way out fills in. */
@@ -286,7 +220,7 @@ export class SessionAgent extends DurableObject<Env> {
     this.#handoff = null;
     this.#context = null;
     this.#records = new RecordStore(this.#sql, () => this.#migrate());
-    this.#mirror = this.#newMirror();
+    this.#mirror = newMirror(this.env, this.#sql, this.#records, () => this.#runtime, this.#wake);
     return { ok: true };
   }
 

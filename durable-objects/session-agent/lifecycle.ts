@@ -3,7 +3,7 @@ import type { Db } from "../../workers/db/client.ts";
 import { withAttachmentsJson, type MessageJson } from "../../workers/db/json.ts";
 import { messages, sessionRoutes, sessions, summaries, usage } from "../../workers/db/schema.ts";
 import type { AttachmentRecord } from "../../workers/attachments/index.ts";
-import type { SessionRuntime } from "../../workers/runtime/index.ts";
+import type { ContextKeeper, SessionRuntime } from "../../workers/runtime/index.ts";
 import { inbox } from "../../workers/conversations/stubs.ts";
 import { sessionFilesPrefix } from "../../workers/conversations/files.ts";
 import type { SessionExport } from "../../workers/conversations/export.ts";
@@ -135,8 +135,22 @@ export function importSession(data: SessionExport, rt: SessionRuntime): void {
   }
 }
 
+/**
+ * `RETENTION_DAYS` for one session: its messages older than `cutoff` are folded into the
+ * summary if they were not already, then deleted in its storage and in D1 (files too).
+ * Returns how many went.
+ */
+export async function retain(env: Env, d: Db, rec: SessionRecord, rt: SessionRuntime, context: ContextKeeper, cutoff: number): Promise<number> {
+  const last = rt.transcript.lastIdBefore(cutoff);
+  if (last > 0) await context.foldThrough(last);
+  const gone = rt.transcript.deleteBefore(cutoff);
+  rt.forgetHistory();
+  await retainElsewhere(env, d, rec.id, cutoff, gone.turnIds);
+  return gone.deleted;
+}
+
 /** Deletes a session's messages (in D1) created before `cutoff`, and the files of `turnIds` (the turns whose messages went). */
-export async function retainElsewhere(env: Env, d: Db, sessionId: string, cutoff: number, turnIds: readonly string[]): Promise<void> {
+async function retainElsewhere(env: Env, d: Db, sessionId: string, cutoff: number, turnIds: readonly string[]): Promise<void> {
   await d.delete(messages).where(and(eq(messages.sessionId, sessionId), lt(messages.createdAt, cutoff)));
   for (const turnId of turnIds) await deletePrefix(env.FILES, `${sessionFilesPrefix(sessionId)}${turnId}/`);
 }

@@ -1,9 +1,9 @@
 import { ProviderError, runTurn, type ChatMessage, type TurnOutcome } from "../agent/index.ts";
 import { withAttachments, type TurnAttachments } from "../attachments/index.ts";
-import type { ReplyTarget } from "../platforms/types.ts";
 import { AttachmentStore } from "./attachments.ts";
 import { DeliveryStore } from "./deliveries.ts";
-import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
+import type { DeliveryOutcome } from "./delivery.ts";
+import { TurnEndings } from "./endings.ts";
 import { MAX_TURN_ATTEMPTS, type NewTurn, type RuntimeHost, type TurnResult } from "./host.ts";
 import { IdleWaiters } from "./idle.ts";
 import { TurnQueue, userKeyOf, type TurnRecord } from "./queue.ts";
@@ -25,16 +25,14 @@ const NOT_ADMITTED = "This message was not answered: the daily token allowance c
 
 const failed = (code: string, message: string): TurnOutcome => ({ finishReason: "error", text: "", error: { code, message }, usage: { input: 0, output: 0 }, toolCalls: 0 });
 
-/** For turns nobody listens to any more (an API turn re-run after a restart): the result is stored. */
-const detached: TurnSink = { event() {}, end() {} };
-
 /**
  * The turn runtime of one session, the same at the edge (inside `SessionAgent`) and on a
  * relay gateway: a durable queue run one turn at a time (`BUSY_POLICY`: later messages wait,
  * or interrupt), the agent loop over the stored transcript, replies streamed into their chat
  * by edits, final replies delivered durably, usage kept with each message, interrupts of
  * exactly this session, and recovery of whatever a dead instance left: a running turn runs
- * again once (editing the messages it already showed) or ends with a visible failure.
+ * again once (editing the messages it already showed) or ends with a visible failure. How
+ * turns end (reply sinks, usage, durable delivery, waiters) is in endings.ts.
  */
 export class SessionRuntime {
   readonly queue: TurnQueue;
@@ -45,11 +43,10 @@ export class SessionRuntime {
   readonly #h: RuntimeHost;
   #active: Active | null = null;
   #pumping = false;
-  #delivering = 0;
   /** The unfolded transcript in memory, with the stored id of each message. */
   #history: Array<{ id: number; message: ChatMessage }> | null = null;
   readonly #idle = new IdleWaiters(() => this.#isIdle());
-  #turnWaiters = new Map<string, (r: TurnResult) => void>();
+  readonly #end: TurnEndings;
 
   constructor(host: RuntimeHost) {
     this.#h = host;
@@ -58,6 +55,7 @@ export class SessionRuntime {
     this.deliveries = new DeliveryStore(host.sql, host.session);
     this.usage = new UsageStore(host.sql, host.session);
     this.attachments = new AttachmentStore(host.sql, host.session);
+    this.#end = new TurnEndings(host, this);
   }
 
   /** Creates or upgrades the runtime's tables (once per storage). */
@@ -143,7 +141,7 @@ export class SessionRuntime {
 
   /** Resolves with the result of `turnId` once it ended (a handoff waits on its turn). */
   waitTurn(turnId: string): Promise<TurnResult> {
-    return new Promise((resolve) => this.#turnWaiters.set(turnId, resolve));
+    return this.#end.wait(turnId);
   }
 
   /**
@@ -170,7 +168,7 @@ export class SessionRuntime {
   }
 
   #isIdle(): boolean {
-    return this.#active === null && this.#delivering === 0 && !this.#pumping && this.queue.all().length === 0;
+    return this.#active === null && !this.#end.delivering && !this.#pumping && this.queue.all().length === 0;
   }
 
   #wake(): void {
@@ -185,7 +183,7 @@ export class SessionRuntime {
     if (this.#pumping) return;
     this.#pumping = true;
     try {
-      await this.#resumeDeliveries();
+      await this.#end.resume();
       while (!this.#active) {
         const orphan = this.queue.all("running")[0];
         if (orphan) {
@@ -197,21 +195,11 @@ export class SessionRuntime {
         const active: Active = { turnId: next.turnId, controller: new AbortController() };
         this.#active = active;
         const rec = this.queue.start(next.turnId);
-        await this.#execute(rec, active, this.#sinkFor(rec));
+        await this.#execute(rec, active, this.#end.sinkFor(rec));
       }
     } finally {
       this.#pumping = false;
       this.#wake();
-    }
-  }
-
-  async #resumeDeliveries(): Promise<void> {
-    for (const d of this.deliveries.all()) {
-      if (d.notBefore > this.#h.clock.now() + 1000 && this.#h.defer) {
-        this.#h.defer(d.notBefore);
-        continue;
-      }
-      await this.#deliver(d.turnId, d.target);
     }
   }
 
@@ -221,20 +209,14 @@ export class SessionRuntime {
     if (answer) {
       this.#h.log(`turn ${rec.turnId} left by a stopped instance was already answered; delivering the stored reply`);
       const outcome: TurnOutcome = { finishReason: answer.finish_reason ?? "stop", text: answer.content ?? "", usage: { input: 0, output: 0 }, toolCalls: 0 };
-      return this.#endStored(rec, outcome, replyText(outcome));
+      return this.#end.endStored(rec, outcome, replyText(outcome));
     }
     if (rec.attempts >= MAX_TURN_ATTEMPTS) return this.#failVisibly(rec);
     const active: Active = { turnId: rec.turnId, controller: new AbortController() };
     this.#active = active;
     const again = this.queue.start(rec.turnId);
     this.#h.log(`re-running turn ${rec.turnId} left by a stopped instance (attempt ${again.attempts})`);
-    await this.#execute(again, active, this.#sinkFor(again));
-  }
-
-  #sinkFor(rec: TurnRecord): TurnSink | ReplyStreamer {
-    const channel = rec.target ? this.#h.channel(rec.target) : null;
-    if (!channel || !rec.target) return detached;
-    return new ReplyStreamer(channel, { clock: this.#h.clock, ids: rec.sent, onShown: (ids) => this.queue.recordSent(rec.turnId, ids), log: (l) => this.#h.log(l) });
+    await this.#execute(again, active, this.#end.sinkFor(again));
   }
 
   /** Stores the turn's user message (its words, then a note per attachment) unless an earlier attempt did. */
@@ -291,7 +273,7 @@ export class SessionRuntime {
       outcome = err instanceof ProviderError ? failed(err.code, err.message) : failed("internal", "the turn failed inside the agent runtime");
       this.forgetHistory();
     }
-    const tokens = this.#recordUsage(rec, outcome);
+    const tokens = this.#end.recordUsage(rec, outcome);
     let delivery: DeliveryOutcome | null = null;
     const target = rec.target;
     if (sink instanceof ReplyStreamer && target) {
@@ -304,7 +286,7 @@ export class SessionRuntime {
       });
       if (this.#active === active) this.#active = null;
       this.#h.onTurnEnd?.(rec, outcome);
-      delivery = end.shown ? { end: "delivered", error: null } : await this.#deliver(rec.turnId, target);
+      delivery = end.shown ? { end: "delivered", error: null } : await this.#end.deliver(rec.turnId, target);
     } else {
       this.queue.forget(rec, this.#h.clock.now());
       if (this.#active === active) this.#active = null;
@@ -312,19 +294,8 @@ export class SessionRuntime {
       await Promise.resolve(sink.end(outcome)).catch(() => undefined);
     }
     await this.#h.onUsage?.(rec, tokens).catch((err: unknown) => this.#h.log(`turn ${rec.turnId}: its usage was not settled`, err));
-    const waiter = this.#turnWaiters.get(rec.turnId);
-    this.#turnWaiters.delete(rec.turnId);
     this.#wake();
-    waiter?.({ outcome, delivery });
-  }
-
-  /** The turn's tokens: the provider's count, or the host's estimate when it reported none. */
-  #recordUsage(rec: TurnRecord, outcome: TurnOutcome): number {
-    const reported = outcome.usage.input + outcome.usage.output > 0;
-    const usage = reported ? outcome.usage : (this.#h.estimate?.(outcome, rec) ?? outcome.usage);
-    if (usage.input + usage.output === 0) return 0;
-    this.usage.record(rec.turnId, userKeyOf(rec), usage, this.#h.clock.now());
-    return usage.input + usage.output;
+    this.#end.settle(rec.turnId, { outcome, delivery });
   }
 
   /** A turn refused at its start (see RuntimeHost.admit): nothing is stored; `notice` goes to its chat. */
@@ -332,11 +303,8 @@ export class SessionRuntime {
     this.#h.log(`turn ${rec.turnId} was not started${notice ? `: ${notice}` : ""}`);
     if (this.#active === active) this.#active = null;
     const outcome: TurnOutcome = { finishReason: "error", text: notice ?? "", error: { code: "not_admitted", message: notice ?? "not admitted" }, usage: { input: 0, output: 0 }, toolCalls: 0 };
-    if (notice) return this.#endStored(rec, outcome, notice);
-    this.queue.forget(rec, this.#h.clock.now());
-    this.#h.onTurnEnd?.(rec, outcome);
-    this.#turnWaiters.get(rec.turnId)?.({ outcome, delivery: null });
-    this.#turnWaiters.delete(rec.turnId);
+    if (notice) return this.#end.endStored(rec, outcome, notice);
+    this.#end.endUndelivered(rec, outcome);
     this.#wake();
   }
 
@@ -345,53 +313,12 @@ export class SessionRuntime {
     if (this.#history) this.#history = this.#history.filter((h) => h.id > id);
   }
 
-  async #deliver(turnId: string, target: ReplyTarget): Promise<DeliveryOutcome> {
-    const pending = this.deliveries.all().find((d) => d.turnId === turnId);
-    const channel = this.#h.channel(target);
-    if (!pending) return { end: "delivered", error: null };
-    if (!channel) {
-      this.#h.log(`the reply of turn ${turnId} has nowhere to go (${target.platform} is not configured); it is kept in the transcript`);
-      this.deliveries.done(turnId);
-      return { end: "failed", error: `${target.platform} is not configured` };
-    }
-    this.#delivering++;
-    try {
-      return await deliverFinal(channel, pending, {
-        clock: this.#h.clock,
-        store: this.deliveries,
-        log: (l) => this.#h.log(l),
-        ...(this.#h.defer ? { defer: (at: number) => this.#h.defer?.(at) } : {}),
-      });
-    } finally {
-      this.#delivering--;
-    }
-  }
-
   async #failVisibly(rec: TurnRecord): Promise<void> {
     this.#storeUser(rec);
     this.transcript.append([{ message: { role: "assistant", content: RESTART_FAILURE, finish_reason: "error" }, turnId: rec.turnId, at: this.#h.clock.now() }]);
     this.forgetHistory();
     this.#h.onStored?.();
     const outcome: TurnOutcome = { finishReason: "error", text: RESTART_FAILURE, usage: { input: 0, output: 0 }, toolCalls: 0 };
-    await this.#endStored(rec, outcome, RESTART_FAILURE);
-  }
-
-  /** Ends a turn a dead instance left, whose last words are stored: delivers `text` (editing what it showed) and forgets it. */
-  async #endStored(rec: TurnRecord, outcome: TurnOutcome, text: string): Promise<void> {
-    const target = rec.target;
-    if (target && this.#h.channel(target)) {
-      this.#h.sql.transaction(() => {
-        this.deliveries.put({ turnId: rec.turnId, target, text, ids: rec.sent, attempts: 0, notBefore: 0, createdAt: this.#h.clock.now() });
-        this.queue.forget(rec, this.#h.clock.now());
-      });
-      this.#h.onTurnEnd?.(rec, outcome);
-      const delivery = await this.#deliver(rec.turnId, target);
-      this.#turnWaiters.get(rec.turnId)?.({ outcome, delivery });
-    } else {
-      this.queue.forget(rec, this.#h.clock.now());
-      this.#h.onTurnEnd?.(rec, outcome);
-      this.#turnWaiters.get(rec.turnId)?.({ outcome, delivery: null });
-    }
-    this.#turnWaiters.delete(rec.turnId);
+    await this.#end.endStored(rec, outcome, RESTART_FAILURE);
   }
 }
