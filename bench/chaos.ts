@@ -107,7 +107,11 @@ if (["d", "e", "g"].some((k) => only.has(k))) {
 }
 if (["k", "l", "m"].some((k) => only.has(k))) {
   const r = await ssrfRig();
-  const s = await startStack({ TELEGRAM_ALLOWED_USERS: `1001,${dmAllowList()}`, DAILY_TOKEN_BUDGET: String(CHAOS_BUDGET), FETCH_URL_DOH_URL: `${r.doh.url}/dns-query` });
+  const s = await startStack({
+    TELEGRAM_ALLOWED_USERS: `1001,${dmAllowList()}`,
+    DAILY_TOKEN_BUDGET: String(CHAOS_BUDGET),
+    FETCH_URL_DOH_URL: `${r.doh.url}/dns-query`,
+  });
   try {
     await scenario("k", "k. parallel DM burst against the budget", s, (t) => budgetBurst(s, t));
     await scenario("l", "l. host-name SSRF through fetch_url", s, (t) => hostNameSsrf(s, r, t));

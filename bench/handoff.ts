@@ -47,5 +47,7 @@ main("bench/handoff", 30 * 60_000, async () => {
   console.log(summary(`poll (${POLL_MS / 1000} s watcher): POST → running`, col(poll, "running")));
   console.log(summary(`poll (${POLL_MS / 1000} s watcher): POST → completed`, col(poll, "completed")));
   const [ep, pp] = [col(event, "running"), col(poll, "running")];
-  console.log(`pickup: the watcher takes ${ratio(mean(pp), mean(ep))} as long as event pickup (means), ${ratio(percentile(pp, 50), percentile(ep, 50))} at p50; event pickup p99 ${percentile(ep, 99).toFixed(1)} ms (target < 100 ms); completed p50 ${percentile(col(event, "completed"), 50).toFixed(1)} ms (target < 300 ms)`);
+  console.log(
+    `pickup: the watcher takes ${ratio(mean(pp), mean(ep))} as long as event pickup (means), ${ratio(percentile(pp, 50), percentile(ep, 50))} at p50; event pickup p99 ${percentile(ep, 99).toFixed(1)} ms (target < 100 ms); completed p50 ${percentile(col(event, "completed"), 50).toFixed(1)} ms (target < 300 ms)`,
+  );
 });

@@ -14,9 +14,32 @@
  */
 import { parseArgs } from "node:util";
 import type { DevWorker } from "../test/support/wrangler-dev.ts";
-import { benchWorker, delivery, exchange, fitTwo, handoffTimes, health, main, newSession, percentile, PLATFORMS, postTurn, startFakes, timeTurn, type Fakes, type HandoffTimes } from "./lib.ts";
+import {
+  benchWorker,
+  delivery,
+  exchange,
+  fitTwo,
+  handoffTimes,
+  health,
+  main,
+  newSession,
+  percentile,
+  PLATFORMS,
+  postTurn,
+  startFakes,
+  timeTurn,
+  type Fakes,
+  type HandoffTimes,
+} from "./lib.ts";
 
-const { values } = parseArgs({ options: { samples: { type: "string", default: "20" }, warmup: { type: "string", default: "3" }, delays: { type: "string", default: "0/0,30/10,80/20" }, gap: { type: "string" } } });
+const { values } = parseArgs({
+  options: {
+    samples: { type: "string", default: "20" },
+    warmup: { type: "string", default: "3" },
+    delays: { type: "string", default: "0/0,30/10,80/20" },
+    gap: { type: "string" },
+  },
+});
 const SAMPLES = Number(values.samples);
 const WARMUP = Number(values.warmup);
 const DELAYS = values.delays.split(",").map((pair) => {
@@ -76,24 +99,43 @@ async function paths(w: DevWorker, f: Fakes): Promise<Map<string, number[]>> {
     if (i >= rounds.warmup) handoffs.push(times);
     await settle();
   }
-  out.set("POST …/handoff → 202", handoffs.map((h) => h.accepted));
-  out.set("POST …/handoff → running", handoffs.map((h) => h.running));
-  out.set("turn → first delta (TTFT)", await measure(w, f, async () => {
-    const id = await newSession(w);
-    await settle();
-    return (await timeTurn(() => postTurn(w, id, "how long until the first token?"), (event) => event === "delta")).ttft;
-  }));
+  out.set(
+    "POST …/handoff → 202",
+    handoffs.map((h) => h.accepted),
+  );
+  out.set(
+    "POST …/handoff → running",
+    handoffs.map((h) => h.running),
+  );
+  out.set(
+    "turn → first delta (TTFT)",
+    await measure(w, f, async () => {
+      const id = await newSession(w);
+      await settle();
+      return (
+        await timeTurn(
+          () => postTurn(w, id, "how long until the first token?"),
+          (event) => event === "delta",
+        )
+      ).ttft;
+    }),
+  );
   return out;
 }
 
 main("bench/latency-sim", 30 * 60_000, async () => {
   const f = await startFakes();
   f.telegram.forums.add(FORUM);
-  console.log(`bench/latency-sim: ${SAMPLES} samples per path, one at a time; D1/object delays ${DELAYS.map((d) => `${d.d1}/${d.obj}`).join(", ")} ms; wrangler dev with the bench wrapper entry, loopback fakes`);
+  console.log(
+    `bench/latency-sim: ${SAMPLES} samples per path, one at a time; D1/object delays ${DELAYS.map((d) => `${d.d1}/${d.obj}`).join(", ")} ms; wrangler dev with the bench wrapper entry, loopback fakes`,
+  );
   const runs: Array<{ d1: number; obj: number; results: Map<string, number[]> }> = [];
   for (const d of DELAYS) {
     gapMs = values.gap !== undefined ? Number(values.gap) : 4 * Math.max(d.d1, d.obj) + 50;
-    const w = await benchWorker({ ...f.vars, TELEGRAM_HOME_CHANNEL: FORUM, BENCH_D1_DELAY_MS: String(d.d1), BENCH_DO_DELAY_MS: String(d.obj) }, { wrapper: true });
+    const w = await benchWorker(
+      { ...f.vars, TELEGRAM_HOME_CHANNEL: FORUM, BENCH_D1_DELAY_MS: String(d.d1), BENCH_DO_DELAY_MS: String(d.obj) },
+      { wrapper: true },
+    );
     console.log(`  measuring with D1 ${d.d1} ms, objects ${d.obj} ms (${gapMs} ms after each sample)…`);
     // A fresh isolate compiles as it goes: one short round of every path first, not counted.
     rounds = { warmup: 0, samples: 2 };
@@ -116,6 +158,7 @@ main("bench/latency-sim", 30 * 60_000, async () => {
   }
   const floor = runs.map((r) => percentile(r.results.get("GET /health (floor)")!, 50));
   console.log(`\np50 against the floor (GET /health, same wrapper) at each setting:`);
-  for (const name of names.slice(1)) console.log(`${name.padEnd(30)} ${runs.map((r, i) => `${(percentile(r.results.get(name)!, 50) / floor[i]!).toFixed(2)}x`.padStart(10)).join(" ")}`);
+  for (const name of names.slice(1))
+    console.log(`${name.padEnd(30)} ${runs.map((r, i) => `${(percentile(r.results.get(name)!, 50) / floor[i]!).toFixed(2)}x`.padStart(10)).join(" ")}`);
   console.log("\nTarget (issue 12): every webhook, /stop and the handoff 202 fit ≤ 1 round trip in all (D1 + object); TTFT fits object 1, D1 0.");
 });

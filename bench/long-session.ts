@@ -26,11 +26,19 @@ const TURNS = Number(values.turns);
 const EVERY = Number(values.every);
 const WORDS = Number(values.words);
 const BUDGET = Number(values.budget);
-for (const [name, v] of [["turns", TURNS], ["every", EVERY], ["words", WORDS], ["budget", BUDGET]] as const) {
+for (const [name, v] of [
+  ["turns", TURNS],
+  ["every", EVERY],
+  ["words", WORDS],
+  ["budget", BUDGET],
+] as const) {
   if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} must be a positive whole number`);
 }
 
-const VOCABULARY = "the of and to in is that for it as with was on be at by this had not are but from or have an they which one you were her all she there would their we him been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three".split(" ");
+const VOCABULARY =
+  "the of and to in is that for it as with was on be at by this had not are but from or have an they which one you were her all she there would their we him been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three".split(
+    " ",
+  );
 
 /** A user message of about `WORDS` words, different every turn. */
 function message(turn: number): string {
@@ -45,10 +53,16 @@ main("bench:long-session", 60 * 60_000, async () => {
   own({ stop: () => w.stop(), kill: () => w.kill(), output: () => w.output() });
   const id = (await api<{ session: { id: string } }>(w, "POST", "/v1/sessions", { title: "long session" })).session.id;
 
-  console.log(`bench:long-session: ${TURNS} turns of ~${WORDS} words (the fake model echoes each), LLM_CONTEXT_TOKENS=${BUDGET}; wrangler dev restarted every ${EVERY} turns`);
+  console.log(
+    `bench:long-session: ${TURNS} turns of ~${WORDS} words (the fake model echoes each), LLM_CONTEXT_TOKENS=${BUDGET}; wrangler dev restarted every ${EVERY} turns`,
+  );
   console.log("");
-  console.log("   turns | tokens sent / request (mean, max) | whole transcript (v0.1 sent it all) | sent / whole | ttft p50 (warm) | wake (GET, cold) | first ttft after wake");
-  console.log("---------+----------------------------------+---------------------------------------+--------------+-----------------+------------------+----------------------");
+  console.log(
+    "   turns | tokens sent / request (mean, max) | whole transcript (v0.1 sent it all) | sent / whole | ttft p50 (warm) | wake (GET, cold) | first ttft after wake",
+  );
+  console.log(
+    "---------+----------------------------------+---------------------------------------+--------------+-----------------+------------------+----------------------",
+  );
 
   // What v0.1 would have sent: every message of the transcript, each turn.
   const transcript: ChatMessage[] = [];
@@ -70,13 +84,20 @@ main("bench:long-session", 60 * 60_000, async () => {
     for (let turn = start; turn < start + EVERY && turn <= TURNS; turn++) {
       const content = message(turn);
       fakes.llm.calls.length = 0;
-      const { ttft } = await timeTurn(() => postTurn(w, id, content), (event) => event === "delta");
+      const { ttft } = await timeTurn(
+        () => postTurn(w, id, content),
+        (event) => event === "delta",
+      );
       // The turn's own request (a fold's summary request, if any, asks about older text).
       const call = fakes.llm.calls.find((c) => lastUserText(c.body) === content);
       if (!call) throw new Error(`turn ${turn}: the model was not asked about it`);
       const messages = call.body.messages as ChatMessage[];
       sent.push(estimateRequestTokens(counter, messages));
-      if (firstFolded === null && messages.some((m) => m.role === "system" && typeof m.content === "string" && m.content.startsWith("Summary of the earlier conversation"))) firstFolded = turn;
+      if (
+        firstFolded === null &&
+        messages.some((m) => m.role === "system" && typeof m.content === "string" && m.content.startsWith("Summary of the earlier conversation"))
+      )
+        firstFolded = turn;
       transcript.push({ role: "user", content }, { role: "assistant", content: `echo: ${content}` });
       ttfts.push(ttft);
       if (turn === Math.min(start + EVERY - 1, TURNS)) whole = estimateRequestTokens(counter, [messages[0]!, ...transcript]);
@@ -102,6 +123,10 @@ main("bench:long-session", 60 * 60_000, async () => {
   const base = windows[past]!;
   const last = windows.at(-1)!;
   console.log(`first request with a summary: turn ${firstFolded}`);
-  console.log(`last window vs the first one past it: tokens sent ${(last.sent / base.sent).toFixed(2)}x, ttft p50 ${(last.ttft / base.ttft).toFixed(2)}x, wake ${Number.isNaN(base.wake) ? "–" : `${(last.wake / base.wake).toFixed(2)}x`}, first ttft after wake ${Number.isNaN(base.coldTtft) ? "–" : `${(last.coldTtft / base.coldTtft).toFixed(2)}x`}`);
-  console.log(`tokens sent in the last window: ${((last.sent / estimateRequestTokens(counter, transcript)) * 100).toFixed(1)}% of the whole transcript's ${estimateRequestTokens(counter, transcript)}`);
+  console.log(
+    `last window vs the first one past it: tokens sent ${(last.sent / base.sent).toFixed(2)}x, ttft p50 ${(last.ttft / base.ttft).toFixed(2)}x, wake ${Number.isNaN(base.wake) ? "–" : `${(last.wake / base.wake).toFixed(2)}x`}, first ttft after wake ${Number.isNaN(base.coldTtft) ? "–" : `${(last.coldTtft / base.coldTtft).toFixed(2)}x`}`,
+  );
+  console.log(
+    `tokens sent in the last window: ${((last.sent / estimateRequestTokens(counter, transcript)) * 100).toFixed(1)}% of the whole transcript's ${estimateRequestTokens(counter, transcript)}`,
+  );
 });

@@ -47,7 +47,13 @@ class Inspector {
   private constructor(ws: WebSocket) {
     this.#ws = ws;
     ws.addEventListener("message", (e) => {
-      const msg = JSON.parse(String(e.data)) as { id?: number; result?: unknown; error?: { message: string }; method?: string; params?: { scriptId: string; url: string } };
+      const msg = JSON.parse(String(e.data)) as {
+        id?: number;
+        result?: unknown;
+        error?: { message: string };
+        method?: string;
+        params?: { scriptId: string; url: string };
+      };
       if (msg.method === "Debugger.scriptParsed" && msg.params) this.scripts.set(msg.params.scriptId, msg.params.url);
       if (msg.id === undefined) return;
       const p = this.#pending.get(msg.id);
@@ -59,7 +65,9 @@ class Inspector {
 
   static async connect(port: number): Promise<Inspector> {
     // wrangler's inspector proxy says where to connect (it may listen on localhost only).
-    const targets = (await (await fetch(`http://localhost:${port}/json`, { signal: AbortSignal.timeout(10_000) })).json()) as Array<{ webSocketDebuggerUrl: string }>;
+    const targets = (await (await fetch(`http://localhost:${port}/json`, { signal: AbortSignal.timeout(10_000) })).json()) as Array<{
+      webSocketDebuggerUrl: string;
+    }>;
     const url = targets[0]?.webSocketDebuggerUrl;
     if (!url) throw new Error(`the inspector on port ${port} lists no Worker`);
     // The proxy refuses a client without an Origin it knows (it guards against web pages).
@@ -127,7 +135,11 @@ export interface Attribution {
 }
 
 /** Profiles the Worker behind `port` while `work` runs. */
-export async function profileWhile<T>(port: number, work: () => Promise<T>, intervalUs = 250): Promise<{ result: T; attribution: Attribution; profile: CpuProfile; sources: Map<string, string> }> {
+export async function profileWhile<T>(
+  port: number,
+  work: () => Promise<T>,
+  intervalUs = 250,
+): Promise<{ result: T; attribution: Attribution; profile: CpuProfile; sources: Map<string, string> }> {
   const inspector = await Inspector.connect(port);
   try {
     await inspector.send("Debugger.enable");

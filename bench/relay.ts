@@ -20,7 +20,9 @@ import type { DevWorker } from "../test/support/wrangler-dev.ts";
 import { mintRelayToken } from "../workers/relay/token.ts";
 import { benchWorker, fetchWithin, main, mean, own, percentile, pool, ratio, startFakes, summary, until, within } from "./lib.ts";
 
-const { values } = parseArgs({ options: { messages: { type: "string", default: "200" }, sockets: { type: "string", default: "1000" }, burst: { type: "string", default: "5000" } } });
+const { values } = parseArgs({
+  options: { messages: { type: "string", default: "200" }, sockets: { type: "string", default: "1000" }, burst: { type: "string", default: "5000" } },
+});
 const MESSAGES = Number(values.messages);
 const SOCKETS = Number(values.sockets);
 const BURST = Number(values.burst);
@@ -61,7 +63,8 @@ async function gateway(url: string, id: string, onFrame?: (f: Frame, at: number)
     WAIT_MS,
     `gateway ${id}: connecting`,
   );
-  const next = (pred: (f: Frame) => boolean, what: string) => within(new Promise<Frame>((resolve) => waiters.push({ pred, resolve })), WAIT_MS, `gateway ${id}: ${what}`);
+  const next = (pred: (f: Frame) => boolean, what: string) =>
+    within(new Promise<Frame>((resolve) => waiters.push({ pred, resolve })), WAIT_MS, `gateway ${id}: ${what}`);
   return {
     ws,
     next,
@@ -79,7 +82,11 @@ async function gateway(url: string, id: string, onFrame?: (f: Frame, at: number)
 }
 
 const webhook = (w: DevWorker, i: number) =>
-  fetchWithin(`${w.url}/webhooks/telegram`, { method: "POST", headers: telegramHeaders(), body: JSON.stringify(tg.dm(`bench ${i}`, 600_000 + (i % 1000))) }).then(async (res) => {
+  fetchWithin(`${w.url}/webhooks/telegram`, {
+    method: "POST",
+    headers: telegramHeaders(),
+    body: JSON.stringify(tg.dm(`bench ${i}`, 600_000 + (i % 1000))),
+  }).then(async (res) => {
     await res.arrayBuffer();
     if (!res.ok) throw new Error(`webhook: HTTP ${res.status}`);
   });
@@ -102,7 +109,12 @@ const textOf = (f: Frame) => String((f.event as { text?: unknown } | undefined)?
 main("bench/relay", 30 * 60_000, async () => {
   const f = await startFakes();
   const ids = Array.from({ length: Math.max(SOCKETS, 2) }, (_, i) => `gw${i}`);
-  const vars = { ...f.vars, RELAY_PLATFORMS: "telegram:gw0", RELAY_SECRETS: ids.map((id) => `${id}:${SECRET}`).join(","), RELAY_BUFFER_LIMIT: String(MESSAGES * 4) };
+  const vars = {
+    ...f.vars,
+    RELAY_PLATFORMS: "telegram:gw0",
+    RELAY_SECRETS: ids.map((id) => `${id}:${SECRET}`).join(","),
+    RELAY_BUFFER_LIMIT: String(MESSAGES * 4),
+  };
   console.log(`bench/relay: ${MESSAGES} messages one at a time, a ${BURST}-frame burst, ${SOCKETS} gateways at once; wrangler dev on loopback`);
 
   // 1. Latency over the socket. gw0 keeps this one socket for 1–3: the Relay refuses a
@@ -131,7 +143,11 @@ main("bench/relay", 30 * 60_000, async () => {
   // 3. Webhooks per second end to end, the gateway acking.
   received = 0;
   const t1 = performance.now();
-  await pool(Array.from({ length: MESSAGES }, (_, i) => 100_000 + i), 50, (i) => webhook(w, i));
+  await pool(
+    Array.from({ length: MESSAGES }, (_, i) => 100_000 + i),
+    50,
+    (i) => webhook(w, i),
+  );
   await until(() => received >= MESSAGES, 120_000, `${MESSAGES} inbound frames`);
   const webhooksPerSecond = MESSAGES / ((performance.now() - t1) / 1000);
   gw0.close();
@@ -167,7 +183,9 @@ main("bench/relay", 30 * 60_000, async () => {
 
   console.log(summary("webhook → inbound frame (WebSocket)", wsLatency));
   console.log(summary("webhook → HTTP push (baseline)", pushLatency));
-  console.log(`WebSocket vs HTTP push: p50 ${ratio(percentile(wsLatency, 50), percentile(pushLatency, 50))}, mean ${ratio(mean(wsLatency), mean(pushLatency))} (target: no worse, p50 < 5 ms)`);
+  console.log(
+    `WebSocket vs HTTP push: p50 ${ratio(percentile(wsLatency, 50), percentile(pushLatency, 50))}, mean ${ratio(mean(wsLatency), mean(pushLatency))} (target: no worse, p50 < 5 ms)`,
+  );
   console.log(`frames through one Relay object: ${framesPerSecond.toFixed(0)}/s (${BURST} outbound → outbound_result; target ≥ 2000/s)`);
   console.log(`webhooks end to end with the gateway acking, 50 in flight: ${webhooksPerSecond.toFixed(0)}/s`);
   console.log(`gateways at once: ${alive}/${SOCKETS} connected (one Relay object each) and answering keepalives; connected in ${connectSeconds.toFixed(1)} s`);

@@ -26,11 +26,18 @@ main("bench/turn-overhead", 20 * 60_000, async () => {
   const floor: number[] = [];
   let session = "";
   const body = JSON.stringify({ model: "bench", stream: true, messages: [{ role: "user", content: "benchmark turn" }] });
-  const isChunkText = (_e: string, data: string) => data !== "[DONE]" && (JSON.parse(data) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content !== undefined;
+  const isChunkText = (_e: string, data: string) =>
+    data !== "[DONE]" && (JSON.parse(data) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content !== undefined;
   for (let i = 0; i < WARMUP + TURNS; i++) {
-    const d = await timeTurn(() => fetchWithin(`${f.urls.llm}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body }), isChunkText);
+    const d = await timeTurn(
+      () => fetchWithin(`${f.urls.llm}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body }),
+      isChunkText,
+    );
     if (i % TURNS_PER_SESSION === 0) session = await newSession(w);
-    const g = await timeTurn(() => postTurn(w, session, `benchmark turn ${i}`), (event) => event === "delta");
+    const g = await timeTurn(
+      () => postTurn(w, session, `benchmark turn ${i}`),
+      (event) => event === "delta",
+    );
     const h = await health(w);
     if (i >= WARMUP) {
       direct.push(d);
@@ -47,6 +54,8 @@ main("bench/turn-overhead", 20 * 60_000, async () => {
   console.log(summary("gateway total", col(gateway, "total")));
   for (const p of [50, 99]) {
     const [g, d, fl] = [percentile(col(gateway, "ttft"), p), percentile(col(direct, "ttft"), p), percentile(floor, p)];
-    console.log(`added time to first token at p${p}: ${ms(g - d)} (gateway/direct ${ratio(g, d)}; target ≤ ${p === 50 ? 5 : 20} ms); beyond the dev-server floor: ${ms(g - fl)} (gateway/floor ${ratio(g, fl)})`);
+    console.log(
+      `added time to first token at p${p}: ${ms(g - d)} (gateway/direct ${ratio(g, d)}; target ≤ ${p === 50 ? 5 : 20} ms); beyond the dev-server floor: ${ms(g - fl)} (gateway/floor ${ratio(g, fl)})`,
+    );
   }
 });

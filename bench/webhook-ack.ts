@@ -18,11 +18,36 @@
  */
 import { parseArgs } from "node:util";
 import type { DevWorker } from "../test/support/wrangler-dev.ts";
-import { benchWorker, delivery, fakeOf, fetchWithin, health, main, percentile, PLATFORMS, pool, post, ratio, reply, startFakes, summary, until, within, type Delivery, type Fakes, type Platform } from "./lib.ts";
+import {
+  benchWorker,
+  delivery,
+  fakeOf,
+  fetchWithin,
+  health,
+  main,
+  percentile,
+  PLATFORMS,
+  pool,
+  post,
+  ratio,
+  reply,
+  startFakes,
+  summary,
+  until,
+  within,
+  type Delivery,
+  type Fakes,
+  type Platform,
+} from "./lib.ts";
 import { describeAttribution, profileWhile } from "./profile.ts";
 
 const { values } = parseArgs({
-  options: { count: { type: "string", default: "1000" }, concurrency: { type: "string", default: "50" }, profile: { type: "boolean", default: false }, "profile-count": { type: "string", default: "200" } },
+  options: {
+    count: { type: "string", default: "1000" },
+    concurrency: { type: "string", default: "50" },
+    profile: { type: "boolean", default: false },
+    "profile-count": { type: "string", default: "200" },
+  },
 });
 const COUNT = Number(values.count);
 const CONCURRENCY = Number(values.concurrency);
@@ -61,7 +86,9 @@ async function prepare(w: DevWorker, f: Fakes, p: Platform, n: number, mode: Mod
     await until(() => tally(f, first, from).lost === 0, 120_000, `${p}: the sessions made beforehand`);
     await new Promise((r) => setTimeout(r, 300));
   }
-  const deliveries = await Promise.all(Array.from({ length: n }, (_, i) => delivery(p, mode === "existing" ? base + (i % CONCURRENCY) : base + i, `bench ${i}`)));
+  const deliveries = await Promise.all(
+    Array.from({ length: n }, (_, i) => delivery(p, mode === "existing" ? base + (i % CONCURRENCY) : base + i, `bench ${i}`)),
+  );
   return {
     async run() {
       const from = fake.calls.length;
@@ -98,14 +125,18 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
   for (const p of PLATFORMS) {
     for (const mode of MODES) {
       const r = await (await prepare(w, f, p, COUNT, mode)).run();
-      console.log(`\n${p}, ${mode}: ${r.perSecond.toFixed(0)} deliveries/s (${ratio(r.perSecond, floorRate)} /health's rate); every reply in ${r.allReplied.toFixed(1)} s`);
+      console.log(
+        `\n${p}, ${mode}: ${r.perSecond.toFixed(0)} deliveries/s (${ratio(r.perSecond, floorRate)} /health's rate); every reply in ${r.allReplied.toFixed(1)} s`,
+      );
       console.log(summary(`${p}, ${mode}: time to 2xx`, r.ack, floor));
       if (r.replyTimes.length) console.log(summary(`${p}, ${mode}: time to the reply`, r.replyTimes));
       console.log(`${p}, ${mode}: lost ${r.lost}, answered twice ${r.twice ?? "n/a"}; p99 to 2xx ${percentile(r.ack, 99).toFixed(2)} ms (target < 50 ms)`);
     }
   }
   if (!values.profile) return;
-  console.log(`\nCPU profiles (inspector, sampled every 250 µs), ${PROFILE_COUNT} deliveries per platform and mode, ${CONCURRENCY} in flight, until every reply arrived and 0.5 s after (idle time left out):`);
+  console.log(
+    `\nCPU profiles (inspector, sampled every 250 µs), ${PROFILE_COUNT} deliveries per platform and mode, ${CONCURRENCY} in flight, until every reply arrived and 0.5 s after (idle time left out):`,
+  );
   for (const p of PLATFORMS) {
     for (const mode of MODES) {
       const job = await prepare(w, f, p, PROFILE_COUNT, mode);

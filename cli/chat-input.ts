@@ -105,7 +105,15 @@ export class TtyInput implements ChatInput {
       return Promise.resolve(queued);
     }
     return new Promise((resolve) => {
-      const rl = readline.createInterface({ input: this.#io.stdin, output: this.#io.stdout, terminal: true, prompt: this.#prompt, history: this.#history, historySize: 200, completer: this.#complete });
+      const rl = readline.createInterface({
+        input: this.#io.stdin,
+        output: this.#io.stdout,
+        terminal: true,
+        prompt: this.#prompt,
+        history: this.#history,
+        historySize: 200,
+        completer: this.#complete,
+      });
       this.#rl = rl;
       let settled = false;
       const settle = (line: string | null) => {

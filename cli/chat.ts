@@ -258,7 +258,11 @@ export class Chat {
       const waited = await this.#waitUntilIdle(session.id);
       if (waited === "idle") continue;
       if (waited === "stopped" && this.#tty) this.#input?.prefill(content);
-      return this.#error(waited === "stopped" ? "stopped waiting; the message was not sent" : `the session was still busy after ${BUSY_WAIT_MAX_MS / 60_000} minutes; the message was not sent`);
+      return this.#error(
+        waited === "stopped"
+          ? "stopped waiting; the message was not sent"
+          : `the session was still busy after ${BUSY_WAIT_MAX_MS / 60_000} minutes; the message was not sent`,
+      );
     }
   }
 

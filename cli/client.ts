@@ -11,7 +11,6 @@ export { ApiRefusal, CliError } from "./errors.ts";
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 
-
 /** Reads one KEY=value from a dotenv-style file; null when absent. */
 export function readDevVar(file: string, key: string): string | null {
   let text: string;
@@ -99,7 +98,11 @@ export class ApiClient {
     return new CliError(`${this.target.baseUrl} answers, but not as a hermes-edge Worker (${what}); check the URL (HERMES_EDGE_URL or \`hermes-edge login\`)`);
   }
 
-  async #send(method: string, path: string, opts: { body?: unknown; raw?: { body: string; type: string }; signal?: AbortSignal | undefined; auth?: boolean } = {}): Promise<Response> {
+  async #send(
+    method: string,
+    path: string,
+    opts: { body?: unknown; raw?: { body: string; type: string }; signal?: AbortSignal | undefined; auth?: boolean } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (this.target.token && opts.auth !== false) headers.authorization = `Bearer ${this.target.token}`;
     if (opts.body !== undefined) headers["content-type"] = "application/json";
@@ -129,7 +132,8 @@ export class ApiClient {
     const code = body?.error?.code;
     // Every answer of the Worker is JSON, errors `{"error":{"code","message"}}`; anything
     // else comes from something in front of it, or from another server.
-    if (typeof code !== "string") return this.#notHermes(`${method} ${path.split("?")[0]}: HTTP ${res.status}, ${safeText(res.headers.get("content-type") ?? "no content type")}`);
+    if (typeof code !== "string")
+      return this.#notHermes(`${method} ${path.split("?")[0]}: HTTP ${res.status}, ${safeText(res.headers.get("content-type") ?? "no content type")}`);
     const message = typeof body?.error?.message === "string" ? safeText(body.error.message) : `HTTP ${res.status}`;
     if (res.status === 401) {
       const hint =
@@ -184,7 +188,7 @@ export class ApiClient {
   async health(): Promise<Health> {
     const res = await this.#send("GET", "/health", { auth: false });
     const body = await this.#readJson<Partial<Health>>(res, "GET /health");
-    if (body?.service !== "hermes-edge") throw this.#notHermes("GET /health does not say service \"hermes-edge\"");
+    if (body?.service !== "hermes-edge") throw this.#notHermes('GET /health does not say service "hermes-edge"');
     return body as Health;
   }
 

@@ -87,16 +87,27 @@ export const COMMANDS: readonly CommandSpec[] = [
         flags: ["to", "no-thread", "no-wait", "json"],
         help: "move a session to a platform's home channel (or that chat); waits\nfor the result and exits 0 only when it completed (--no-wait: once queued)",
       },
-      { name: "export", args: "[<id|title|latest>]", flags: ["format", "out", "since", "json"], help: "one session, or every one (active --since), with messages,\nsummary and usage; JSONL goes back in with `sessions import`" },
+      {
+        name: "export",
+        args: "[<id|title|latest>]",
+        flags: ["format", "out", "since", "json"],
+        help: "one session, or every one (active --since), with messages,\nsummary and usage; JSONL goes back in with `sessions import`",
+      },
       { name: "import", args: "<file.jsonl|->", flags: ["json"], help: "bring exported sessions back (ones already there are skipped)" },
-      { name: "delete", args: REF, flags: ["yes", "json"], help: "delete a session everywhere: transcript, summary, usage, files;\na chat bound to it starts fresh (asks first unless --yes)" },
+      {
+        name: "delete",
+        args: REF,
+        flags: ["yes", "json"],
+        help: "delete a session everywhere: transcript, summary, usage, files;\na chat bound to it starts fresh (asks first unless --yes)",
+      },
     ],
   },
   {
     name: "usage",
     summary: "tokens used, per session, platform user or UTC day (--json)",
     synopsis: "usage [--group session|user|day] [--since <day>] [--until <day>] [--json]",
-    about: "Input and output tokens of every turn, as the provider reported them (or estimated\nwhen it did not), grouped. Days are UTC, YYYY-MM-DD; --since and --until include them.",
+    about:
+      "Input and output tokens of every turn, as the provider reported them (or estimated\nwhen it did not), grouped. Days are UTC, YYYY-MM-DD; --since and --until include them.",
     flags: [
       { name: "group", type: "string", value: "<by>", help: "session, user or day (default day)", choices: ["session", "user", "day"] },
       { name: "since", type: "string", value: "<day>", help: "from this UTC day" },
@@ -117,7 +128,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "check a Worker's URL and token and save them (a profile)",
     synopsis: "login [--url <worker url>] [--token <token>] [--profile <name>]",
     about:
-      "Checks that the URL answers as a hermes-edge Worker (GET /health) and that the token\nis accepted, then saves both in the profile (default \"default\") in\n$XDG_CONFIG_HOME/hermes-edge/config.json (else ~/.config/...), readable by you only.\nWithout --token the token is asked for on the terminal, not echoed.\nHERMES_EDGE_URL and HERMES_EDGE_TOKEN, when set, win over a profile.",
+      'Checks that the URL answers as a hermes-edge Worker (GET /health) and that the token\nis accepted, then saves both in the profile (default "default") in\n$XDG_CONFIG_HOME/hermes-edge/config.json (else ~/.config/...), readable by you only.\nWithout --token the token is asked for on the terminal, not echoed.\nHERMES_EDGE_URL and HERMES_EDGE_TOKEN, when set, win over a profile.',
     flags: [
       { name: "url", type: "string", value: "<url>", help: "the Worker (https://…; plain http only for this machine)" },
       { name: "token", type: "string", value: "<token>", help: "its API_TOKEN (else asked for)" },
@@ -135,8 +146,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: "setup",
     summary: "point a platform at the Worker (webhook, commands, manifest)",
     synopsis: "setup <telegram|discord|slack|whatsapp> [--url <worker url>] [--json]",
-    about:
-      "Settings are read from the environment, then ./.dev.vars. The Worker's URL is --url,\nelse HERMES_EDGE_URL; platforms need it public (https).",
+    about: "Settings are read from the environment, then ./.dev.vars. The Worker's URL is --url,\nelse HERMES_EDGE_URL; platforms need it public (https).",
     flags: [
       { name: "url", type: "string", value: "<url>", help: "the Worker's public URL" },
       { name: "json", type: "boolean", help: "print the result as JSON" },
@@ -184,8 +194,18 @@ export const COMMANDS: readonly CommandSpec[] = [
       "Runs a relay gateway: dials out to a hermes-edge Worker's /relay WebSocket (no public\naddress needed), receives the platform messages relayed to this gateway, answers them\nwith the agent, and sends the replies back through the Worker. Stops on Ctrl-C/SIGTERM.\nNeeds Node 22.13 or later.",
     flags: [
       { name: "platforms", type: "string", value: "<list>", help: "platforms to front, comma separated (default: all three)", choices: PLATFORM_NAMES },
-      { name: "db", type: "string", value: "<path>", help: "local transcripts and replay dedupe (default\n.hermes-edge/gateway-<id>.db in the current directory)" },
-      { name: "mcp", type: "string", value: "<file>", help: 'MCP servers whose tools the agent may use: a JSON list of\n{"name","command","args"?,"env"?} (local, started here) or\n{"name","url"} (remote; token from MCP_TOKEN_<NAME>)' },
+      {
+        name: "db",
+        type: "string",
+        value: "<path>",
+        help: "local transcripts and replay dedupe (default\n.hermes-edge/gateway-<id>.db in the current directory)",
+      },
+      {
+        name: "mcp",
+        type: "string",
+        value: "<file>",
+        help: 'MCP servers whose tools the agent may use: a JSON list of\n{"name","command","args"?,"env"?} (local, started here) or\n{"name","url"} (remote; token from MCP_TOKEN_<NAME>)',
+      },
     ],
     footer:
       "Environment:\n  GATEWAY_RELAY_URL      the Worker (https://… or wss://…; /relay is appended)\n  GATEWAY_RELAY_ID       this gateway's id in the Worker's RELAY_SECRETS\n  GATEWAY_RELAY_SECRET   its secret there\n  LLM_BASE_URL, LLM_API_KEY, LLM_MODEL   the model (unset LLM_BASE_URL: offline model)\n  LLM_PROVIDER                           openai or offline (workers-ai is edge-only)\n  BUSY_POLICY                            queue (default) or interrupt, as on the Worker\n  SYSTEM_PROMPT, LLM_CONTEXT_TOKENS      instructions and context budget, as on the Worker\n  MCP_TOKEN_<NAME>, TOOL_TIMEOUT_MS      remote MCP servers' tokens; tool call limit (ms)\n  OFFLINE_STREAM_DELAY_MS                offline model: pause between words",
@@ -268,7 +288,13 @@ export function mainHelp(version: string): string {
     `hermes-edge ${version}: talk to your agent on a hermes-edge Worker`,
     "Usage: hermes-edge <command> [options]",
     `Commands:\n${columns(list, 28).join("\n")}`,
-    `Options:\n${columns([["-h, --help", "help for hermes-edge or a command"], ["-v, --version", "print the version"]], 28).join("\n")}`,
+    `Options:\n${columns(
+      [
+        ["-h, --help", "help for hermes-edge or a command"],
+        ["-v, --version", "print the version"],
+      ],
+      28,
+    ).join("\n")}`,
     `Environment:\n${columns(
       [
         ["HERMES_EDGE_URL", "the Worker (else the profile's, else http://127.0.0.1:8787)"],

@@ -33,7 +33,11 @@ function bashValueCases(cmd: CommandSpec): string[] {
   return cmd.flags
     .filter((f) => f.type === "string")
     .map((f) => {
-      const reply = f.choices ? `COMPREPLY=($(compgen -W ${quoted(f.choices.join(" "))} -- "$cur"))` : isPath(f) ? `COMPREPLY=($(compgen -f -- "$cur"))` : "COMPREPLY=()";
+      const reply = f.choices
+        ? `COMPREPLY=($(compgen -W ${quoted(f.choices.join(" "))} -- "$cur"))`
+        : isPath(f)
+          ? `COMPREPLY=($(compgen -f -- "$cur"))`
+          : "COMPREPLY=()";
       return `        ${words(f).join("|")}) ${reply}; return ;;`;
     });
 }
@@ -137,7 +141,8 @@ function fish(): string {
       continue;
     }
     const names = cmd.subcommands.map((s) => s.name).join(" ");
-    for (const s of cmd.subcommands) lines.push(`complete -c hermes-edge -n ${quoted(`${inCmd}; and not __fish_seen_subcommand_from ${names}`)} -a ${s.name} -d ${quoted(s.help)}`);
+    for (const s of cmd.subcommands)
+      lines.push(`complete -c hermes-edge -n ${quoted(`${inCmd}; and not __fish_seen_subcommand_from ${names}`)} -a ${s.name} -d ${quoted(s.help)}`);
     for (const s of cmd.subcommands) for (const f of flagsOf(cmd, s.flags)) lines.push(fishFlag(`${inCmd}; and __fish_seen_subcommand_from ${s.name}`, f));
   }
   return `${lines.join("\n")}\n`;

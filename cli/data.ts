@@ -32,7 +32,7 @@ export async function setSession(ctx: DataContext, ref: string, opts: { title?: 
   if (Object.keys(patch).length === 0) throw new CliError("nothing to set: give --title, --instructions (- reads them from stdin) or --clear-instructions", 2);
   const s = await resolveSession(ctx.api, ref);
   const body = await ctx.api.json<{ session: Session }>("PATCH", sessionPath(s.id), patch);
-  if (ctx.json) return out(ctx, JSON.stringify(body)), 0;
+  if (ctx.json) return (out(ctx, JSON.stringify(body)), 0);
   const after = body.session;
   out(ctx, `${ctx.style.green("✓")} ${after.title ?? "(untitled)"}  ${ctx.style.cyan(after.id)}`);
   out(ctx, after.instructions ? `instructions: ${after.instructions}` : ctx.style.dim("no instructions of its own"));
@@ -46,10 +46,10 @@ export async function deleteSession(ctx: DataContext, ref: string, yes: boolean)
   if (!yes) {
     if (!ctx.io.stdin.isTTY) throw new CliError(`not deleting ${what} without --yes (stdin is not a terminal to ask on)`, 2);
     const answer = await askLine(ctx.io, `Delete ${what} everywhere: transcript, summary, usage, files? This cannot be undone. [y/N] `);
-    if (!/^y(es)?$/i.test(answer ?? "")) return note(ctx, "not deleted"), 1;
+    if (!/^y(es)?$/i.test(answer ?? "")) return (note(ctx, "not deleted"), 1);
   }
   const body = await ctx.api.json<{ deleted: boolean }>("DELETE", sessionPath(s.id));
-  if (ctx.json) return out(ctx, JSON.stringify({ ...body, id: s.id })), 0;
+  if (ctx.json) return (out(ctx, JSON.stringify({ ...body, id: s.id })), 0);
   out(ctx, `${ctx.style.green("✓")} deleted ${what}`);
   return 0;
 }
@@ -86,7 +86,7 @@ export async function exportSessions(ctx: DataContext, ref: string | undefined, 
   if (ref && opts.since) throw new CliError("--since selects among all sessions; with a session given, leave it out", 2);
   const since = opts.since ? parseSince(opts.since) : null;
   const chosen = ref ? [await resolveSession(ctx.api, ref)] : await allSessions(ctx.api, since);
-  if (chosen.length === 0) return note(ctx, "no sessions to export"), 0;
+  if (chosen.length === 0) return (note(ctx, "no sessions to export"), 0);
   if (opts.out) await mkdir(opts.out, { recursive: true });
   const files: string[] = [];
   const used = new Set<string>();
@@ -103,7 +103,7 @@ export async function exportSessions(ctx: DataContext, ref: string | undefined, 
     if (!ctx.json && chosen.length > 1) note(ctx, `exported ${i + 1}/${chosen.length}  ${s.id}`);
   }
   if (!opts.out) return 0;
-  if (ctx.json) return out(ctx, JSON.stringify({ exported: chosen.map((s) => s.id), files })), 0;
+  if (ctx.json) return (out(ctx, JSON.stringify({ exported: chosen.map((s) => s.id), files })), 0);
   out(ctx, `${ctx.style.green("✓")} exported ${chosen.length} session${chosen.length === 1 ? "" : "s"} to ${opts.out}`);
   return 0;
 }
@@ -136,8 +136,11 @@ export async function importSessions(ctx: DataContext, source: string): Promise<
     throw new CliError(`cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   const body = await ctx.api.sendText<{ imported: string[]; skipped: string[] }>("POST", "/v1/sessions/import", text, "application/x-ndjson");
-  if (ctx.json) return out(ctx, JSON.stringify(body)), 0;
-  out(ctx, `${ctx.style.green("✓")} imported ${body.imported.length} session${body.imported.length === 1 ? "" : "s"}${body.imported.length > 0 ? `: ${body.imported.join(", ")}` : ""}`);
+  if (ctx.json) return (out(ctx, JSON.stringify(body)), 0);
+  out(
+    ctx,
+    `${ctx.style.green("✓")} imported ${body.imported.length} session${body.imported.length === 1 ? "" : "s"}${body.imported.length > 0 ? `: ${body.imported.join(", ")}` : ""}`,
+  );
   if (body.skipped.length > 0) out(ctx, ctx.style.dim(`skipped ${body.skipped.length} already there: ${body.skipped.join(", ")}`));
   return 0;
 }
@@ -150,14 +153,20 @@ const n = (v: number) => v.toLocaleString("en-US");
 /** `usage [--group session|user|day] [--since DAY] [--until DAY]`: a table, totals last. */
 export async function showUsage(ctx: DataContext, opts: { group: string; since?: string; until?: string }): Promise<number> {
   if (!["session", "user", "day"].includes(opts.group)) throw new CliError(`--group is session, user or day, not '${opts.group}'`, 2);
-  for (const [flag, v] of [["since", opts.since], ["until", opts.until]] as const) {
+  for (const [flag, v] of [
+    ["since", opts.since],
+    ["until", opts.until],
+  ] as const) {
     if (v !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v)) throw new CliError(`--${flag} takes a UTC day, YYYY-MM-DD (not '${v}')`, 2);
   }
   const q = new URLSearchParams({ group: opts.group, ...(opts.since ? { since: opts.since } : {}), ...(opts.until ? { until: opts.until } : {}) });
   const body = await ctx.api.json<{ usage: UsageRow[] }>("GET", `/v1/usage?${q}`);
-  if (ctx.json) return out(ctx, JSON.stringify(body)), 0;
-  if (body.usage.length === 0) return out(ctx, ctx.style.dim("no usage recorded yet")), 0;
-  const total = body.usage.reduce((t, r) => ({ key: "total", turns: t.turns + r.turns, input_tokens: t.input_tokens + r.input_tokens, output_tokens: t.output_tokens + r.output_tokens }), { key: "total", turns: 0, input_tokens: 0, output_tokens: 0 });
+  if (ctx.json) return (out(ctx, JSON.stringify(body)), 0);
+  if (body.usage.length === 0) return (out(ctx, ctx.style.dim("no usage recorded yet")), 0);
+  const total = body.usage.reduce(
+    (t, r) => ({ key: "total", turns: t.turns + r.turns, input_tokens: t.input_tokens + r.input_tokens, output_tokens: t.output_tokens + r.output_tokens }),
+    { key: "total", turns: 0, input_tokens: 0, output_tokens: 0 },
+  );
   const cells = (r: UsageRow) => [r.key, n(r.turns), n(r.input_tokens), n(r.output_tokens), n(r.input_tokens + r.output_tokens)];
   const header = [opts.group, "turns", "input", "output", "total"];
   const rows = body.usage.map(cells);

@@ -35,8 +35,7 @@ export interface HandoffOptions {
   signal?: AbortSignal;
 }
 
-export type HandoffResult =
-  | { outcome: "completed" | "failed" | "timeout" | "queued" | "cancelled"; handoff: Handoff | null };
+export type HandoffResult = { outcome: "completed" | "failed" | "timeout" | "queued" | "cancelled"; handoff: Handoff | null };
 
 const PLATFORM_LIST = "telegram, discord or slack";
 
@@ -54,11 +53,19 @@ async function precheck(o: HandoffOptions): Promise<string> {
   const p = platforms.find((x) => x.name === o.platform);
   if (!p) throw new CliError(`unknown platform '${o.platform}' (${PLATFORM_LIST})`);
   if (!p.enabled) {
-    const missing = p.missing && p.missing.length > 0 ? `: set ${p.missing.join(", ")} on the Worker (locally in .dev.vars, then restart it; deployed: npx wrangler secret put <NAME>)${p.setup ? `, then run ${p.setup}` : ""}` : "";
-    throw new CliError(`${o.platform} is not configured on the Worker${missing || ` (see README: "${o.platform.charAt(0).toUpperCase()}${o.platform.slice(1)}")`}`);
+    const missing =
+      p.missing && p.missing.length > 0
+        ? `: set ${p.missing.join(", ")} on the Worker (locally in .dev.vars, then restart it; deployed: npx wrangler secret put <NAME>)${p.setup ? `, then run ${p.setup}` : ""}`
+        : "";
+    throw new CliError(
+      `${o.platform} is not configured on the Worker${missing || ` (see README: "${o.platform.charAt(0).toUpperCase()}${o.platform.slice(1)}")`}`,
+    );
   }
   const home = o.chatId ? { chat_id: o.chatId, thread_id: null, source: "request" } : p.home_channel;
-  if (!home) throw new CliError(`${o.platform} has no home channel yet: an admin (${o.platform.toUpperCase()}_ADMIN_USERS) sends /sethome in the ${o.platform} chat where sessions should arrive, then try again`);
+  if (!home)
+    throw new CliError(
+      `${o.platform} has no home channel yet: an admin (${o.platform.toUpperCase()}_ADMIN_USERS) sends /sethome in the ${o.platform} chat where sessions should arrive, then try again`,
+    );
   if (!o.chatId && p.home_channel?.refused) throw new CliError(`not handing off: ${p.home_channel.refused}`);
   const { session } = await o.client.json<{ session: Session }>("GET", `/v1/sessions/${encodeURIComponent(o.session.id)}`);
   if (session.running) throw new CliError("the agent is busy: wait for the current reply to finish (or stop it), then hand off again");
@@ -79,7 +86,8 @@ function spinner(out: HandoffOptions["progress"], style: Style) {
   let label = "";
   let started = Date.now();
   let i = 0;
-  const draw = () => out.write(`\r\x1b[2K${style.cyan(frames.charAt(i++ % frames.length))} ${label} ${style.dim(`${Math.round((Date.now() - started) / 1000)}s`)}`);
+  const draw = () =>
+    out.write(`\r\x1b[2K${style.cyan(frames.charAt(i++ % frames.length))} ${label} ${style.dim(`${Math.round((Date.now() - started) / 1000)}s`)}`);
   const timer = setInterval(draw, 100);
   return {
     set(text: string) {
@@ -105,7 +113,8 @@ export async function runHandoff(o: HandoffOptions): Promise<HandoffResult> {
   try {
     await o.client.json("POST", `/v1/sessions/${id}/handoff`, { platform: o.platform, ...(o.chatId ? { chat_id: o.chatId } : {}), thread: o.thread });
   } catch (err) {
-    if (err instanceof ApiRefusal && err.code === "turn_in_progress") throw new CliError("the agent is busy: wait for the current reply to finish (or stop it), then hand off again");
+    if (err instanceof ApiRefusal && err.code === "turn_in_progress")
+      throw new CliError("the agent is busy: wait for the current reply to finish (or stop it), then hand off again");
     throw err;
   }
   say(`Queued handoff of '${o.session.title ?? o.session.id}' → ${o.platform}`);
@@ -123,7 +132,9 @@ export async function runHandoff(o: HandoffOptions): Promise<HandoffResult> {
     }
   };
   const gaveUp = async (): Promise<HandoffResult> => {
-    const r = await o.client.json<{ failed: boolean; handoff: Handoff | null }>("DELETE", `/v1/sessions/${id}/handoff`, { reason: "cancelled: nobody picked it up in time" });
+    const r = await o.client.json<{ failed: boolean; handoff: Handoff | null }>("DELETE", `/v1/sessions/${id}/handoff`, {
+      reason: "cancelled: nobody picked it up in time",
+    });
     return { outcome: r.failed ? "cancelled" : "timeout", handoff: r.handoff };
   };
   try {
@@ -131,10 +142,12 @@ export async function runHandoff(o: HandoffOptions): Promise<HandoffResult> {
     let h: Handoff | null = null;
     const pickupBy = Date.now() + PICKUP_TIMEOUT_MS;
     while ((h = await poll("pending", pickupBy - Date.now()))?.state === "pending") {
-      if (o.signal?.aborted) return spin.stop(), await gaveUp();
+      if (o.signal?.aborted) return (spin.stop(), await gaveUp());
       if (Date.now() >= pickupBy) {
         spin.stop();
-        const r = await o.client.json<{ failed: boolean; handoff: Handoff | null }>("DELETE", `/v1/sessions/${id}/handoff`, { reason: "timed out waiting for the gateway to pick it up" });
+        const r = await o.client.json<{ failed: boolean; handoff: Handoff | null }>("DELETE", `/v1/sessions/${id}/handoff`, {
+          reason: "timed out waiting for the gateway to pick it up",
+        });
         if (r.failed) {
           say(o.style.red(`The gateway did not pick up the handoff within ${PICKUP_TIMEOUT_MS / 1000} s. Your CLI session is intact.`));
           return { outcome: "timeout", handoff: r.handoff };

@@ -32,6 +32,9 @@ export function withoutSecretsTable(toml: string): string {
 export function writeLocalDevConfig(root: string): string {
   const source = readFileSync(path.join(root, "wrangler.toml"), "utf8");
   const file = path.join(root, LOCAL_CONFIG);
-  writeFileSync(file, `# Generated from wrangler.toml by \`hermes-edge start\`/\`dev\` (without [secrets]); edit wrangler.toml instead.\n${withoutSecretsTable(source)}`);
+  writeFileSync(
+    file,
+    `# Generated from wrangler.toml by \`hermes-edge start\`/\`dev\` (without [secrets]); edit wrangler.toml instead.\n${withoutSecretsTable(source)}`,
+  );
   return file;
 }

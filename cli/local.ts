@@ -46,7 +46,9 @@ export function ensureDevToken(root: string): { token: string; created: boolean 
 
 function wranglerEntry(root: string): string {
   if (!existsSync(path.join(root, "wrangler.toml"))) {
-    throw new CliError("`hermes-edge start` and `dev` run the Worker from a hermes-edge checkout, and this installation is not one: clone the repository, then `npm install && npm start`");
+    throw new CliError(
+      "`hermes-edge start` and `dev` run the Worker from a hermes-edge checkout, and this installation is not one: clone the repository, then `npm install && npm start`",
+    );
   }
   const entry = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
   if (!existsSync(entry)) throw new CliError("wrangler is not installed here; run `npm install` first");

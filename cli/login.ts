@@ -48,7 +48,6 @@ export function readHidden(io: CliIo, prompt: string): Promise<string | null> {
   });
 }
 
-
 function checkUrl(raw: string): string {
   let url: URL;
   try {

@@ -47,14 +47,14 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
 
     async sessions({ values, positionals }, cmd) {
       const [sub, ref, ...extra] = positionals;
-      if (!sub) return out(commandHelp(cmd)), 2;
+      if (!sub) return (out(commandHelp(cmd)), 2);
       if (extra.length > 0) throw usage(cmd, `unexpected arguments: ${extra.join(" ")}`);
       const api = client();
       if (sub === "list") {
         const limit = values.limit === undefined ? 50 : Number(str(values.limit));
         if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new CliError("--limit must be a whole number from 1 to 200", 2);
         const body = await api.json<{ sessions: Session[] }>("GET", `/v1/sessions?limit=${limit}`);
-        if (values.json) return out(JSON.stringify(body)), 0;
+        if (values.json) return (out(JSON.stringify(body)), 0);
         for (const l of formatSessionList(body.sessions, io.now(), style)) out(l);
         return 0;
       }
@@ -62,12 +62,16 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
         if (!ref) throw usage(cmd, `sessions ${sub} needs a session id, title or "latest"`);
         const s = await resolveSession(api, ref);
         const path = `/v1/sessions/${encodeURIComponent(s.id)}`;
-        if (sub === "show" && values.json) return out(JSON.stringify(await api.json("GET", path))), 0;
+        if (sub === "show" && values.json) return (out(JSON.stringify(await api.json("GET", path))), 0);
         const body = await api.json<{ messages: Message[] }>("GET", `${path}/messages`);
-        if (values.json) return out(JSON.stringify(body)), 0;
+        if (values.json) return (out(JSON.stringify(body)), 0);
         if (sub === "show") {
           out(`${style.bold(s.title ?? "(untitled)")}  ${style.cyan(s.id)}`);
-          out(style.dim(`${s.source} · ${s.message_count} messages · model ${s.model ?? "?"}${s.running ? " · running" : ""}${s.handoff ? ` · handoff ${s.handoff.state}` : ""}`));
+          out(
+            style.dim(
+              `${s.source} · ${s.message_count} messages · model ${s.model ?? "?"}${s.running ? " · running" : ""}${s.handoff ? ` · handoff ${s.handoff.state}` : ""}`,
+            ),
+          );
           out();
         }
         for (const l of formatTranscript(body.messages, style)) out(l);
@@ -98,7 +102,11 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
         if (!ref) throw usage(cmd, `sessions set needs a session id, title or "latest"`);
         const title = str(values.title);
         const instructions = str(values.instructions);
-        return setSession(ctx, ref, { ...(title !== undefined ? { title } : {}), ...(instructions !== undefined ? { instructions } : {}), clearInstructions: values["clear-instructions"] === true });
+        return setSession(ctx, ref, {
+          ...(title !== undefined ? { title } : {}),
+          ...(instructions !== undefined ? { instructions } : {}),
+          clearInstructions: values["clear-instructions"] === true,
+        });
       }
       if (sub === "delete") {
         if (!ref) throw usage(cmd, `sessions delete needs a session id, title or "latest"`);
@@ -107,7 +115,11 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
       if (sub === "export") {
         const outFile = str(values.out);
         const since = str(values.since);
-        return exportSessions(ctx, ref, { format: str(values.format) ?? "jsonl", ...(outFile ? { out: path.resolve(io.cwd, outFile) } : {}), ...(since ? { since } : {}) });
+        return exportSessions(ctx, ref, {
+          format: str(values.format) ?? "jsonl",
+          ...(outFile ? { out: path.resolve(io.cwd, outFile) } : {}),
+          ...(since ? { since } : {}),
+        });
       }
       if (sub === "import") {
         if (!ref) throw usage(cmd, "sessions import needs a file (or - for stdin)");
@@ -120,7 +132,10 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
       if (positionals.length > 0) throw usage(cmd, `usage takes no arguments (got '${positionals.join(" ")}')`);
       const since = str(values.since);
       const until = str(values.until);
-      return showUsage({ api: client(), io, style, json: values.json === true }, { group: str(values.group) ?? "day", ...(since ? { since } : {}), ...(until ? { until } : {}) });
+      return showUsage(
+        { api: client(), io, style, json: values.json === true },
+        { group: str(values.group) ?? "day", ...(since ? { since } : {}), ...(until ? { until } : {}) },
+      );
     },
 
     async status({ values, positionals }, cmd) {
@@ -159,7 +174,8 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
 
     async completion({ positionals }, cmd) {
       const [shell, ...extra] = positionals;
-      if (!shell || extra.length > 0 || !SHELLS.includes(shell as Shell)) throw usage(cmd, shell ? `no completion for '${positionals.join(" ")}' (bash, zsh or fish)` : "which shell?");
+      if (!shell || extra.length > 0 || !SHELLS.includes(shell as Shell))
+        throw usage(cmd, shell ? `no completion for '${positionals.join(" ")}' (bash, zsh or fish)` : "which shell?");
       io.stdout.write(completionScript(shell as Shell));
       return 0;
     },
@@ -171,12 +187,12 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
       out(mainHelp(CLI_VERSION));
       return name ? 0 : 2;
     }
-    if (name === "-v" || name === "--version") return out(CLI_VERSION), 0;
+    if (name === "-v" || name === "--version") return (out(CLI_VERSION), 0);
     const cmd = findCommand(name);
     const handler = handlers[name];
     if (!cmd || !handler) throw new CliError(`unknown command '${name}'\nusage: hermes-edge <command> [options]  (hermes-edge --help lists the commands)`, 2);
     const parsed = parseCommand(cmd, rest);
-    if (parsed.values.help) return out(commandHelp(cmd)), 0;
+    if (parsed.values.help) return (out(commandHelp(cmd)), 0);
     return handler(parsed, cmd);
   }
 

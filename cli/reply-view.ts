@@ -109,7 +109,10 @@ class TerminalView implements ReplyView {
     } else if (this.#o.label) {
       // A short first paragraph sits on the label's line; anything else starts below it.
       const label = this.#o.label;
-      const inline = (firstBlock === "paragraph" || firstBlock === "heading") && !chunk.includes("\n") && (!this.#width || displayWidth(label + chunk.replace(SGR, "")) <= this.#width);
+      const inline =
+        (firstBlock === "paragraph" || firstBlock === "heading") &&
+        !chunk.includes("\n") &&
+        (!this.#width || displayWidth(label + chunk.replace(SGR, "")) <= this.#width);
       this.#o.out.write(inline ? this.#o.style.cyan(label) : `${this.#o.style.cyan(label.trimEnd())}\n`);
     }
     this.#o.out.write(`${text}\n`);

@@ -53,7 +53,12 @@ export async function resolveSession(client: ApiClient, ref: string, recent: rea
   const [only] = prefixed;
   if (prefixed.length === 1 && only) return only;
   if (prefixed.length > 1) {
-    throw new CliError(`'${r}' matches ${prefixed.length} sessions: ${prefixed.slice(0, 5).map((s) => s.id).join(", ")}; be more specific`);
+    throw new CliError(
+      `'${r}' matches ${prefixed.length} sessions: ${prefixed
+        .slice(0, 5)
+        .map((s) => s.id)
+        .join(", ")}; be more specific`,
+    );
   }
   throw new CliError(`no session matches '${r}' (try \`hermes-edge sessions list\`)`);
 }
@@ -70,7 +75,9 @@ export function formatSessionList(sessions: readonly Session[], now: number, sty
   if (sessions.length === 0) return [style.dim("no sessions yet")];
   return sessions.map((s, i) => {
     const here = s.id === current;
-    const flags = [here ? style.green("(current)") : "", s.running ? style.yellow("running") : "", s.handoff ? `handoff:${s.handoff.state}` : ""].filter(Boolean).join(" ");
+    const flags = [here ? style.green("(current)") : "", s.running ? style.yellow("running") : "", s.handoff ? `handoff:${s.handoff.state}` : ""]
+      .filter(Boolean)
+      .join(" ");
     const title = s.title ? s.title : style.dim("(untitled)");
     return `${here ? "*" : " "}${String(i + 1).padStart(2)}. ${style.cyan(s.id)}  ${title}  ${style.dim(`${s.source} · ${s.message_count} msgs · ${tokens(s.input_tokens + s.output_tokens)} tokens · ${ago(s.last_active_at, now)}`)}${flags ? `  ${flags}` : ""}`;
   });

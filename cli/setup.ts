@@ -43,7 +43,8 @@ export async function runSetup(platform: "telegram" | "discord" | "slack" | "wha
   const out = (s = "") => println(io.stdout, s);
   const workerUrl = (opts.url ?? io.env.HERMES_EDGE_URL ?? DEFAULT_URL).replace(/\/+$/, "");
   const warnIfLocal = () => {
-    if (!workerUrl.startsWith("https://") || isLoopbackUrl(workerUrl)) println(io.stderr, style.yellow(`warning: ${workerUrl} is not a public https URL; ${platform} cannot reach it (pass --url https://…)`));
+    if (!workerUrl.startsWith("https://") || isLoopbackUrl(workerUrl))
+      println(io.stderr, style.yellow(`warning: ${workerUrl} is not a public https URL; ${platform} cannot reach it (pass --url https://…)`));
   };
   switch (platform) {
     case "telegram": {
@@ -52,16 +53,26 @@ export async function runSetup(platform: "telegram" | "discord" | "slack" | "wha
         TELEGRAM_WEBHOOK_SECRET: `any random string, the same on the Worker (.dev.vars locally; deployed: npx wrangler secret put TELEGRAM_WEBHOOK_SECRET); for example ${randomBytes(24).toString("base64url")}`,
       });
       warnIfLocal();
-      const result = await setupTelegramWebhook({ token, secret, workerUrl, apiRoot: settingFrom(io, "TELEGRAM_API_ROOT") ?? "https://api.telegram.org", fetch: io.fetch }).catch((err: Error) => {
+      const result = await setupTelegramWebhook({
+        token,
+        secret,
+        workerUrl,
+        apiRoot: settingFrom(io, "TELEGRAM_API_ROOT") ?? "https://api.telegram.org",
+        fetch: io.fetch,
+      }).catch((err: Error) => {
         throw new CliError(err.message);
       });
-      if (opts.json) return out(JSON.stringify(result)), 0;
+      if (opts.json) return (out(JSON.stringify(result)), 0);
       out(`${style.green("✓")} @${result.bot.username}: webhook set to ${result.webhookUrl} (updates: ${result.allowedUpdates.join(", ")})`);
       out(`${style.green("✓")} command menu set: ${result.commands.map((c) => `/${c}`).join(", ")}`);
       const seen = result.telegramSees;
-      if (seen.matches) out(`${style.green("✓")} Telegram reports that webhook URL; ${seen.pendingUpdates} update${seen.pendingUpdates === 1 ? "" : "s"} waiting`);
+      if (seen.matches)
+        out(`${style.green("✓")} Telegram reports that webhook URL; ${seen.pendingUpdates} update${seen.pendingUpdates === 1 ? "" : "s"} waiting`);
       else out(`${style.red("✗")} Telegram reports the webhook as ${seen.url || "(none)"}, not ${result.webhookUrl}: another setWebhook may have replaced it`);
-      if (seen.lastError) out(`${style.yellow("!")} Telegram's last delivery error (${new Date(seen.lastError.at).toISOString()}): ${seen.lastError.message}${seen.lastError.at < io.now() - 600_000 ? " (from before; it clears once a delivery succeeds)" : ""}`);
+      if (seen.lastError)
+        out(
+          `${style.yellow("!")} Telegram's last delivery error (${new Date(seen.lastError.at).toISOString()}): ${seen.lastError.message}${seen.lastError.at < io.now() - 600_000 ? " (from before; it clears once a delivery succeeds)" : ""}`,
+        );
       out("  Telegram now sends messages to the Worker with your secret token; set TELEGRAM_ALLOWED_USERS on the Worker to who may talk to it.");
       return seen.matches ? 0 : 1;
     }
@@ -70,29 +81,46 @@ export async function runSetup(platform: "telegram" | "discord" | "slack" | "wha
       const applicationId = settingFrom(io, "DISCORD_APPLICATION_ID") ?? applicationIdFromToken(botToken);
       if (!applicationId) throw new CliError("DISCORD_APPLICATION_ID is not set and cannot be read from the bot token");
       warnIfLocal();
-      const result = await setupDiscord({ botToken, applicationId, workerUrl, apiBase: settingFrom(io, "DISCORD_API_BASE") ?? "https://discord.com/api/v10", fetch: io.fetch }).catch((err: Error) => {
+      const result = await setupDiscord({
+        botToken,
+        applicationId,
+        workerUrl,
+        apiBase: settingFrom(io, "DISCORD_API_BASE") ?? "https://discord.com/api/v10",
+        fetch: io.fetch,
+      }).catch((err: Error) => {
         throw new CliError(err.message);
       });
-      if (opts.json) return out(JSON.stringify(result)), 0;
+      if (opts.json) return (out(JSON.stringify(result)), 0);
       // Slash commands are typed with "/"; message commands ("Ask hermes") sit in the message menu.
-      out(`${style.green("✓")} registered ${result.commands.map((c) => (/\s/.test(c) ? `"${c}" (message menu)` : `/${c}`)).join(", ")} for application ${result.applicationId}`);
+      out(
+        `${style.green("✓")} registered ${result.commands.map((c) => (/\s/.test(c) ? `"${c}" (message menu)` : `/${c}`)).join(", ")} for application ${result.applicationId}`,
+      );
       if (result.endpointSet) out(`${style.green("✓")} interactions endpoint set to ${result.interactionsUrl}`);
-      else out(`${style.yellow("!")} could not set the interactions endpoint (${result.endpointError}); paste ${result.interactionsUrl} into "Interactions Endpoint URL" in the developer portal once the Worker is deployed`);
+      else
+        out(
+          `${style.yellow("!")} could not set the interactions endpoint (${result.endpointError}); paste ${result.interactionsUrl} into "Interactions Endpoint URL" in the developer portal once the Worker is deployed`,
+        );
       out();
       out("Add the bot to a server (open as a server admin):");
       out(`  ${result.inviteUrl}`);
       out(style.dim(`  scopes: bot (the bot user), applications.commands (its slash commands)`));
-      out(style.dim(`  permissions=${new URL(result.inviteUrl).searchParams.get("permissions")}: the sum of 2^bit of ${DISCORD_BOT_PERMISSIONS.map((p) => `${p.name} (${p.bit})`).join(", ")}`));
+      out(
+        style.dim(
+          `  permissions=${new URL(result.inviteUrl).searchParams.get("permissions")}: the sum of 2^bit of ${DISCORD_BOT_PERMISSIONS.map((p) => `${p.name} (${p.bit})`).join(", ")}`,
+        ),
+      );
       return 0;
     }
     case "slack": {
       warnIfLocal();
       const manifest = slackManifest(workerUrl);
       const token = settingFrom(io, "SLACK_BOT_TOKEN");
-      const who = token ? await checkSlackToken({ token, apiUrl: settingFrom(io, "SLACK_API_URL") ?? "https://slack.com/api/", fetch: io.fetch }).catch((err: Error) => {
-        throw new CliError(err.message);
-      }) : null;
-      if (opts.json) return out(JSON.stringify(who ? { manifest, token: who } : { manifest })), 0;
+      const who = token
+        ? await checkSlackToken({ token, apiUrl: settingFrom(io, "SLACK_API_URL") ?? "https://slack.com/api/", fetch: io.fetch }).catch((err: Error) => {
+            throw new CliError(err.message);
+          })
+        : null;
+      if (opts.json) return (out(JSON.stringify(who ? { manifest, token: who } : { manifest })), 0);
       out("Paste this manifest at https://api.slack.com/apps → Create New App → From an app manifest:");
       out();
       out(JSON.stringify(manifest, null, 2));
@@ -126,9 +154,11 @@ async function setupWhatsAppCli(opts: SetupOptions, workerUrl: string, warnIfLoc
   const result = await setupWhatsApp(g, { phoneNumberId: found.WHATSAPP_PHONE_NUMBER_ID, businessAccountId: waba, url: workerUrl }).catch((err: Error) => {
     throw new CliError(err.message);
   });
-  if (opts.json) return out(JSON.stringify({ ...result, verifyToken: found.WHATSAPP_VERIFY_TOKEN })), 0;
+  if (opts.json) return (out(JSON.stringify({ ...result, verifyToken: found.WHATSAPP_VERIFY_TOKEN })), 0);
   const n = result.number;
-  out(`${style.green("✓")} ${n.displayPhoneNumber || found.WHATSAPP_PHONE_NUMBER_ID} (${n.verifiedName || "no verified name"}): the token and number work; quality ${n.qualityRating}`);
+  out(
+    `${style.green("✓")} ${n.displayPhoneNumber || found.WHATSAPP_PHONE_NUMBER_ID} (${n.verifiedName || "no verified name"}): the token and number work; quality ${n.qualityRating}`,
+  );
   if (result.subscribed) out(`${style.green("✓")} the app is subscribed to business account ${waba}'s webhooks`);
   else if (result.subscribed === false) out(`${style.yellow("!")} Meta did not confirm the subscription to business account ${waba}`);
   else out(style.dim("(WHATSAPP_BUSINESS_ACCOUNT_ID is not set: the app's subscription to the account was not checked)"));

@@ -34,7 +34,11 @@ export async function collectStatus(api: ApiClient): Promise<StatusReport> {
     report.version = (await api.health()).version ?? null;
     report.reachable = true;
   } catch (err) {
-    report.problems.push({ area: "worker", problem: errorMessage(err), fix: "start it (npm start, npm run dev) or point HERMES_EDGE_URL / `hermes-edge login` at it" });
+    report.problems.push({
+      area: "worker",
+      problem: errorMessage(err),
+      fix: "start it (npm start, npm run dev) or point HERMES_EDGE_URL / `hermes-edge login` at it",
+    });
     return report;
   }
   let body: WorkerStatus;
@@ -77,7 +81,8 @@ const LABEL = 10;
 /** The report for people: one line per part, ✓ or ✗, then each problem and its fix. */
 export function formatStatus(r: StatusReport, now: number, style: Style): string[] {
   const bad = new Set(r.problems.map((p) => p.area));
-  const line = (area: string, label: string, text: string, neutral = false) => `${neutral ? style.dim("–") : bad.has(area) ? style.red("✗") : style.green("✓")} ${label.padEnd(LABEL)} ${text}`;
+  const line = (area: string, label: string, text: string, neutral = false) =>
+    `${neutral ? style.dim("–") : bad.has(area) ? style.red("✗") : style.green("✓")} ${label.padEnd(LABEL)} ${text}`;
   const out = [style.bold(`hermes-edge status · ${r.url}`)];
   out.push(line("worker", "Worker", r.reachable ? `hermes-edge ${r.version}` : "not reachable"));
   if (r.reachable) out.push(line("token", "token", r.token.accepted ? `accepted (${r.token.source})` : `refused (${r.token.source})`));
@@ -97,10 +102,18 @@ export function formatStatus(r: StatusReport, now: number, style: Style): string
       out.push(line(p.name, p.name, [where, home].filter(Boolean).join(" · ")));
     }
     for (const g of w.gateways) {
-      out.push(line("relay", `gateway`, `${g.id} ${g.connected ? `connected (${g.platforms.join(", ") || "no platforms"})` : "not connected"} · ${g.buffered} buffered${g.dropped > 0 ? ` · ${g.dropped} dropped` : ""}`));
+      out.push(
+        line(
+          "relay",
+          `gateway`,
+          `${g.id} ${g.connected ? `connected (${g.platforms.join(", ") || "no platforms"})` : "not connected"} · ${g.buffered} buffered${g.dropped > 0 ? ` · ${g.dropped} dropped` : ""}`,
+        ),
+      );
     }
     out.push(line("d1", "D1", `${w.migrations.applied}/${w.migrations.expected} migrations applied`));
-    const notRun = isLoopbackUrl(r.url) ? `has not run (wrangler does not run it locally; run it once: ${cronHint(r.url)})` : "has not run yet (it runs on wrangler.toml's [triggers] schedule)";
+    const notRun = isLoopbackUrl(r.url)
+      ? `has not run (wrangler does not run it locally; run it once: ${cronHint(r.url)})`
+      : "has not run yet (it runs on wrangler.toml's [triggers] schedule)";
     out.push(line("cron", "cron", w.cron.last_run === null ? notRun : `ran ${ago(w.cron.last_run, now)}`, w.cron.last_run === null && !bad.has("cron")));
   }
   if (r.problems.length === 0) {
@@ -119,4 +132,3 @@ export async function runStatus(opts: { api: ApiClient; io: CliIo; style: Style;
   else for (const l of formatStatus(report, opts.io.now(), opts.style)) println(opts.io.stdout, l);
   return report.problems.length === 0 ? 0 : 1;
 }
-

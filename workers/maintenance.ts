@@ -34,13 +34,41 @@ export const RETENTION_SESSIONS_PER_RUN = 20;
 export async function runMaintenance(env: Env, now: number): Promise<MaintenanceReport> {
   const d = db(env);
   const [stuck, unclaimed, stale] = await d.batch([
-    d.select({ id: sessions.id }).from(sessions).where(and(isNotNull(sessions.activeTurnId), lt(sessions.turnStartedAt, now - STUCK_TURN_MS))).orderBy(asc(sessions.turnStartedAt)).limit(100),
-    d.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.handoffState, "pending"), lt(sessions.handoffRequestedAt, now - UNCLAIMED_HANDOFF_MS))).limit(100),
-    d.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.handoffState, "running"), lt(sessions.handoffClaimedAt, now - HANDOFF_LEASE_MS))).limit(100),
+    d
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(and(isNotNull(sessions.activeTurnId), lt(sessions.turnStartedAt, now - STUCK_TURN_MS)))
+      .orderBy(asc(sessions.turnStartedAt))
+      .limit(100),
+    d
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(and(eq(sessions.handoffState, "pending"), lt(sessions.handoffRequestedAt, now - UNCLAIMED_HANDOFF_MS)))
+      .limit(100),
+    d
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(and(eq(sessions.handoffState, "running"), lt(sessions.handoffClaimedAt, now - HANDOFF_LEASE_MS)))
+      .limit(100),
   ]);
   const ids = [...new Set([...stuck, ...unclaimed].map((r) => r.id))];
-  const woken = await Promise.all(ids.map((id) => sessionAgent(env, id).recover().then((r) => r.ok && r.work, () => false)));
-  const expire = (id: string) => sessionAgent(env, id).expireHandoff(now - HANDOFF_LEASE_MS).then((e) => e.ok && e.expired, () => false);
+  const woken = await Promise.all(
+    ids.map((id) =>
+      sessionAgent(env, id)
+        .recover()
+        .then(
+          (r) => r.ok && r.work,
+          () => false,
+        ),
+    ),
+  );
+  const expire = (id: string) =>
+    sessionAgent(env, id)
+      .expireHandoff(now - HANDOFF_LEASE_MS)
+      .then(
+        (e) => e.ok && e.expired,
+        () => false,
+      );
   const expired = await Promise.all(stale.map((r) => expire(r.id)));
   const report = { woken: woken.filter(Boolean).length, expiredHandoffs: expired.filter(Boolean).length, retained: await retention(env, now) };
   // For `hermes-edge status`: a cron that stopped running is a problem worth showing.
@@ -55,6 +83,13 @@ async function retention(env: Env, now: number): Promise<number> {
   const cutoff = now - days * 24 * 60 * 60 * 1000;
   const d = db(env);
   const old = await d.selectDistinct({ id: messages.sessionId }).from(messages).where(lt(messages.createdAt, cutoff)).limit(RETENTION_SESSIONS_PER_RUN);
-  const gone = await Promise.all(old.map((r) => sessionAgent(env, r.id).applyRetention(cutoff).then((g) => (g.ok ? g.deleted : 0)).catch((err: unknown) => (logger.child("retention").error("a session could not be trimmed", { session: r.id, err }), 0))));
+  const gone = await Promise.all(
+    old.map((r) =>
+      sessionAgent(env, r.id)
+        .applyRetention(cutoff)
+        .then((g) => (g.ok ? g.deleted : 0))
+        .catch((err: unknown) => (logger.child("retention").error("a session could not be trimmed", { session: r.id, err }), 0)),
+    ),
+  );
   return gone.reduce((a, b) => a + b, 0);
 }

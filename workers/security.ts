@@ -5,10 +5,7 @@ const encoder = new TextEncoder();
  * contents nor their lengths leak through timing.
  */
 export async function safeEqual(a: string, b: string): Promise<boolean> {
-  const [ha, hb] = await Promise.all([
-    crypto.subtle.digest("SHA-256", encoder.encode(a)),
-    crypto.subtle.digest("SHA-256", encoder.encode(b)),
-  ]);
+  const [ha, hb] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(a)), crypto.subtle.digest("SHA-256", encoder.encode(b))]);
   const x = new Uint8Array(ha);
   const y = new Uint8Array(hb);
   let diff = 0;

@@ -103,8 +103,19 @@ export const RELAY_BUFFER_LIMIT = 10_000;
 /** The settings whose value is text (or unset). */
 type TextSetting = { [K in SettingName]: CatalogValues[K] extends string | undefined ? K : never }[SettingName];
 const NAMES: Record<PlatformName, { required: TextSetting[]; allowed: TextSetting; admins: TextSetting; home: TextSetting; homeThread?: TextSetting }> = {
-  telegram: { required: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"], allowed: "TELEGRAM_ALLOWED_USERS", admins: "TELEGRAM_ADMIN_USERS", home: "TELEGRAM_HOME_CHANNEL", homeThread: "TELEGRAM_HOME_CHANNEL_THREAD_ID" },
-  discord: { required: ["DISCORD_BOT_TOKEN", "DISCORD_PUBLIC_KEY"], allowed: "DISCORD_ALLOWED_USERS", admins: "DISCORD_ADMIN_USERS", home: "DISCORD_HOME_CHANNEL" },
+  telegram: {
+    required: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"],
+    allowed: "TELEGRAM_ALLOWED_USERS",
+    admins: "TELEGRAM_ADMIN_USERS",
+    home: "TELEGRAM_HOME_CHANNEL",
+    homeThread: "TELEGRAM_HOME_CHANNEL_THREAD_ID",
+  },
+  discord: {
+    required: ["DISCORD_BOT_TOKEN", "DISCORD_PUBLIC_KEY"],
+    allowed: "DISCORD_ALLOWED_USERS",
+    admins: "DISCORD_ADMIN_USERS",
+    home: "DISCORD_HOME_CHANNEL",
+  },
   slack: { required: ["SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"], allowed: "SLACK_ALLOWED_USERS", admins: "SLACK_ADMIN_USERS", home: "SLACK_HOME_CHANNEL" },
   whatsapp: {
     required: ["WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN", "WHATSAPP_PHONE_NUMBER_ID"],
@@ -127,9 +138,26 @@ function relayAssignments(raw: string | undefined, secrets: Map<string, string[]
     const at = entry.indexOf(":");
     const platform = (at < 0 ? entry : entry.slice(0, at)).trim().toLowerCase();
     const gateway = at < 0 ? ids[0] : entry.slice(at + 1).trim();
-    if (!isPlatformName(platform)) problems.push(settingProblem("RELAY_PLATFORMS", raw ?? "", `names '${platform}', which is not a platform (${PLATFORMS.join(", ")}): that entry is ignored`));
-    else if (gateway === undefined) problems.push(settingProblem("RELAY_PLATFORMS", raw ?? "", `relays ${platform} but RELAY_SECRETS names no gateway: ${platform} runs at the edge; set RELAY_SECRETS (gatewayId:secret)`));
-    else if (!ids.includes(gateway)) problems.push(settingProblem("RELAY_PLATFORMS", raw ?? "", `names the gateway '${gateway}', which RELAY_SECRETS does not list: ${platform} runs at the edge; add ${gateway}:<secret> to RELAY_SECRETS`));
+    if (!isPlatformName(platform))
+      problems.push(
+        settingProblem("RELAY_PLATFORMS", raw ?? "", `names '${platform}', which is not a platform (${PLATFORMS.join(", ")}): that entry is ignored`),
+      );
+    else if (gateway === undefined)
+      problems.push(
+        settingProblem(
+          "RELAY_PLATFORMS",
+          raw ?? "",
+          `relays ${platform} but RELAY_SECRETS names no gateway: ${platform} runs at the edge; set RELAY_SECRETS (gatewayId:secret)`,
+        ),
+      );
+    else if (!ids.includes(gateway))
+      problems.push(
+        settingProblem(
+          "RELAY_PLATFORMS",
+          raw ?? "",
+          `names the gateway '${gateway}', which RELAY_SECRETS does not list: ${platform} runs at the edge; add ${gateway}:<secret> to RELAY_SECRETS`,
+        ),
+      );
     else out.set(platform, gateway);
   }
   return out;
@@ -156,7 +184,14 @@ function parse(env: Env): Settings {
       return [name, settings];
     }),
   ) as Record<PlatformName, PlatformSettings>;
-  const model: ModelConfig = { provider: v.LLM_PROVIDER, ai: env.AI, baseUrl: v.LLM_BASE_URL, apiKey: v.LLM_API_KEY, model: v.LLM_MODEL, offlineDelayMs: v.OFFLINE_STREAM_DELAY_MS };
+  const model: ModelConfig = {
+    provider: v.LLM_PROVIDER,
+    ai: env.AI,
+    baseUrl: v.LLM_BASE_URL,
+    apiKey: v.LLM_API_KEY,
+    model: v.LLM_MODEL,
+    offlineDelayMs: v.OFFLINE_STREAM_DELAY_MS,
+  };
   // MCP_TOKEN_<NAME> secrets are read by computed name, for the servers MCP_SERVERS lists.
   const mcpTokens = parseMcpServers(v.MCP_SERVERS, { source: "MCP_SERVERS", commands: false }).servers.map((s) => tokenSecretName(s.name));
   return {
@@ -183,10 +218,18 @@ function parse(env: Env): Settings {
         handoffTemplate: v.WHATSAPP_HANDOFF_TEMPLATE,
       },
     },
-    mcp: { MCP_SERVERS: v.MCP_SERVERS, TOOL_TIMEOUT_MS: String(v.TOOL_TIMEOUT_MS), ...Object.fromEntries(mcpTokens.map((k) => [k, setting((env as unknown as Record<string, string | undefined>)[k])])) },
+    mcp: {
+      MCP_SERVERS: v.MCP_SERVERS,
+      TOOL_TIMEOUT_MS: String(v.TOOL_TIMEOUT_MS),
+      ...Object.fromEntries(mcpTokens.map((k) => [k, setting((env as unknown as Record<string, string | undefined>)[k])])),
+    },
     relaySecrets,
     relayBufferLimit: v.RELAY_BUFFER_LIMIT ?? RELAY_BUFFER_LIMIT,
-    attachments: attachmentSettings({ maxBytes: v.ATTACHMENT_MAX_BYTES === null ? undefined : String(v.ATTACHMENT_MAX_BYTES), transcribeModel: v.LLM_TRANSCRIBE_MODEL, model }),
+    attachments: attachmentSettings({
+      maxBytes: v.ATTACHMENT_MAX_BYTES === null ? undefined : String(v.ATTACHMENT_MAX_BYTES),
+      transcribeModel: v.LLM_TRANSCRIBE_MODEL,
+      model,
+    }),
     problems,
   };
 }

@@ -56,7 +56,10 @@ async function sendPdf(s: Stack, c: Case, tally: Tally): Promise<void> {
   const fileId = `chaos-${c.name}-${user}`;
   (s.telegram.fake as FakeTelegram).serveFile(fileId, c.bytes, "application/octet-stream", `documents/${fileId}.pdf`);
   const caption = `read ${c.name} ${user}`;
-  const body = tg.dm("", user, { caption, document: { file_id: fileId, file_unique_id: `u-${fileId}`, file_name: `${c.name}.pdf`, mime_type: "application/pdf", file_size: c.bytes.byteLength } });
+  const body = tg.dm("", user, {
+    caption,
+    document: { file_id: fileId, file_unique_id: `u-${fileId}`, file_name: `${c.name}.pdf`, mime_type: "application/pdf", file_size: c.bytes.byteLength },
+  });
   const t0 = Date.now();
   const status = await s.api.webhook("telegram", JSON.stringify(body), telegramHeaders());
   if (status !== 200) throw new Error(`Telegram webhook answered ${status}`);
@@ -64,7 +67,12 @@ async function sendPdf(s: Stack, c: Case, tally: Tally): Promise<void> {
   try {
     const call = await until(180_000, `the model called with ${c.name}`, () => s.llm.calls.find((x) => lastUserText(x.body).startsWith(caption)));
     if (!lastUserText(call.body).includes(c.note)) tally.add("truncated", `${c.name}: the model was not told "${c.note}"`);
-    await until(60_000, `the answer to ${c.name}`, () => (s.telegram.messages(user).some((m) => m.plain.startsWith(`echo: ${caption}`)) ? true : undefined), 250);
+    await until(
+      60_000,
+      `the answer to ${c.name}`,
+      () => (s.telegram.messages(user).some((m) => m.plain.startsWith(`echo: ${caption}`)) ? true : undefined),
+      250,
+    );
     tally.info.push(`${c.name} (${(c.bytes.byteLength / 1024).toFixed(0)} KB): answered in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   } catch (err) {
     tally.add("lost", `${c.name}: ${err instanceof Error ? err.message : String(err)}`);

@@ -53,7 +53,8 @@ export function oneMessage(s: Stack, platform: PlatformName, text: string): OneM
       text,
       send: () => post(s, platform, JSON.stringify(tg.dm(text, user)), telegramHeaders()),
       session: () => sessionWhere(s.api, `the session of Telegram chat ${user}`, (x) => x.session_key === `agent:main:telegram:dm:${user}`),
-      editTo: (t) => (c) => c.path.endsWith("/editMessageText") && String(c.body.chat_id) === String(user) && plainOf(platform, String(c.body.text)) === t.trim(),
+      editTo: (t) => (c) =>
+        c.path.endsWith("/editMessageText") && String(c.body.chat_id) === String(user) && plainOf(platform, String(c.body.text)) === t.trim(),
       unavailable: [500, { ok: false, error_code: 500, description: "Internal Server Error" }],
       tooMany: (sec) => [429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${sec}`, parameters: { retry_after: sec } }],
     };
@@ -92,5 +93,10 @@ export function oneMessage(s: Stack, platform: PlatformName, text: string): OneM
 
 /** The Telegram DM of `user`, as a conversation to check (for chats of several messages). */
 export function telegramDm(s: Stack, user: number): Conversation {
-  return { platform: "telegram", view: s.telegram, chat: String(user), session: () => sessionWhere(s.api, `the session of Telegram chat ${user}`, (x) => x.session_key === `agent:main:telegram:dm:${user}`) };
+  return {
+    platform: "telegram",
+    view: s.telegram,
+    chat: String(user),
+    session: () => sessionWhere(s.api, `the session of Telegram chat ${user}`, (x) => x.session_key === `agent:main:telegram:dm:${user}`),
+  };
 }

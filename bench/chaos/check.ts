@@ -20,14 +20,23 @@ export async function checkChat(api: WorkerClient, conv: Conversation, tally: Ta
   const where = `${conv.platform} ${chat}`;
   tally.cases += exchanges.length;
   try {
-    await all(waitMs, "every answer shown", exchanges.map((x) => untilPosted(view, chat, x.expected, waitMs)));
+    await all(
+      waitMs,
+      "every answer shown",
+      exchanges.map((x) => untilPosted(view, chat, x.expected, waitMs)),
+    );
   } catch (err) {
     if (!(err instanceof Timeout)) throw err;
   }
   let messages;
   try {
     const session = await conv.session();
-    await until(30_000, `session ${session.id} idle`, async () => ((await api.json<{ session: { running: boolean } }>(`/v1/sessions/${session.id}`)).session.running ? undefined : true), 250);
+    await until(
+      30_000,
+      `session ${session.id} idle`,
+      async () => ((await api.json<{ session: { running: boolean } }>(`/v1/sessions/${session.id}`)).session.running ? undefined : true),
+      250,
+    );
     await quiet(view);
     messages = await transcript(api, session.id);
   } catch (err) {
@@ -41,18 +50,26 @@ export async function checkChat(api: WorkerClient, conv: Conversation, tally: Ta
     const { stored, replies } = answerOf(messages, x.text);
     const reply = replies.at(-1);
     if (!reply || reply.finish_reason === "error") {
-      tally.add("lost", `${where}: "${x.text}": ${reply ? `the transcript ends with a failure (${reply.content?.slice(0, 60)})` : "no reply in the transcript"}; shown ${said}`);
+      tally.add(
+        "lost",
+        `${where}: "${x.text}": ${reply ? `the transcript ends with a failure (${reply.content?.slice(0, 60)})` : "no reply in the transcript"}; shown ${said}`,
+      );
       continue;
     }
     if (stored > 1 || replies.length > 1) tally.add("doubled", `${where}: "${x.text}" stored ${stored}×, ${replies.length} replies in the transcript`);
     const times = shown.filter((t) => t === reply.content?.trim()).length;
     if (times > 1) tally.add("doubled", `${where}: "${x.text}": its answer posted ${times}×`);
-    if (reply.content !== x.expected) tally.add("truncated", `${where}: the transcript's reply to "${x.text}" is ${JSON.stringify(reply.content?.slice(0, 80))}, the model said ${JSON.stringify(x.expected)}`);
+    if (reply.content !== x.expected)
+      tally.add(
+        "truncated",
+        `${where}: the transcript's reply to "${x.text}" is ${JSON.stringify(reply.content?.slice(0, 80))}, the model said ${JSON.stringify(x.expected)}`,
+      );
     else if (times === 0) tally.add("truncated", `${where}: the answer to "${x.text}" never showed in full; shown ${said}`);
   }
   const expected = exchanges.map((x) => x.expected.trim());
   const extra = shown.filter((t) => !expected.includes(t));
   if (extra.length > 0) tally.add("doubled", `${where}: posted besides the answers: ${JSON.stringify(extra.map((t) => t.slice(0, 40)))}`);
   const order = shown.filter((t) => expected.includes(t));
-  if (new Set(order).size === order.length && order.join("\n") !== expected.filter((t) => order.includes(t)).join("\n")) tally.info.push(`${where}: answers shown out of order: ${said}`);
+  if (new Set(order).size === order.length && order.join("\n") !== expected.filter((t) => order.includes(t)).join("\n"))
+    tally.info.push(`${where}: answers shown out of order: ${said}`);
 }

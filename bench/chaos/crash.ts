@@ -49,7 +49,11 @@ async function heldTurns(s: Stack, tag: string, n: number): Promise<HeldCase[]> 
  * what carries it.
  */
 function releaseOnPost(cases: readonly HeldCase[]): Promise<void[]> {
-  return all(60_000, "the first words shown", cases.map((c) => c.posted.then(() => c.gate.release())));
+  return all(
+    60_000,
+    "the first words shown",
+    cases.map((c) => c.posted.then(() => c.gate.release())),
+  );
 }
 
 async function crashAndRestart(s: Stack): Promise<void> {
@@ -67,11 +71,25 @@ export async function midTurn(s: Stack, o: CrashOptions, tally: Tally): Promise<
     const cases = Array.from({ length: o.parallel }, (_, i) => ({ user: freshUser(), texts: [`chaos a ${r}.${i} first`, `chaos a ${r}.${i} second`] }));
     for (const _ of cases) s.llm.hold(["thinking "], ["never"], HOLD_MS);
     for (const c of cases) await sendDm(s.api, c.user, c.texts[0]!);
-    await all(60_000, "a: every turn streaming", cases.map((c) => untilSettledAfterPost(s.telegram, c.user)));
+    await all(
+      60_000,
+      "a: every turn streaming",
+      cases.map((c) => untilSettledAfterPost(s.telegram, c.user)),
+    );
     for (const c of cases) await sendDm(s.api, c.user, c.texts[1]!);
     await crashAndRestart(s);
     // The re-run and the next turn take the default answer: the echo of the message.
-    await Promise.all(cases.map((c) => checkChat(s.api, telegramDm(s, c.user), tally, c.texts.map((text) => ({ text, expected: `echo: ${text}` })), RECOVERY_MS)));
+    await Promise.all(
+      cases.map((c) =>
+        checkChat(
+          s.api,
+          telegramDm(s, c.user),
+          tally,
+          c.texts.map((text) => ({ text, expected: `echo: ${text}` })),
+          RECOVERY_MS,
+        ),
+      ),
+    );
   }
 }
 
@@ -96,14 +114,26 @@ export async function midDelivery(s: Stack, o: CrashOptions, tally: Tally): Prom
     const cases = await heldTurns(s, `chaos b ${r}`, o.parallel);
     const holds = cases.map((c) => c.view.hold(c.editTo(FULL), { applied: variant === "final edit applied, its answer lost" }));
     if (variant === "last live edit hanging") {
-      await all(60_000, "b: the first words shown", cases.map((c) => c.posted));
+      await all(
+        60_000,
+        "b: the first words shown",
+        cases.map((c) => c.posted),
+      );
       await pause(PAST_EDIT_INTERVAL_MS);
       for (const c of cases) c.gate.release();
     } else await releaseOnPost(cases);
-    await all(60_000, `b (${variant}): every edit completing the reply at the platform`, holds.map((h) => h.arrived));
+    await all(
+      60_000,
+      `b (${variant}): every edit completing the reply at the platform`,
+      holds.map((h) => h.arrived),
+    );
     // A live edit may leave before the model's last event: kill once the reply is stored
     // (the final delivery's edit always comes after that).
-    await all(60_000, "b: the replies stored", cases.map((c) => untilStored(s, c, FULL)));
+    await all(
+      60_000,
+      "b: the replies stored",
+      cases.map((c) => untilStored(s, c, FULL)),
+    );
     await crashAndRestart(s);
     const before = tally.notes.length;
     await Promise.all(cases.map((c) => checkChat(s.api, c, tally, [{ text: c.text, expected: FULL }], RECOVERY_MS)));
@@ -114,7 +144,12 @@ export async function midDelivery(s: Stack, o: CrashOptions, tally: Tally): Prom
 /** Resolves once the transcript of the conversation's session holds `reply`. */
 async function untilStored(s: Stack, c: OneMessage, reply: string): Promise<void> {
   const session = await c.session();
-  await until(30_000, `the reply stored in ${session.id}`, async () => ((await transcript(s.api, session.id)).some((m) => m.role === "assistant" && m.content === reply) ? true : undefined), 100);
+  await until(
+    30_000,
+    `the reply stored in ${session.id}`,
+    async () => ((await transcript(s.api, session.id)).some((m) => m.role === "assistant" && m.content === reply) ? true : undefined),
+    100,
+  );
 }
 
 /**
@@ -140,7 +175,10 @@ export async function platformErrors(s: Stack, o: CrashOptions, tally: Tally): P
     await Promise.all(cases.map((c) => checkChat(s.api, c, tally, [{ text: c.text, expected: FULL }], RECOVERY_MS)));
     for (const c of cases) {
       const [, refused, passed] = c.view.calls.filter(c.editTo(FULL));
-      if (refused && passed) tally.info.push(`${c.platform}: asked to wait ${deferred ? 31 : 1} s, the next attempt came ${((passed.at - refused.at) / 1000).toFixed(1)} s later${deferred ? " (across a kill -9)" : ""}`);
+      if (refused && passed)
+        tally.info.push(
+          `${c.platform}: asked to wait ${deferred ? 31 : 1} s, the next attempt came ${((passed.at - refused.at) / 1000).toFixed(1)} s later${deferred ? " (across a kill -9)" : ""}`,
+        );
     }
   }
 }

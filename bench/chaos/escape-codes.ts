@@ -27,11 +27,7 @@ function cli(s: Stack, args: string[]): Promise<{ code: number; out: string }> {
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
   child.stderr.on("data", (d: Buffer) => (out += d.toString("utf8")));
-  return within(
-    30_000,
-    new Promise((resolve) => child.once("exit", (code) => (forget(), resolve({ code: code ?? 1, out })))),
-    `hermes-edge ${args.join(" ")}`,
-  );
+  return within(30_000, new Promise((resolve) => child.once("exit", (code) => (forget(), resolve({ code: code ?? 1, out })))), `hermes-edge ${args.join(" ")}`);
 }
 
 export async function escapeCodes(s: Stack, o: { rounds: number }, t: Tally): Promise<void> {
@@ -40,7 +36,13 @@ export async function escapeCodes(s: Stack, o: { rounds: number }, t: Tally): Pr
     s.llm.text(`you said: ${HOSTILE}`);
     await sendDm(s.api, user, `${HOSTILE} ${round}`);
     const session = await sessionWhere(s.api, `the session of DM ${user}`, (x) => x.session_key === dmKey(user));
-    for (const args of [["sessions", "list"], ["sessions", "show", session.id], ["sessions", "messages", session.id], ["sessions", "export", session.id, "--format", "md"], ["sessions", "list", "--json"]]) {
+    for (const args of [
+      ["sessions", "list"],
+      ["sessions", "show", session.id],
+      ["sessions", "messages", session.id],
+      ["sessions", "export", session.id, "--format", "md"],
+      ["sessions", "list", "--json"],
+    ]) {
       t.cases++;
       const { code, out } = await cli(s, args);
       const what = `hermes-edge ${args.join(" ")}`;
@@ -48,7 +50,8 @@ export async function escapeCodes(s: Stack, o: { rounds: number }, t: Tally): Pr
       if (bad) t.add("breached", `${what} printed U+${bad[0].charCodeAt(0).toString(16).padStart(4, "0")} from a DM`);
       else if (out.includes("52;c;") || out.includes("pwned")) t.add("breached", `${what} printed an escape sequence's body`);
       // A list shows the session (its title may be written after the turn); the rest show the DM's words.
-      if (code !== 0 || !out.includes(args[1] === "list" ? session.id : VISIBLE)) t.add("lost", `${what}: exit ${code}, the session or the DM's words not shown`);
+      if (code !== 0 || !out.includes(args[1] === "list" ? session.id : VISIBLE))
+        t.add("lost", `${what}: exit ${code}, the session or the DM's words not shown`);
     }
   }
   t.info.push(`${o.rounds} hostile DM(s), each through sessions list / show / messages / export --format md / list --json`);

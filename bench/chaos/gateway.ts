@@ -32,7 +32,15 @@ const count = (hay: string, needle: string) => hay.split(needle).length - 1;
 /** Starts `node cli/bin.js gateway --platforms telegram --db <db>` against `relayUrl`. */
 export function startGateway(o: GatewayOptions): GatewayProcess {
   const child: ChildProcess = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "gateway", "--platforms", "telegram", "--db", o.db], {
-    env: { ...process.env, GATEWAY_RELAY_URL: o.relayUrl, GATEWAY_RELAY_ID: o.gatewayId, GATEWAY_RELAY_SECRET: o.secret, LLM_BASE_URL: `${o.llmUrl}/v1`, LLM_MODEL: "fake", NO_COLOR: "1" },
+    env: {
+      ...process.env,
+      GATEWAY_RELAY_URL: o.relayUrl,
+      GATEWAY_RELAY_ID: o.gatewayId,
+      GATEWAY_RELAY_SECRET: o.secret,
+      LLM_BASE_URL: `${o.llmUrl}/v1`,
+      LLM_MODEL: "fake",
+      NO_COLOR: "1",
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

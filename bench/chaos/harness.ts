@@ -140,7 +140,10 @@ export class WorkerClient {
   }
 
   async json<T>(path: string, init: RequestInit = {}): Promise<T> {
-    const res = await this.fetch(path, { ...init, headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json", ...(init.headers ?? {}) } });
+    const res = await this.fetch(path, {
+      ...init,
+      headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json", ...(init.headers ?? {}) },
+    });
     if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${(await res.text()).slice(0, 200)}`);
     return (await res.json()) as T;
   }

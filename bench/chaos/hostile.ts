@@ -59,8 +59,10 @@ function adopt(platform: Platform, e: Entry, loopback: string): Record<string, u
 function setSender(platform: Platform, v: unknown): void {
   if (typeof v !== "object" || v === null) return;
   const o = v as Record<string, unknown>;
-  if (platform === "telegram" && typeof o.from === "object" && o.from !== null && (o.from as Record<string, unknown>).is_bot === false) (o.from as Record<string, unknown>).id = 1001;
-  if (platform === "discord" && typeof o.user === "object" && o.user !== null && !(o.user as Record<string, unknown>).bot) (o.user as Record<string, unknown>).id = "2001";
+  if (platform === "telegram" && typeof o.from === "object" && o.from !== null && (o.from as Record<string, unknown>).is_bot === false)
+    (o.from as Record<string, unknown>).id = 1001;
+  if (platform === "discord" && typeof o.user === "object" && o.user !== null && !(o.user as Record<string, unknown>).bot)
+    (o.user as Record<string, unknown>).id = "2001";
   if (platform === "slack" && typeof o.user === "string" && o.user.startsWith("U") && o.user !== SLACK_TEST.botUserId && !o.bot_id) o.user = "U1001";
   if (platform === "slack" && typeof o.user_id === "string" && typeof o.command === "string") o.user_id = "U1001";
   for (const x of Object.values(o)) setSender(platform, x);
@@ -81,7 +83,15 @@ async function headers(platform: Platform, body: string, type: string): Promise<
 /** Statuses a signed body may get: 2xx; for Discord also 400 (an interaction it cannot read). */
 const acceptable = (platform: Platform, status: number) => (status >= 200 && status < 300) || (platform === "discord" && status === 400);
 
-export async function barrage(api: WorkerClient, tally: Tally, platform: Platform, perPlatform: number, loopback: string, seed: number, llmCalls: () => number): Promise<void> {
+export async function barrage(
+  api: WorkerClient,
+  tally: Tally,
+  platform: Platform,
+  perPlatform: number,
+  loopback: string,
+  seed: number,
+  llmCalls: () => number,
+): Promise<void> {
   const entries = corpus(platform);
   const per = Math.max(1, Math.ceil(perPlatform / entries.length));
   const bodies: Array<{ label: string; body: string; type: string }> = [];
@@ -89,7 +99,8 @@ export async function barrage(api: WorkerClient, tally: Tally, platform: Platfor
     const base = adopt(platform, e, loopback);
     for (const v of mutations(base, per, seed + i)) bodies.push({ label: e.name, ...encode(platform, e.form !== undefined, v) });
   });
-  for (const raw of NOT_OBJECTS) bodies.push({ label: "not an object", body: raw, type: platform === "slack" && raw === "" ? "application/x-www-form-urlencoded" : "application/json" });
+  for (const raw of NOT_OBJECTS)
+    bodies.push({ label: "not an object", body: raw, type: platform === "slack" && raw === "" ? "application/x-www-form-urlencoded" : "application/json" });
   let next = 0;
   const statuses = new Map<number, number>();
   const modelCalls = llmCalls();
@@ -110,8 +121,13 @@ export async function barrage(api: WorkerClient, tally: Tally, platform: Platfor
       }
     }),
   );
-  const seen = [...statuses].sort((a, b) => a[0] - b[0]).map(([k, n]) => `${k}×${n}`).join(" ");
-  tally.info.push(`${platform}: ${bodies.length} bodies from ${entries.length} corpus payloads, answered ${seen}; ${llmCalls() - modelCalls} model calls so far`);
+  const seen = [...statuses]
+    .sort((a, b) => a[0] - b[0])
+    .map(([k, n]) => `${k}×${n}`)
+    .join(" ");
+  tally.info.push(
+    `${platform}: ${bodies.length} bodies from ${entries.length} corpus payloads, answered ${seen}; ${llmCalls() - modelCalls} model calls so far`,
+  );
 }
 
 /** (g) hostile bodies on each platform, then an ordinary message answered as ever. */
@@ -124,5 +140,11 @@ export async function hostileBodies(s: Stack, o: { bodies: number }, tally: Tall
   await barrage(s.api, tally, "slack", o.bodies, loopback, 1603, calls);
   const user = freshUser();
   await sendDm(s.api, user, "still there after the hostile bodies?");
-  await checkChat(s.api, telegramDm(s, user), tally, [{ text: "still there after the hostile bodies?", expected: "echo: still there after the hostile bodies?" }], 60_000);
+  await checkChat(
+    s.api,
+    telegramDm(s, user),
+    tally,
+    [{ text: "still there after the hostile bodies?", expected: "echo: still there after the hostile bodies?" }],
+    60_000,
+  );
 }

@@ -79,12 +79,14 @@ function checkChats(r: RelayRig, tally: Tally, chats: readonly RelayedChat[]): v
         const replies = rows.filter((m) => m.role === "assistant" && m.content === want).length;
         if (times === 0 && replies === 0) tally.add("lost", `chat ${c.user}: "${t}" never answered; shown ${JSON.stringify(shown)}`);
         else if (times === 0) tally.add("truncated", `chat ${c.user}: "${t}" answered in the transcript, not shown in full; shown ${JSON.stringify(shown)}`);
-        if (times > 1 || stored > 1 || replies > 1) tally.add("doubled", `chat ${c.user}: "${t}" shown ${times}×, stored ${stored}×, answered ${replies}× in the gateway's transcript`);
+        if (times > 1 || stored > 1 || replies > 1)
+          tally.add("doubled", `chat ${c.user}: "${t}" shown ${times}×, stored ${stored}×, answered ${replies}× in the gateway's transcript`);
       }
       const expected = c.texts.map((_, i) => answerTo(c, i));
       const extra = shown.filter((x) => !expected.includes(x));
       if (extra.length) tally.add("doubled", `chat ${c.user}: messages besides the answers: ${JSON.stringify(extra)}`);
-      else if (new Set(shown).size === shown.length && shown.join("\n") !== expected.filter((x) => shown.includes(x)).join("\n")) tally.info.push(`chat ${c.user}: answers shown out of order: ${JSON.stringify(shown)}`);
+      else if (new Set(shown).size === shown.length && shown.join("\n") !== expected.filter((x) => shown.includes(x)).join("\n"))
+        tally.info.push(`chat ${c.user}: answers shown out of order: ${JSON.stringify(shown)}`);
     }
   } finally {
     store.close();
@@ -102,7 +104,11 @@ export async function gatewayKilled(r: RelayRig, o: { rounds: number; parallel: 
     for (const _ of chats) s.llm.hold(["thinking "], ["never"], 180_000);
     // First messages: each turn streams and is held; second ones wait behind them, taken in and acked.
     for (const c of chats) await sendDm(s.api, c.user, c.texts[0]!);
-    await all(60_000, "d: every first turn streaming", chats.map((c) => untilSettledAfterPost(s.telegram, c.user)));
+    await all(
+      60_000,
+      "d: every first turn streaming",
+      chats.map((c) => untilSettledAfterPost(s.telegram, c.user)),
+    );
     for (const c of chats) await sendDm(s.api, c.user, c.texts[1]!);
     await gw.kill9();
     // Third ones arrive while no gateway is connected: the connector keeps them.
@@ -137,7 +143,11 @@ export async function connectorKilled(r: RelayRig, o: { rounds: number; parallel
     });
     const gates = chats.map(() => s.llm.hold(["thinking "], ["and the rest"], 180_000));
     for (const c of chats) await sendDm(s.api, c.user, c.texts[0]!);
-    await all(60_000, "d': every first turn streaming", chats.map((c) => untilSettledAfterPost(s.telegram, c.user)));
+    await all(
+      60_000,
+      "d': every first turn streaming",
+      chats.map((c) => untilSettledAfterPost(s.telegram, c.user)),
+    );
     for (const c of chats) await sendDm(s.api, c.user, c.texts[1]!);
     await s.worker.crash();
     // The turns end while the connector is down: their replies must wait for it.
@@ -157,7 +167,11 @@ export async function connectorKilled(r: RelayRig, o: { rounds: number; parallel
 /** Waits (bounded) until every message's echo shows; a timeout leaves the counting to checkChats. */
 async function waitAnswers(r: RelayRig, chats: readonly RelayedChat[], ms: number): Promise<void> {
   try {
-    await all(ms, "every answer shown", chats.flatMap((c) => c.texts.map((_, i) => untilPosted(r.s.telegram, c.user, answerTo(c, i), ms))));
+    await all(
+      ms,
+      "every answer shown",
+      chats.flatMap((c) => c.texts.map((_, i) => untilPosted(r.s.telegram, c.user, answerTo(c, i), ms))),
+    );
   } catch (err) {
     if (!(err instanceof Timeout)) throw err;
   }
@@ -192,7 +206,10 @@ function judgeReplay(tally: Tally, when: string, got: ReplayResult): void {
   tally.cases++;
   const relayed = got.frames.filter((f) => /"type":"(descriptor|inbound|interrupt_inbound)"/.test(f));
   if (got.code === null || relayed.length > 0) {
-    tally.add("breached", `a replayed token (${when}) was accepted: ${got.code === null ? "its socket stayed open" : `closed ${got.code}`}, ${relayed.length} frame(s) relayed to it`);
+    tally.add(
+      "breached",
+      `a replayed token (${when}) was accepted: ${got.code === null ? "its socket stayed open" : `closed ${got.code}`}, ${relayed.length} frame(s) relayed to it`,
+    );
   } else if (got.code !== 4401 && got.code !== 4409) tally.add("breached", `a replayed token (${when}) closed with ${got.code} ${got.reason}, not a refusal`);
   tally.info.push(`replay ${when}: closed ${got.code} ${got.reason}`);
 }

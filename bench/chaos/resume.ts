@@ -19,7 +19,11 @@ async function answerTo(view: PlatformView, chat: string, send: () => Promise<vo
   await send();
   await until(ms, `an answer in ${chat}`, () => (view.messages(chat).length > before ? true : undefined), 50);
   await quiet(view, 800);
-  return view.messages(chat).slice(before).map((m) => m.plain).join("\n");
+  return view
+    .messages(chat)
+    .slice(before)
+    .map((m) => m.plain)
+    .join("\n");
 }
 
 /** The checks every platform shares, given how to send as the second member and as the owner. */
@@ -46,7 +50,8 @@ const SECOND_MEMBER = "words of the second member";
 async function probe(p: Probe): Promise<void> {
   const { tally } = p;
   const ids = p.victims.map((v) => v.id);
-  const cli = (await p.api.json<{ session: { id: string } }>("/v1/sessions", { method: "POST", body: JSON.stringify({ title: `operator notes ${p.secret}` }) })).session.id;
+  const cli = (await p.api.json<{ session: { id: string } }>("/v1/sessions", { method: "POST", body: JSON.stringify({ title: `operator notes ${p.secret}` }) }))
+    .session.id;
   /**
    * What an answer to the second member did: showed or resumed another's session, resumed
    * their own, or something else. The answer quotes what was typed ("No session matches
@@ -67,8 +72,10 @@ async function probe(p: Probe): Promise<void> {
     tally.cases++;
     const answer = await p.resumeAsB(args);
     const verdict = await judge(answer, args);
-    if (verdict === "breach") tally.add("breached", `${p.platform}: /resume ${args.slice(0, 30)} by another member answered ${JSON.stringify(answer.slice(0, 120))}`);
-    else if (verdict === "other" && args !== "" && !answer.includes("No session matches")) tally.add("lost", `${p.platform}: /resume ${args.slice(0, 30)} answered ${JSON.stringify(answer.slice(0, 120))}`);
+    if (verdict === "breach")
+      tally.add("breached", `${p.platform}: /resume ${args.slice(0, 30)} by another member answered ${JSON.stringify(answer.slice(0, 120))}`);
+    else if (verdict === "other" && args !== "" && !answer.includes("No session matches"))
+      tally.add("lost", `${p.platform}: /resume ${args.slice(0, 30)} answered ${JSON.stringify(answer.slice(0, 120))}`);
   }
   const mine = `${SECOND_MEMBER} ${p.secret.slice(-6)}`;
   tally.cases++;
@@ -84,7 +91,8 @@ async function probe(p: Probe): Promise<void> {
   if (!p.resumeAsAdmin) return;
   tally.cases++;
   const admin = await p.resumeAsAdmin(cli);
-  if (!admin.includes(`Resumed ${cli}`)) tally.add("lost", `${p.platform}: the admin's /resume of a CLI session answered ${JSON.stringify(admin.slice(0, 120))}`);
+  if (!admin.includes(`Resumed ${cli}`))
+    tally.add("lost", `${p.platform}: the admin's /resume of a CLI session answered ${JSON.stringify(admin.slice(0, 120))}`);
 }
 
 let seq = 0;
@@ -149,9 +157,17 @@ async function slack(s: Stack, tally: Tally): Promise<void> {
   const slash = new URLSearchParams(sl.slash(`${secret} channel plans`, "U1001", channel));
   slash.set("response_url", `${s.slackUrl}/commands/not-https`);
   const form = slash.toString();
-  await answerTo(s.slack, channel, async () => void (await s.api.webhook("slack", form, await slackHeaders(form, undefined, undefined, "application/x-www-form-urlencoded"))));
+  await answerTo(
+    s.slack,
+    channel,
+    async () => void (await s.api.webhook("slack", form, await slackHeaders(form, undefined, undefined, "application/x-www-form-urlencoded"))),
+  );
   await answerTo(s.slack, dm, () => event(sl.dm(`${secret} dm plans`, "U1001", dm)));
-  const inChannel = await sessionWhere(s.api, "the first member's channel session", (x) => x.source === "slack" && x.chat_id === channel && x.user_id === "U1001");
+  const inChannel = await sessionWhere(
+    s.api,
+    "the first member's channel session",
+    (x) => x.source === "slack" && x.chat_id === channel && x.user_id === "U1001",
+  );
   const inDm = await sessionWhere(s.api, "the first member's DM session", (x) => x.source === "slack" && x.chat_id === dm);
   await probe({
     platform: "slack",

@@ -35,12 +35,19 @@ export async function startStack(extra: Record<string, string> = {}): Promise<St
   const telegram = new PlatformView("telegram", new FakeTelegram());
   const discord = new PlatformView("discord", new FakeDiscord());
   const slack = new PlatformView("slack", new FakeSlack());
-  const servers: LoopbackServer[] = await Promise.all([(r: Request) => llm.handle(r), (r: Request) => telegram.handle(r), (r: Request) => discord.handle(r), (r: Request) => slack.handle(r)].map((h) => serve(h)));
+  const servers: LoopbackServer[] = await Promise.all(
+    [(r: Request) => llm.handle(r), (r: Request) => telegram.handle(r), (r: Request) => discord.handle(r), (r: Request) => slack.handle(r)].map((h) =>
+      serve(h),
+    ),
+  );
   const [l, t, d, s] = servers.map((x) => x.url) as [string, string, string, string];
   const closeServers = () => Promise.all(servers.map((x) => x.close()));
   let worker: RestartableWorker;
   try {
-    worker = await startRestartableWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s }), ...CHAOS_VARS, ...extra }, { token: "chaos-token" });
+    worker = await startRestartableWorker(
+      { ...platformVars({ llm: l, telegram: t, discord: d, slack: s }), ...CHAOS_VARS, ...extra },
+      { token: "chaos-token" },
+    );
   } catch (err) {
     await closeServers();
     throw err;

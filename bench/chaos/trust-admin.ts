@@ -26,7 +26,11 @@ async function command(s: Stack, name: string, userId: number, chatId: number): 
   const before = s.telegram.messages(chatId).length;
   await s.api.webhook("telegram", JSON.stringify(u), telegramHeaders());
   await until(30_000, `an answer to /${name} in ${chatId}`, () => (s.telegram.messages(chatId).length > before ? true : undefined), 50);
-  return s.telegram.messages(chatId).slice(before).map((m) => m.plain).join("\n");
+  return s.telegram
+    .messages(chatId)
+    .slice(before)
+    .map((m) => m.plain)
+    .join("\n");
 }
 
 interface Home {
@@ -57,7 +61,10 @@ async function sethomeRound(s: Stack, tally: Tally): Promise<void> {
   const cli = (await s.api.json<{ session: { id: string } }>("/v1/sessions", { method: "POST", body: JSON.stringify({ title: "operator notes" }) })).session.id;
   await s.api.json(`/v1/sessions/${cli}/turns`, { method: "POST", body: JSON.stringify({ content: `remember ${secret}` }) }).catch(() => undefined);
   tally.cases++;
-  const queued = await s.api.json<{ handoff: { to?: string } }>(`/v1/sessions/${cli}/handoff`, { method: "POST", body: JSON.stringify({ platform: "telegram", thread: false }) });
+  const queued = await s.api.json<{ handoff: { to?: string } }>(`/v1/sessions/${cli}/handoff`, {
+    method: "POST",
+    body: JSON.stringify({ platform: "telegram", thread: false }),
+  });
   if (!queued.handoff.to?.includes(`chat ${group}`)) tally.add("breached", `the handoff was queued to ${JSON.stringify(queued.handoff.to)}`);
   let h = { state: "pending" } as { state: string; destination?: { chat_id: string } | null; error?: string | null };
   for (const from of ["pending", "running"]) {
@@ -83,15 +90,39 @@ export async function nonAdminSethome(s: Stack, o: { rounds: number }, tally: Ta
 }
 
 const jsonl = (...lines: unknown[]) => lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n";
-const sessionLine = (id: string, extra: Record<string, unknown> = {}) => ({ type: "session", version: 1, session: { id, source: "cli", startedAt: 1, lastActiveAt: 1, title: "imported", ...extra } });
+const sessionLine = (id: string, extra: Record<string, unknown> = {}) => ({
+  type: "session",
+  version: 1,
+  session: { id, source: "cli", startedAt: 1, lastActiveAt: 1, title: "imported", ...extra },
+});
 const messageLine = (id: string, turnId: string, extra: Record<string, unknown> = {}) => ({
   type: "message",
   session_id: id,
-  message: { id: 1, role: "user", content: "hi", tool_calls: null, tool_call_id: null, name: null, finish_reason: null, turn_id: turnId, input_tokens: null, output_tokens: null, model: null, user_key: "cli", created_at: 1, active: true, ...extra },
+  message: {
+    id: 1,
+    role: "user",
+    content: "hi",
+    tool_calls: null,
+    tool_call_id: null,
+    name: null,
+    finish_reason: null,
+    turn_id: turnId,
+    input_tokens: null,
+    output_tokens: null,
+    model: null,
+    user_key: "cli",
+    created_at: 1,
+    active: true,
+    ...extra,
+  },
 });
 
 async function importBody(api: WorkerClient, body: string): Promise<number> {
-  const res = await api.fetch("/v1/sessions/import", { method: "POST", headers: { authorization: `Bearer ${api.token}`, "content-type": "application/x-ndjson" }, body });
+  const res = await api.fetch("/v1/sessions/import", {
+    method: "POST",
+    headers: { authorization: `Bearer ${api.token}`, "content-type": "application/x-ndjson" },
+    body,
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -111,7 +142,11 @@ async function usageOf(api: WorkerClient, id: string): Promise<UsageRow | undefi
 async function importRound(s: Stack, tally: Tally): Promise<void> {
   const tag = `${++round}${Date.now().toString(36)}`;
   const victim = (await s.api.json<{ session: { id: string } }>("/v1/sessions", { method: "POST", body: JSON.stringify({ title: "victim" }) })).session.id;
-  const turn = await s.api.fetch(`/v1/sessions/${victim}/turns`, { method: "POST", headers: { authorization: `Bearer ${s.api.token}`, "content-type": "application/json" }, body: JSON.stringify({ content: "spend some tokens" }) });
+  const turn = await s.api.fetch(`/v1/sessions/${victim}/turns`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${s.api.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ content: "spend some tokens" }),
+  });
   await turn.text();
   const before = await until(30_000, "the victim's usage in D1", async () => usageOf(s.api, victim), 250);
   const exported = await (await s.api.fetch(`/v1/sessions/${victim}/export`, { headers: { authorization: `Bearer ${s.api.token}` } })).text();
@@ -122,7 +157,11 @@ async function importRound(s: Stack, tally: Tally): Promise<void> {
     .flatMap((l) => (l.type === "usage" && l.usage ? [l.usage.turnId] : []));
 
   const reuse = `20261201_000000_reuse${tag}`;
-  const zeroed = turnIds.map((turnId) => ({ type: "usage", session_id: reuse, usage: { turnId, session: victim, userKey: "cli", day: "2026-12-01", input: 0, output: 0, createdAt: 1 } }));
+  const zeroed = turnIds.map((turnId) => ({
+    type: "usage",
+    session_id: reuse,
+    usage: { turnId, session: victim, userKey: "cli", day: "2026-12-01", input: 0, output: 0, createdAt: 1 },
+  }));
   tally.cases++;
   await importBody(s.api, jsonl(sessionLine(reuse), ...turnIds.map((t) => messageLine(reuse, t)), ...zeroed));
   const after = await usageOf(s.api, victim);
@@ -133,7 +172,19 @@ async function importRound(s: Stack, tally: Tally): Promise<void> {
   const chat = -100960 - round;
   const inFlight = `20261201_000000_flight${tag}`;
   tally.cases++;
-  await importBody(s.api, jsonl(sessionLine(inFlight, { handoffState: "pending", handoffPlatform: "telegram", handoffChatId: String(chat), handoffRequestedAt: 1, activeTurnId: "stuck", turnStartedAt: 1 })));
+  await importBody(
+    s.api,
+    jsonl(
+      sessionLine(inFlight, {
+        handoffState: "pending",
+        handoffPlatform: "telegram",
+        handoffChatId: String(chat),
+        handoffRequestedAt: 1,
+        activeTurnId: "stuck",
+        turnStartedAt: 1,
+      }),
+    ),
+  );
   const h = (await s.api.json<{ handoff: { state: string } | null }>(`/v1/sessions/${inFlight}/handoff`)).handoff;
   if (h?.state === "pending" || h?.state === "running") tally.add("breached", `an imported handoff is ${h.state}`);
   await quiet(s.telegram, 2500);
@@ -144,8 +195,17 @@ async function importRound(s: Stack, tally: Tally): Promise<void> {
   const refused: Array<[string, string]> = [
     ["instructions of 910,000 characters", jsonl(sessionLine(`20261201_000000_long${tag}`, { instructions: "x".repeat(910_000) }))],
     ["a title over 200 characters", jsonl(sessionLine(`20261201_000000_title${tag}`, { title: "t".repeat(201) }))],
-    ["tool_calls: [null, 42]", jsonl(sessionLine(`20261201_000000_tools${tag}`), messageLine(`20261201_000000_tools${tag}`, "t1", { role: "assistant", content: null, tool_calls: [null, 42] }))],
-    ["deep nesting", `{"type":"session","version":1,"session":{"id":"20261201_000000_deep${tag}","source":"cli","startedAt":1,"lastActiveAt":1,"x":${"[".repeat(50_000)}${"]".repeat(50_000)}}}\n`],
+    [
+      "tool_calls: [null, 42]",
+      jsonl(
+        sessionLine(`20261201_000000_tools${tag}`),
+        messageLine(`20261201_000000_tools${tag}`, "t1", { role: "assistant", content: null, tool_calls: [null, 42] }),
+      ),
+    ],
+    [
+      "deep nesting",
+      `{"type":"session","version":1,"session":{"id":"20261201_000000_deep${tag}","source":"cli","startedAt":1,"lastActiveAt":1,"x":${"[".repeat(50_000)}${"]".repeat(50_000)}}}\n`,
+    ],
     ["a nested column", jsonl(sessionLine(`20261201_000000_nested${tag}`, { title: { toString: "x" } }))],
   ];
   for (const [what, body] of refused) {

@@ -81,8 +81,10 @@ export async function budgetBurst(s: Stack, t: Tally): Promise<void> {
   const asked = s.llm.calls.map((c) => askedIn(c.body));
   const dmTurns = asked.filter((a) => a.startsWith("burst ")).length;
   const chatTurns = asked.filter((a) => a.startsWith("many chats ")).length;
-  if (dmTurns > ALLOWED_TURNS) t.add("breached", `20 DMs at once ran ${dmTurns} turns of 1,000 tokens against a ${CHAOS_BUDGET}-token budget (at most ${ALLOWED_TURNS})`);
-  if (chatTurns > ALLOWED_TURNS) t.add("breached", `one user in 10 chats at once ran ${chatTurns} turns of 1,000 tokens against a ${CHAOS_BUDGET}-token budget (at most ${ALLOWED_TURNS})`);
+  if (dmTurns > ALLOWED_TURNS)
+    t.add("breached", `20 DMs at once ran ${dmTurns} turns of 1,000 tokens against a ${CHAOS_BUDGET}-token budget (at most ${ALLOWED_TURNS})`);
+  if (chatTurns > ALLOWED_TURNS)
+    t.add("breached", `one user in 10 chats at once ran ${chatTurns} turns of 1,000 tokens against a ${CHAOS_BUDGET}-token budget (at most ${ALLOWED_TURNS})`);
   if (dmTurns === 0) t.add("lost", "no turn of the DM burst ran at all");
   const said = s.telegram.messages(user).map((m) => m.plain);
   const slow = said.filter((m) => m.startsWith("Slow down:")).length;
@@ -98,22 +100,41 @@ export async function budgetBurst(s: Stack, t: Tally): Promise<void> {
 async function settled(s: Stack, mine: (x: ListedSession & { running?: boolean }) => boolean): Promise<void> {
   let calls = -1;
   let since = Date.now();
-  await until(120_000, "the burst's turns to end", async () => {
-    const { sessions } = await s.api.json<{ sessions: Array<ListedSession & { running?: boolean }> }>("/v1/sessions?limit=200");
-    const n = s.llm.calls.length + s.telegram.calls.length + s.slack.calls.length;
-    if (n !== calls) [calls, since] = [n, Date.now()];
-    return sessions.filter(mine).some((x) => x.running) || Date.now() - since < 5_000 ? undefined : true;
-  }, 250);
+  await until(
+    120_000,
+    "the burst's turns to end",
+    async () => {
+      const { sessions } = await s.api.json<{ sessions: Array<ListedSession & { running?: boolean }> }>("/v1/sessions?limit=200");
+      const n = s.llm.calls.length + s.telegram.calls.length + s.slack.calls.length;
+      if (n !== calls) [calls, since] = [n, Date.now()];
+      return sessions.filter(mine).some((x) => x.running) || Date.now() - since < 5_000 ? undefined : true;
+    },
+    250,
+  );
 }
 
 export async function hostNameSsrf(s: Stack, r: SsrfRig, t: Tally): Promise<void> {
   s.reset();
   const port = new URL(r.canary.url).port;
-  const names = ["localhost", hostname(), "canary", "canary.local", "metadata.internal", "app.localhost", "rebind.chaos.example", "mapped.chaos.example", "mixed.chaos.example", "ten.chaos.example"];
+  const names = [
+    "localhost",
+    hostname(),
+    "canary",
+    "canary.local",
+    "metadata.internal",
+    "app.localhost",
+    "rebind.chaos.example",
+    "mapped.chaos.example",
+    "mixed.chaos.example",
+    "ten.chaos.example",
+  ];
   for (const [i, name] of names.entries()) {
     const user = freshUser();
     const id = `ssrf-${i}`;
-    s.llm.then({ kind: "tools", calls: [{ id, name: "fetch_url", arguments: JSON.stringify({ url: `http://${name}:${port}/secret` }) }] }, { kind: "text", chunks: [`done ${i}`] });
+    s.llm.then(
+      { kind: "tools", calls: [{ id, name: "fetch_url", arguments: JSON.stringify({ url: `http://${name}:${port}/secret` }) }] },
+      { kind: "text", chunks: [`done ${i}`] },
+    );
     await sendDm(s.api, user, `fetch the page on ${name}`);
     await untilPosted(s.telegram, user, `done ${i}`, 60_000);
     t.cases++;
@@ -128,7 +149,11 @@ export async function hostNameSsrf(s: Stack, r: SsrfRig, t: Tally): Promise<void
 
 export async function bearerGuessing(s: Stack, t: Tally): Promise<void> {
   const get = (token: string) => s.api.fetch("/v1/sessions?limit=1", { headers: { authorization: `Bearer ${token}` } });
-  const statuses = await all(60_000, "200 guesses", Array.from({ length: 200 }, (_, i) => get(`guess-${i}`).then(async (res) => (await res.arrayBuffer(), res.status))));
+  const statuses = await all(
+    60_000,
+    "200 guesses",
+    Array.from({ length: 200 }, (_, i) => get(`guess-${i}`).then(async (res) => (await res.arrayBuffer(), res.status))),
+  );
   t.cases += 200;
   const refused = statuses.filter((x) => x === 401).length;
   const held = statuses.filter((x) => x === 429).length;
@@ -153,5 +178,7 @@ export async function bearerGuessing(s: Stack, t: Tally): Promise<void> {
   const after = await get(s.api.token);
   await after.arrayBuffer();
   if (after.status !== 200) t.add("lost", `the right token after the wait answered ${after.status}`);
-  t.info.push(`m: 200 wrong tokens: ${refused} judged (401), ${held} throttled (429); the right token then ${right.status} (Retry-After ${wait} s), after the wait ${after.status}`);
+  t.info.push(
+    `m: 200 wrong tokens: ${refused} judged (401), ${held} throttled (429); the right token then ${right.status} (Retry-After ${wait} s), after the wait ${after.status}`,
+  );
 }

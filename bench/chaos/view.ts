@@ -77,7 +77,8 @@ function effectOf(platform: string, c: SeenCall): Effect {
   }
   if (platform === "discord") {
     const hook = /\/webhooks\/\d+\/([^/]+)(?:\/messages\/([^/]+))?$/.exec(p);
-    if (hook && c.method === "PATCH" && hook[2]) return { kind: "edit", chat: `itok:${hook[1]}`, id: hook[2] === "@original" ? "@original" : hook[2], text: String(c.body.content ?? "") };
+    if (hook && c.method === "PATCH" && hook[2])
+      return { kind: "edit", chat: `itok:${hook[1]}`, id: hook[2] === "@original" ? "@original" : hook[2], text: String(c.body.content ?? "") };
     if (hook && c.method === "POST" && !hook[2]) return { kind: "post", chat: `itok:${hook[1]}`, text: String(c.body.content ?? "") };
     const ch = /\/channels\/(\d+)\/messages(?:\/(\d+))?$/.exec(p);
     if (ch && c.method === "POST" && !ch[2]) return { kind: "post", chat: ch[1]!, text: String(c.body.content ?? "") };
@@ -162,7 +163,12 @@ export class PlatformView {
   async handle(req: Request): Promise<Response> {
     const text = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
     const url = new URL(req.url);
-    const call: SeenCall = { method: req.method, path: url.pathname + url.search, body: parseBody(text, req.headers.get("content-type") ?? ""), at: Date.now() };
+    const call: SeenCall = {
+      method: req.method,
+      path: url.pathname + url.search,
+      body: parseBody(text, req.headers.get("content-type") ?? ""),
+      at: Date.now(),
+    };
     this.calls.push(call);
     this.#lastCall = Date.now();
     const effect = effectOf(this.platform, call);
@@ -181,12 +187,23 @@ export class PlatformView {
     if (effect?.kind === "edit" && this.platform === "telegram") {
       const m = this.#posted.find((p) => p.chat === effect.chat && p.id === effect.id);
       if (m && m.text === effect.text) {
-        return Response.json({ ok: false, error_code: 400, description: "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message" }, { status: 400 });
+        return Response.json(
+          {
+            ok: false,
+            error_code: 400,
+            description:
+              "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+          },
+          { status: 400 },
+        );
       }
     }
     const res = await forward();
     if (!res.ok || !effect) return res;
-    const answer = (await res.clone().json().catch(() => null)) as unknown;
+    const answer = (await res
+      .clone()
+      .json()
+      .catch(() => null)) as unknown;
     this.#apply(effect, answer);
     return res;
   }

@@ -51,7 +51,10 @@ export function interceptD1(db: D1Database, binding: string, around: Around): D1
       get(target, prop) {
         if (prop === "bind") return (...values: unknown[]) => statement({ real: target.bind(...values), sql: s.sql, params: values });
         if (typeof prop === "string" && D1_RUNS.has(prop)) {
-          return (...args: unknown[]) => around({ binding, kind: "d1", method: prop, sql: s.sql, params: s.params }, () => Reflect.apply(Reflect.get(target, prop) as (...a: unknown[]) => Promise<unknown>, target, args));
+          return (...args: unknown[]) =>
+            around({ binding, kind: "d1", method: prop, sql: s.sql, params: s.params }, () =>
+              Reflect.apply(Reflect.get(target, prop) as (...a: unknown[]) => Promise<unknown>, target, args),
+            );
         }
         const v: unknown = Reflect.get(target, prop);
         return typeof v === "function" ? v.bind(target) : v;
@@ -62,14 +65,17 @@ export function interceptD1(db: D1Database, binding: string, around: Around): D1
   };
   const batch = (real: { batch: D1Database["batch"] }) => (stmts: D1PreparedStatement[]) => {
     const parts = stmts.map(unwrap);
-    return around({ binding, kind: "d1", method: "batch", sql: parts.map((p) => p.sql).join("; "), params: parts.flatMap((p) => p.params) }, () => real.batch(parts.map((p) => p.real)));
+    return around({ binding, kind: "d1", method: "batch", sql: parts.map((p) => p.sql).join("; "), params: parts.flatMap((p) => p.params) }, () =>
+      real.batch(parts.map((p) => p.real)),
+    );
   };
   return new Proxy(db, {
     get(target, prop) {
       if (prop === "prepare") return (sql: string) => statement({ real: target.prepare(sql), sql, params: [] });
       if (prop === "batch") return batch(target);
       if (prop === "exec") return (sql: string) => around({ binding, kind: "d1", method: "exec", sql }, () => target.exec(sql));
-      if (prop === "dump") return () => around({ binding, kind: "d1", method: "dump" }, () => Reflect.apply(Reflect.get(target, "dump") as () => Promise<unknown>, target, []));
+      if (prop === "dump")
+        return () => around({ binding, kind: "d1", method: "dump" }, () => Reflect.apply(Reflect.get(target, "dump") as () => Promise<unknown>, target, []));
       if (prop === "withSession") {
         return (...args: Parameters<D1Database["withSession"]>) => {
           const session = target.withSession(...args);
@@ -98,7 +104,10 @@ export function interceptStub<S extends object>(stub: S, binding: string, around
     get(target, prop) {
       // `then` stays what the stub says (nothing): a stub must not look like a promise.
       if (typeof prop === "symbol" || STUB_LOCAL.has(prop)) return Reflect.get(target, prop);
-      return (...args: unknown[]) => around({ binding, kind: "object", method: prop }, () => Reflect.apply(Reflect.get(target, prop) as (...a: unknown[]) => Promise<unknown>, target, args));
+      return (...args: unknown[]) =>
+        around({ binding, kind: "object", method: prop }, () =>
+          Reflect.apply(Reflect.get(target, prop) as (...a: unknown[]) => Promise<unknown>, target, args),
+        );
     },
   });
 }

@@ -17,7 +17,12 @@ export interface RelayedChat {
 const FALLBACK_EDIT_INTERVAL_MS = 3_100;
 
 function failure(platform: string, r: OutboundResult): PlatformApiError {
-  return new PlatformApiError(platform as ReplyTarget["platform"], r.code ?? "rejected", r.error ?? "the connector refused the action", r.retry_after !== undefined ? { retryAfter: r.retry_after } : {});
+  return new PlatformApiError(
+    platform as ReplyTarget["platform"],
+    r.code ?? "rejected",
+    r.error ?? "the connector refused the action",
+    r.retry_after !== undefined ? { retryAfter: r.retry_after } : {},
+  );
 }
 
 /**
@@ -28,7 +33,11 @@ function failure(platform: string, r: OutboundResult): PlatformApiError {
  */
 export function relayChannel(outbox: Outbox, chat: RelayedChat, descriptor: Descriptor | undefined): ReplyChannel {
   const ops = descriptor?.supported_ops ?? ["send", "edit", "typing"];
-  const interval = descriptor?.edit_interval_ms ? (chat.private ? descriptor.edit_interval_ms.private : descriptor.edit_interval_ms.group) : FALLBACK_EDIT_INTERVAL_MS;
+  const interval = descriptor?.edit_interval_ms
+    ? chat.private
+      ? descriptor.edit_interval_ms.private
+      : descriptor.edit_interval_ms.group
+    : FALLBACK_EDIT_INTERVAL_MS;
   const where = { chat_id: chat.chatId, thread_id: chat.threadId, ...(chat.target ? { target: chat.target } : {}) };
   const run = async (action: Parameters<Outbox["request"]>[1]): Promise<Shown> => {
     const r = await outbox.request(chat.platform, action);

@@ -108,8 +108,10 @@ export interface RelayClientOptions {
 }
 
 function describeClose(code: number, reason: string): string {
-  if (code === CLOSE.unauthorized) return reason === "expired" ? "token expired (4401)" : reason === "replayed" ? "token already used (4401 replayed)" : "credentials refused (4401)";
-  if (code === CLOSE.replaced) return reason === "busy" ? "another connection of this gateway is live (4409 busy)" : "another connection of this gateway took over (4409 replaced)";
+  if (code === CLOSE.unauthorized)
+    return reason === "expired" ? "token expired (4401)" : reason === "replayed" ? "token already used (4401 replayed)" : "credentials refused (4401)";
+  if (code === CLOSE.replaced)
+    return reason === "busy" ? "another connection of this gateway is live (4409 busy)" : "another connection of this gateway took over (4409 replaced)";
   if (code === CLOSE.tooBig) return "frame too large (1009)";
   if (code === 1006) return "connection lost (1006)";
   return reason ? `closed ${code}: ${reason}` : `closed ${code}`;
@@ -292,7 +294,9 @@ export class RelayClient {
       // Loud, and never final: exiting would hand the gateway's traffic to whoever holds
       // the other connection (a token thief, say). Two gateways sharing an id keep
       // knocking, which an operator sees in both logs.
-      this.#o.log(`relay: WARNING ${describeClose(code, reason)}; if this is not another copy of this gateway, its credentials may be in someone else's hands: rotate GATEWAY_RELAY_SECRET. Retrying.`);
+      this.#o.log(
+        `relay: WARNING ${describeClose(code, reason)}; if this is not another copy of this gateway, its credentials may be in someone else's hands: rotate GATEWAY_RELAY_SECRET. Retrying.`,
+      );
     }
     if (code === CLOSE.unauthorized && reason === "replayed") {
       this.#o.log("relay: WARNING the connector had already seen this dial's token (4401 replayed); someone may have captured it. Retrying with a fresh one.");

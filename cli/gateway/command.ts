@@ -36,7 +36,11 @@ export async function gatewayRuntimeProblem(): Promise<string | null> {
 }
 
 /** `hermes-edge gateway`, its flags parsed (cli/commands.ts): checks the Node and the settings, then runs the gateway; the exit code. */
-export async function gatewayCommand(flags: { platforms?: string | undefined; db?: string | undefined; mcp?: string | undefined }, io: CliIo, runtimeProblem: () => Promise<string | null> = gatewayRuntimeProblem): Promise<number> {
+export async function gatewayCommand(
+  flags: { platforms?: string | undefined; db?: string | undefined; mcp?: string | undefined },
+  io: CliIo,
+  runtimeProblem: () => Promise<string | null> = gatewayRuntimeProblem,
+): Promise<number> {
   quietSqliteWarning();
   const problem = await runtimeProblem();
   if (problem) throw new CliError(problem);

@@ -35,13 +35,20 @@ export function defaultDbPath(cwd: string, gatewayId: string): string {
 }
 
 /** Reads GATEWAY_RELAY_URL/ID/SECRET, LLM_*, BUSY_POLICY, SYSTEM_PROMPT, LLM_CONTEXT_TOKENS and OFFLINE_STREAM_DELAY_MS, and the flags. */
-export function readGatewayConfig(env: Record<string, string | undefined>, flags: { platforms?: string | undefined; db?: string | undefined; mcp?: string | undefined }, cwd: string): ConfigResult {
+export function readGatewayConfig(
+  env: Record<string, string | undefined>,
+  flags: { platforms?: string | undefined; db?: string | undefined; mcp?: string | undefined },
+  cwd: string,
+): ConfigResult {
   const get = (name: string) => env[name]?.trim() || undefined;
   const relay = { GATEWAY_RELAY_URL: get("GATEWAY_RELAY_URL"), GATEWAY_RELAY_ID: get("GATEWAY_RELAY_ID"), GATEWAY_RELAY_SECRET: get("GATEWAY_RELAY_SECRET") };
   const { GATEWAY_RELAY_URL: relayUrl, GATEWAY_RELAY_ID: gatewayId, GATEWAY_RELAY_SECRET: secret } = relay;
   if (relayUrl === undefined || gatewayId === undefined || secret === undefined) {
     const missing = Object.entries(relay).flatMap(([name, value]) => (value === undefined ? [name] : []));
-    return { ok: false, error: `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not set (the connector's URL, this gateway's id and its secret from RELAY_SECRETS)` };
+    return {
+      ok: false,
+      error: `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not set (the connector's URL, this gateway's id and its secret from RELAY_SECRETS)`,
+    };
   }
   const url = normaliseRelayUrl(relayUrl);
   if (!url.ok) return { ok: false, error: `GATEWAY_RELAY_URL: ${url.error}` };
@@ -49,13 +56,19 @@ export function readGatewayConfig(env: Record<string, string | undefined>, flags
   if (typeof platforms === "string") return { ok: false, error: platforms };
   const delay = get("OFFLINE_STREAM_DELAY_MS");
   const offlineDelayMs = delay === undefined ? undefined : Number(delay);
-  if (offlineDelayMs !== undefined && !(Number.isFinite(offlineDelayMs) && offlineDelayMs >= 0)) return { ok: false, error: `OFFLINE_STREAM_DELAY_MS must be a number of milliseconds (got '${delay}')` };
+  if (offlineDelayMs !== undefined && !(Number.isFinite(offlineDelayMs) && offlineDelayMs >= 0))
+    return { ok: false, error: `OFFLINE_STREAM_DELAY_MS must be a number of milliseconds (got '${delay}')` };
   if (flags.db !== undefined && flags.db.trim() === "") return { ok: false, error: "--db needs a file path" };
   const model = { provider: get("LLM_PROVIDER"), baseUrl: get("LLM_BASE_URL"), apiKey: get("LLM_API_KEY"), model: get("LLM_MODEL"), offlineDelayMs };
   const provider = resolveProvider(model);
   if (!provider.ok) {
     const edgeOnly = model.provider?.toLowerCase() === "workers-ai";
-    return { ok: false, error: edgeOnly ? "LLM_PROVIDER=workers-ai runs only in the Worker (it needs the AI binding); the gateway uses LLM_BASE_URL or the offline model" : provider.error };
+    return {
+      ok: false,
+      error: edgeOnly
+        ? "LLM_PROVIDER=workers-ai runs only in the Worker (it needs the AI binding); the gateway uses LLM_BASE_URL or the offline model"
+        : provider.error,
+    };
   }
   let mcpServers: McpServerEntry[] = [];
   if (flags.mcp !== undefined) {

@@ -46,14 +46,26 @@ export class InboundHandler {
     if (this.#stopping) return; // not acked: the connector replays it to the next run
     const { event: ev, bufferId } = frame;
     const key = dedupeKey(ev);
-    const chat = { platform: ev.source.platform, chatId: ev.source.chat_id, threadId: ev.source.thread_id, target: ev.target ?? null, private: ev.source.chat_type === "dm" };
+    const chat = {
+      platform: ev.source.platform,
+      chatId: ev.source.chat_id,
+      threadId: ev.source.thread_id,
+      target: ev.target ?? null,
+      private: ev.source.chat_type === "dm",
+    };
     try {
       if (ev.text.trim() === "/new") this.#newSession(ev, key, chat);
       else if (this.#overBudget(ev, key, chat)) {
         // Answered (at most once a day per chat) and remembered: a replay is no turn either.
       } else {
         const attachments = frameAttachments(ev.media_urls, ev.media);
-        this.#d.sessions.forKey(ev.session_key).enqueue({ content: ev.text, origin: "platform", target: relayedTarget(chat), deliveryKey: key, meta: { userKey: `${ev.source.platform}:${ev.source.user_id}`, ...(attachments.length > 0 ? { attachments } : {}) } });
+        this.#d.sessions.forKey(ev.session_key).enqueue({
+          content: ev.text,
+          origin: "platform",
+          target: relayedTarget(chat),
+          deliveryKey: key,
+          meta: { userKey: `${ev.source.platform}:${ev.source.user_id}`, ...(attachments.length > 0 ? { attachments } : {}) },
+        });
       }
     } catch (err) {
       // Not stored, so not acked: the connector keeps it and replays it.

@@ -98,7 +98,11 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   // Local (stdio) and remote MCP servers from --mcp: the user's own programs become tools.
   const mcp = config.mcpServers.length > 0 ? gatewayMcpSource(config.mcpServers, { env: io.env, log }) : null;
   // The gateway runs inside a private network: names are resolved and checked first.
-  const tools = toolsFor(model, { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address), localNames: [hostname()], sources: mcp ? [mcp] : [] });
+  const tools = toolsFor(model, {
+    resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
+    localNames: [hostname()],
+    sources: mcp ? [mcp] : [],
+  });
   const sessions = new GatewaySessions({
     store,
     model,
@@ -110,9 +114,18 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     context: config.context,
     log,
     fetch: io.fetch,
-    attachments: (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, gatewayReadDeps(attachmentsSettings, io.fetch, log, store.readingMarks(turn.turnId)), signal),
+    attachments: (turn, earlier, signal) =>
+      readTurnAttachments(turn.meta, earlier, gatewayReadDeps(attachmentsSettings, io.fetch, log, store.readingMarks(turn.turnId)), signal),
   });
-  const handler = new InboundHandler({ store, sessions, outbox, descriptor: (p) => client.descriptor(p), send: (f) => client.send(f), log, now: () => clock.now() });
+  const handler = new InboundHandler({
+    store,
+    sessions,
+    outbox,
+    descriptor: (p) => client.descriptor(p),
+    send: (f) => client.send(f),
+    log,
+    now: () => clock.now(),
+  });
   const client: RelayClient = new RelayClient({
     url: config.relayUrl,
     gatewayId: config.gatewayId,

@@ -9,7 +9,15 @@ import type { WireMedia } from "../../workers/relay/frames.ts";
 export function frameAttachments(urls: readonly string[] | undefined, media: readonly WireMedia[] | undefined) {
   return (media ?? []).map((m, i) => {
     const url = urls?.[i] ?? "";
-    return { kind: m.kind, name: m.filename, mime: m.mime, size: m.size, seconds: m.seconds, ref: url, ...(m.error || !url ? { unavailable: m.error ?? "the connector sent no link for it" } : {}) };
+    return {
+      kind: m.kind,
+      name: m.filename,
+      mime: m.mime,
+      size: m.size,
+      seconds: m.seconds,
+      ref: url,
+      ...(m.error || !url ? { unavailable: m.error ?? "the connector sent no link for it" } : {}),
+    };
   });
 }
 
@@ -25,7 +33,12 @@ export function gatewayReadDeps(settings: AttachmentSettings, fetchImpl: typeof 
     maxBytes: settings.maxBytes,
     download: (a, signal) => fetchCapped(fetchImpl, a.ref, {}, settings.maxBytes, "the connector", signal),
     ...(marks ? { marks } : {}),
-    ...(cfg ? { transcribe: (audio: { bytes: Uint8Array; mime: string | null; name: string | null }, signal: AbortSignal) => transcribe(cfg, audio, { fetch: fetchImpl, signal }) } : {}),
+    ...(cfg
+      ? {
+          transcribe: (audio: { bytes: Uint8Array; mime: string | null; name: string | null }, signal: AbortSignal) =>
+            transcribe(cfg, audio, { fetch: fetchImpl, signal }),
+        }
+      : {}),
     log,
   };
 }

@@ -45,7 +45,10 @@ export class Outbox {
       if (!this.#link.connected && !(await this.#link.whenConnected())) return { success: false, code: "stopped", error: "the relay connection ended" };
       const requestId = randomUUID();
       const result = new Promise<OutboundResult>((resolve) => {
-        const timer = this.#clock.setTimeout(() => this.#ambiguous(requestId, `no outbound_result within ${OUTBOUND_TIMEOUT_MS / 1000}s`, "timeout"), OUTBOUND_TIMEOUT_MS);
+        const timer = this.#clock.setTimeout(
+          () => this.#ambiguous(requestId, `no outbound_result within ${OUTBOUND_TIMEOUT_MS / 1000}s`, "timeout"),
+          OUTBOUND_TIMEOUT_MS,
+        );
         this.#pending.set(requestId, { action, timer, resolve });
       });
       if (this.#link.send({ type: "outbound", requestId, action, platform })) return result;

@@ -105,7 +105,10 @@ export class GatewaySessions {
 
   /** Runs what an earlier run of the gateway left: re-runs its turns, finishes its deliveries. */
   resume(): void {
-    for (const ref of this.#d.store.sessionsWithWork()) void this.runtime(ref).pump().catch((err: unknown) => this.#d.log(`resuming ${ref}: failed`, err));
+    for (const ref of this.#d.store.sessionsWithWork())
+      void this.runtime(ref)
+        .pump()
+        .catch((err: unknown) => this.#d.log(`resuming ${ref}: failed`, err));
   }
 
   /** Stops every running turn (the gateway is stopping); returns their session keys. */

@@ -47,7 +47,10 @@ export class GatewayStore {
 
   /** Starts a fresh transcript for `sessionKey` (`/new`); earlier ones stay in the file. */
   reset(sessionKey: string): string {
-    this.sql.exec("INSERT INTO generations (session_key, generation) VALUES (?, 1) ON CONFLICT (session_key) DO UPDATE SET generation = generation + 1", sessionKey);
+    this.sql.exec(
+      "INSERT INTO generations (session_key, generation) VALUES (?, 1) ON CONFLICT (session_key) DO UPDATE SET generation = generation + 1",
+      sessionKey,
+    );
     return this.sessionRef(sessionKey);
   }
 
@@ -58,7 +61,12 @@ export class GatewayStore {
   }
 
   saveSummary(sessionRef: string, summary: string | null, foldedThrough: number): void {
-    this.sql.exec("INSERT INTO summaries (session, summary, folded_through) VALUES (?, ?, ?) ON CONFLICT (session) DO UPDATE SET summary = excluded.summary, folded_through = excluded.folded_through", sessionRef, summary, foldedThrough);
+    this.sql.exec(
+      "INSERT INTO summaries (session, summary, folded_through) VALUES (?, ?, ?) ON CONFLICT (session) DO UPDATE SET summary = excluded.summary, folded_through = excluded.folded_through",
+      sessionRef,
+      summary,
+      foldedThrough,
+    );
   }
 
   /** Notes that `chat` was told about the budget on `day`; false if it already was. */

@@ -33,9 +33,14 @@ export function joinAlbum(items: readonly OutboxItem[]): { event: MessageEvent; 
     parts.push(item.event);
     seqs.push(item.seq);
   }
-  const addressed: Addressed = parts.some((p) => p.addressed === true) ? true : (parts.find((p) => typeof p.addressed === "object")?.addressed ?? head.event.addressed);
+  const addressed: Addressed = parts.some((p) => p.addressed === true)
+    ? true
+    : (parts.find((p) => typeof p.addressed === "object")?.addressed ?? head.event.addressed);
   // Replies go where the part that spoke to the bot was (a group reply quotes that message).
   const speaker = parts.find((p) => p.addressed === true) ?? parts.find((p) => p.text.trim() !== "") ?? head.event;
-  const text = parts.map((p) => p.text.trim()).filter((t) => t !== "").join("\n\n");
+  const text = parts
+    .map((p) => p.text.trim())
+    .filter((t) => t !== "")
+    .join("\n\n");
   return { event: { ...speaker, text, attachments: parts.flatMap((p) => p.attachments), addressed, album }, seqs };
 }

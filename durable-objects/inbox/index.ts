@@ -191,7 +191,9 @@ export class Inbox extends DurableObject<Env> {
         const attempts = this.#store.failed(item.seq);
         // The delivery stays in the outbox whatever failed; an overloaded session object gets the longest pause, not more load.
         const wait = isOverloaded(err) ? MAX_RETRY_MS : backoffDelay(attempts - 1, HAND_ON_BACKOFF);
-        logger.child(`inbox ${this.#key}`).error(`handing on failed; retrying in ${Math.round(wait / 1000)} s`, { delivery: item.deliveryKey, attempt: attempts, err });
+        logger
+          .child(`inbox ${this.#key}`)
+          .error(`handing on failed; retrying in ${Math.round(wait / 1000)} s`, { delivery: item.deliveryKey, attempt: attempts, err });
         await this.#armAlarm(Date.now() + wait);
         return;
       }
@@ -221,7 +223,17 @@ export class Inbox extends DurableObject<Env> {
     // An album none of whose parts was for the bot (outside a thread that hears everything).
     if (event.addressed === false && !this.#store.binding()?.bound) return;
     if (event.kind === "message") return this.#message(deliveryKey, event);
-    const answer = event.kind === "command" ? await runCommand({ env: this.env, key: this.#key, event, adapter, current: () => this.#store.binding()?.sessionId ?? null, bind: (sessionId) => this.bind({ sessionId, origin: event.source, bound: true }) }) : unknownCommandText(adapter.commands, event.name);
+    const answer =
+      event.kind === "command"
+        ? await runCommand({
+            env: this.env,
+            key: this.#key,
+            event,
+            adapter,
+            current: () => this.#store.binding()?.sessionId ?? null,
+            bind: (sessionId) => this.bind({ sessionId, origin: event.source, bound: true }),
+          })
+        : unknownCommandText(adapter.commands, event.name);
     await adapter.show(event.target, answer, [], "final").catch((err: unknown) => logger.child(adapter.name).warn("could not answer a command", { err }));
   }
 
@@ -260,7 +272,9 @@ export class Inbox extends DurableObject<Env> {
     if (this.#store.meta(toldKey) !== day) {
       this.#store.setMeta(toldKey, day);
       const adapter = adapterFor(this.env, event.source.platform);
-      await adapter?.show(event.target, budgetText(used, budget, now), [], "final").catch((err: unknown) => logger.child("inbox").warn("could not say the budget is used up", { err }));
+      await adapter
+        ?.show(event.target, budgetText(used, budget, now), [], "final")
+        .catch((err: unknown) => logger.child("inbox").warn("could not say the budget is used up", { err }));
     }
     return true;
   }

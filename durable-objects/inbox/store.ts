@@ -50,7 +50,15 @@ export class InboxStore {
   binding(): Binding | null {
     if (this.#binding === undefined) {
       const r = this.#sql.exec("SELECT * FROM binding WHERE id = 1")[0];
-      this.#binding = r ? { sessionId: String(r.session_id), bound: num(r.bound) === 1, origin: JSON.parse(String(r.origin)) as Binding["origin"], updatedAt: num(r.updated_at), synced: num(r.synced) === 1 } : null;
+      this.#binding = r
+        ? {
+            sessionId: String(r.session_id),
+            bound: num(r.bound) === 1,
+            origin: JSON.parse(String(r.origin)) as Binding["origin"],
+            updatedAt: num(r.updated_at),
+            synced: num(r.synced) === 1,
+          }
+        : null;
     }
     return this.#binding;
   }
@@ -92,7 +100,13 @@ export class InboxStore {
 
   /** The oldest `n` items, in order. */
   head(n: number): OutboxItem[] {
-    return this.#sql.exec("SELECT * FROM outbox ORDER BY seq LIMIT ?", n).map((r) => ({ seq: num(r.seq), deliveryKey: String(r.delivery_key), event: JSON.parse(String(r.event)) as PlatformEvent, attempts: num(r.attempts), createdAt: num(r.created_at) }));
+    return this.#sql.exec("SELECT * FROM outbox ORDER BY seq LIMIT ?", n).map((r) => ({
+      seq: num(r.seq),
+      deliveryKey: String(r.delivery_key),
+      event: JSON.parse(String(r.event)) as PlatformEvent,
+      attempts: num(r.attempts),
+      createdAt: num(r.created_at),
+    }));
   }
 
   done(seq: number): void {

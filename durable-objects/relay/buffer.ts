@@ -31,9 +31,14 @@ export interface BufferedFrame {
 }
 
 function buffered(r: Row): BufferedFrame {
-  return { bufferId: String(r.buffer_id), frame: String(r.frame), media: r.media === null ? null : String(r.media), ready: num(r.ready) === 1, sentConn: r.sent_conn === null ? null : String(r.sent_conn) };
+  return {
+    bufferId: String(r.buffer_id),
+    frame: String(r.frame),
+    media: r.media === null ? null : String(r.media),
+    ready: num(r.ready) === 1,
+    sentConn: r.sent_conn === null ? null : String(r.sent_conn),
+  };
 }
-
 
 /**
  * A Relay object's tables: the durable, ordered buffer of inbound frames (kept until
@@ -68,11 +73,22 @@ export class RelayStore {
    * user flooding evicts their own messages, not another chat's), returning how many.
    */
   buffer(bufferId: string, deliveryKey: string, frame: string, now: number, limit: number, pending: string | null = null, chat: string | null = null): number {
-    this.#sql.exec("INSERT INTO buffer (buffer_id, delivery_key, frame, created_at, media, ready, chat) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(delivery_key) DO NOTHING", bufferId, deliveryKey, frame, now, pending, pending === null ? 1 : 0, chat);
+    this.#sql.exec(
+      "INSERT INTO buffer (buffer_id, delivery_key, frame, created_at, media, ready, chat) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(delivery_key) DO NOTHING",
+      bufferId,
+      deliveryKey,
+      frame,
+      now,
+      pending,
+      pending === null ? 1 : 0,
+      chat,
+    );
     const excess = this.buffered() - limit;
     if (excess <= 0) return 0;
     for (let i = 0; i < excess; i++) {
-      this.#sql.exec("DELETE FROM buffer WHERE seq = (SELECT MIN(seq) FROM buffer WHERE chat IS (SELECT chat FROM buffer GROUP BY chat ORDER BY COUNT(*) DESC, MIN(seq) LIMIT 1))");
+      this.#sql.exec(
+        "DELETE FROM buffer WHERE seq = (SELECT MIN(seq) FROM buffer WHERE chat IS (SELECT chat FROM buffer GROUP BY chat ORDER BY COUNT(*) DESC, MIN(seq) LIMIT 1))",
+      );
     }
     this.#sql.exec("INSERT INTO counters (name, value) VALUES ('dropped', ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", excess);
     return excess;
@@ -84,7 +100,9 @@ export class RelayStore {
 
   /** Unacknowledged frames not yet sent on socket `connId`, oldest first. */
   unsent(connId: string, limit = 200): BufferedFrame[] {
-    return this.#sql.exec("SELECT buffer_id, frame, media, ready, sent_conn FROM buffer WHERE sent_conn IS NULL OR sent_conn <> ? ORDER BY seq LIMIT ?", connId, limit).map(buffered);
+    return this.#sql
+      .exec("SELECT buffer_id, frame, media, ready, sent_conn FROM buffer WHERE sent_conn IS NULL OR sent_conn <> ? ORDER BY seq LIMIT ?", connId, limit)
+      .map(buffered);
   }
 
   /** Frames whose attachments are still to be fetched, oldest first. */

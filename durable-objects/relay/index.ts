@@ -5,7 +5,15 @@ import { logger } from "../../workers/log/index.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { platformOfKey } from "../../workers/platforms/session-key.ts";
 import { descriptorFor } from "../../workers/relay/descriptor.ts";
-import { checkGatewayFrame, CLOSE, encodeFrame, FrameDecoder, type ConnectorFrameIn, type GatewayFrame, type InboundEventIn } from "../../workers/relay/frames.ts";
+import {
+  checkGatewayFrame,
+  CLOSE,
+  encodeFrame,
+  FrameDecoder,
+  type ConnectorFrameIn,
+  type GatewayFrame,
+  type InboundEventIn,
+} from "../../workers/relay/frames.ts";
 import { REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../../workers/relay/socket.ts";
 import { durableSql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
@@ -75,7 +83,8 @@ export class Relay extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const [, exp, sig] = /^(\d+):([0-9a-f]{64})$/.exec(request.headers.get(TOKEN_HEADER) ?? "") ?? [];
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || exp === undefined || sig === undefined) return new Response("expected a websocket upgrade", { status: 426 });
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || exp === undefined || sig === undefined)
+      return new Response("expected a websocket upgrade", { status: 426 });
     const gatewayId = this.#gatewayId();
     const now = Date.now();
     if (!this.#store.useToken(sig, Number(exp), Math.floor(now / 1000))) {
@@ -89,7 +98,16 @@ export class Relay extends DurableObject<Env> {
     }
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server);
-    server.serializeAttachment({ connId: crypto.randomUUID(), gatewayId, connectedAt: now, handshakeAt: 0, idle: false, platforms: [], lastFrameAt: now, origin: new URL(request.url).origin } satisfies SocketState);
+    server.serializeAttachment({
+      connId: crypto.randomUUID(),
+      gatewayId,
+      connectedAt: now,
+      handshakeAt: 0,
+      idle: false,
+      platforms: [],
+      lastFrameAt: now,
+      origin: new URL(request.url).origin,
+    } satisfies SocketState);
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -145,7 +163,8 @@ export class Relay extends DurableObject<Env> {
     for (const obj of decoded.frames) {
       const checked = checkGatewayFrame(obj);
       if (checked.kind === "frame") await this.#handle(ws, checked.frame);
-      else if (checked.kind === "malformed") this.#send(ws, { type: "error", code: "malformed_frame", message: `${checked.type} frame skipped (${checked.why})` });
+      else if (checked.kind === "malformed")
+        this.#send(ws, { type: "error", code: "malformed_frame", message: `${checked.type} frame skipped (${checked.why})` });
     }
   }
 
@@ -158,7 +177,9 @@ export class Relay extends DurableObject<Env> {
       case "interrupt":
         return this.#gatewayInterrupt(ws, frame.session_key);
       case "outbound":
-        void runOutbound({ env: this.env, fronted: this.#state(ws).platforms }, frame.action, frame.platform).then((result) => this.#send(ws, { type: "outbound_result", requestId: frame.requestId, result }));
+        void runOutbound({ env: this.env, fronted: this.#state(ws).platforms }, frame.action, frame.platform).then((result) =>
+          this.#send(ws, { type: "outbound_result", requestId: frame.requestId, result }),
+        );
         return;
       case "going_idle":
         this.#setState(ws, { ...this.#state(ws), idle: true });
@@ -173,7 +194,11 @@ export class Relay extends DurableObject<Env> {
   async #hello(ws: WebSocket, platform: string): Promise<void> {
     const s = this.#state(ws);
     if (!isPlatformName(platform) || settings(this.env).platforms[platform].gateway !== s.gatewayId) {
-      this.#send(ws, { type: "error", code: "platform_not_relayed", message: `${platform || "(none)"} is not relayed to gateway ${s.gatewayId} (RELAY_PLATFORMS)` });
+      this.#send(ws, {
+        type: "error",
+        code: "platform_not_relayed",
+        message: `${platform || "(none)"} is not relayed to gateway ${s.gatewayId} (RELAY_PLATFORMS)`,
+      });
       return;
     }
     const adapter = adapterFor(this.env, platform);
@@ -230,7 +255,12 @@ export class Relay extends DurableObject<Env> {
           const pending = JSON.parse(f.media ?? "{}") as PendingMedia;
           const gatewayId = this.#gatewayId();
           const media = await fetchRelayMedia(this.env, gatewayId, f.bufferId, pending);
-          this.#store.setMedia(f.bufferId, JSON.stringify(media), media.flatMap((m) => (m.key ? [m.key] : [])), Date.now());
+          this.#store.setMedia(
+            f.bufferId,
+            JSON.stringify(media),
+            media.flatMap((m) => (m.key ? [m.key] : [])),
+            Date.now(),
+          );
           await this.#flush();
         }
         await this.#pruneMedia();

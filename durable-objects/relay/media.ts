@@ -41,7 +41,9 @@ export async function fetchRelayMedia(env: Env, gatewayId: string, bufferId: str
       out.push({ ...base, key: null, error: `larger than the ${formatBytes(max)} this connector fetches` });
       continue;
     }
-    const got = adapter?.download ? await adapter.download(a as Attachment, { maxBytes: max }) : ({ ok: false, reason: "failed", detail: `${pending.platform} cannot be asked for it` } as const);
+    const got = adapter?.download
+      ? await adapter.download(a as Attachment, { maxBytes: max })
+      : ({ ok: false, reason: "failed", detail: `${pending.platform} cannot be asked for it` } as const);
     if (!got.ok) {
       out.push({ ...base, key: null, error: got.reason === "too_large" ? `larger than the ${formatBytes(max)} this connector fetches` : got.detail });
       continue;

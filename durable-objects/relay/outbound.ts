@@ -26,7 +26,8 @@ export async function runOutbound(ctx: OutboundContext, action: OutboundAction, 
   try {
     return await run(adapter, platform, action);
   } catch (err) {
-    if (err instanceof PlatformApiError) return { success: false, code: err.code, error: err.message, ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}) };
+    if (err instanceof PlatformApiError)
+      return { success: false, code: err.code, error: err.message, ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}) };
     return { success: false, code: "internal", error: errorMessage(err) };
   }
 }
@@ -59,7 +60,9 @@ async function run(adapter: NonNullable<ReturnType<typeof adapterFor>>, platform
     case "thread_create": {
       const thread = await adapter.createHandoffThread(a.chat_id, String(a.thread_name ?? "thread").slice(0, 100));
       // chat_id too: on Discord a thread is a channel of its own.
-      return thread ? { success: true, thread_id: thread.threadId, chat_id: thread.chatId } : { success: false, code: "threads_unavailable", error: `no thread could be made in ${a.chat_id}` };
+      return thread
+        ? { success: true, thread_id: thread.threadId, chat_id: thread.chatId }
+        : { success: false, code: "threads_unavailable", error: `no thread could be made in ${a.chat_id}` };
     }
     default:
       return { success: false, code: "unsupported_op", error: `op '${a.op}' is not supported (send, edit, typing, thread_create)` };

@@ -61,7 +61,14 @@ export function claim(rec: SessionRecord, now: number): Patch | null {
 /** running → completed, error cleared, destination recorded. */
 export function complete(rec: SessionRecord, dest: HandoffDestination, now: number): Patch | null {
   if (rec.handoffState !== "running") return null;
-  return { handoffState: "completed", handoffError: null, handoffFinishedAt: now, handoffDestChatId: dest.chatId, handoffDestThreadId: dest.threadId, handoffDestUrl: webUrl(dest.url) };
+  return {
+    handoffState: "completed",
+    handoffError: null,
+    handoffFinishedAt: now,
+    handoffDestChatId: dest.chatId,
+    handoffDestThreadId: dest.threadId,
+    handoffDestUrl: webUrl(dest.url),
+  };
 }
 
 /** A destination link is stored only when it is http(s) (the console renders it as a link). */

@@ -80,9 +80,17 @@ export class HandoffRunner {
   async destinationFor(req: HandoffRequest): Promise<{ ok: true; to: string } | { ok: false; message: string }> {
     const { platform } = req;
     if (!isPlatformName(platform)) return { ok: false, message: `unknown platform '${platform}'` };
-    if (req.chatId) return { ok: true, to: describeHandoffDestination(platform, { chat_id: req.chatId, thread_id: null, source: "request" }, { thread: req.thread, explicit: true }) };
+    if (req.chatId)
+      return {
+        ok: true,
+        to: describeHandoffDestination(platform, { chat_id: req.chatId, thread_id: null, source: "request" }, { thread: req.thread, explicit: true }),
+      };
     const home = await homeChannel(this.#h.env, platform);
-    if (!home) return { ok: false, message: `${platform} has no home channel: an admin (${platform.toUpperCase()}_ADMIN_USERS) must run /sethome in the destination chat, or pass chat_id` };
+    if (!home)
+      return {
+        ok: false,
+        message: `${platform} has no home channel: an admin (${platform.toUpperCase()}_ADMIN_USERS) must run /sethome in the destination chat, or pass chat_id`,
+      };
     const refused = homeRefusal(this.#h.env, platform, home);
     return refused ? { ok: false, message: refused } : { ok: true, to: describeHandoffDestination(platform, home, { thread: req.thread }) };
   }
@@ -160,7 +168,11 @@ export class HandoffRunner {
     // Read again at pickup (it may have changed since the request): never a non-admin's chat.
     const refused = stored && homeRefusal(env, platform, stored);
     if (refused) throw new HandoffFailure(refused);
-    const home = rec.handoffChatId ? { chatId: rec.handoffChatId, threadId: null, setBy: null } : stored ? { chatId: stored.chat_id, threadId: stored.thread_id, setBy: stored.set_by } : null;
+    const home = rec.handoffChatId
+      ? { chatId: rec.handoffChatId, threadId: null, setBy: null }
+      : stored
+        ? { chatId: stored.chat_id, threadId: stored.thread_id, setBy: stored.set_by }
+        : null;
     if (!home) throw new HandoffFailure(`no home channel configured for ${platform}; run /sethome in the destination chat first`);
 
     const title = rec.title ?? rec.id.slice(0, 8);
@@ -177,7 +189,9 @@ export class HandoffRunner {
     // Outside threads a shared chat keys per user: the key must be someone's, or no real
     // message there would ever continue the session.
     if (origin.chatType !== "dm" && !origin.threadId && origin.userId === "handoff") {
-      throw new HandoffFailure(`cannot tell whose session ${dest.chatId} should continue: send /sethome in that chat (its sender becomes the owner), or hand off into a thread`);
+      throw new HandoffFailure(
+        `cannot tell whose session ${dest.chatId} should continue: send /sethome in that chat (its sender becomes the owner), or hand off into a thread`,
+      );
     }
     const key = buildSessionKey(origin);
     const gate = adapter.handoffGate ? await adapter.handoffGate(dest.chatId, title, await inbox(env, key).lastInbound()) : { ok: true as const };
@@ -188,7 +202,12 @@ export class HandoffRunner {
     // The platform's own notice (a WhatsApp template) went out: the user's answer continues the session.
     if (gate.announced) return dest;
 
-    const taken = this.#h.runtime.enqueue({ content: handoffNotice(title, platform), origin: "internal", target, deliveryKey: `handoff:${rec.id}:${rec.handoffRequestedAt ?? 0}` });
+    const taken = this.#h.runtime.enqueue({
+      content: handoffNotice(title, platform),
+      origin: "internal",
+      target,
+      deliveryKey: `handoff:${rec.id}:${rec.handoffRequestedAt ?? 0}`,
+    });
     if (!taken) throw new HandoffFailure("this handoff's turn already ran once");
     this.#h.update({ handoffTurnId: taken.turnId });
     const { outcome, delivery } = await this.#h.runtime.waitTurn(taken.turnId);

@@ -25,7 +25,14 @@ export async function importFromD1(d: Db, sql: Sql, records: RecordStore, sessio
     transcript.importRows(
       rows.map((m) => ({
         id: m.localId ?? m.id,
-        message: rowMessage({ role: m.role, content: m.content, tool_calls: m.toolCalls, tool_call_id: m.toolCallId, name: m.toolName, finish_reason: m.finishReason }),
+        message: rowMessage({
+          role: m.role,
+          content: m.content,
+          tool_calls: m.toolCalls,
+          tool_call_id: m.toolCallId,
+          name: m.toolName,
+          finish_reason: m.finishReason,
+        }),
         turnId: m.turnId,
         usage: m.inputTokens !== null || m.outputTokens !== null ? { input: m.inputTokens ?? 0, output: m.outputTokens ?? m.tokenCount ?? 0 } : undefined,
         model: m.model,

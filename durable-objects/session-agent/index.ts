@@ -7,7 +7,18 @@ import { durableSql, SessionRuntime, type ContextKeeper, type Sql } from "../../
 import { settings } from "../../workers/settings.ts";
 import type { SessionBudget } from "./budget.ts";
 import type { HandoffRunner } from "./handoff.ts";
-import { deleteEverywhere, describeTools, exportSession, importSession, recordFromExport, rekeyTakenTurns, retain, transcriptView, type SessionExport, type TranscriptView } from "./lifecycle.ts";
+import {
+  deleteEverywhere,
+  describeTools,
+  exportSession,
+  importSession,
+  recordFromExport,
+  rekeyTakenTurns,
+  retain,
+  transcriptView,
+  type SessionExport,
+  type TranscriptView,
+} from "./lifecycle.ts";
 import { inFlight, type HandoffRequest } from "./handoff-state.ts";
 import { importFromD1 } from "./import.ts";
 import type { D1Mirror } from "./mirror.ts";
@@ -36,10 +47,18 @@ export class SessionAgent extends DurableObject<Env> {
   #context: ContextKeeper | null = null;
   #budget: SessionBudget | null = null;
   // The parts #init makes once the session row exists: reaching one before that is a bug, said as such.
-  get #rt(): SessionRuntime { return loaded(this.#runtime, "runtime"); }
-  get #ho(): HandoffRunner { return loaded(this.#handoff, "handoff runner"); }
-  get #ctx(): ContextKeeper { return loaded(this.#context, "context keeper"); }
-  get #bud(): SessionBudget { return loaded(this.#budget, "budget"); }
+  get #rt(): SessionRuntime {
+    return loaded(this.#runtime, "runtime");
+  }
+  get #ho(): HandoffRunner {
+    return loaded(this.#handoff, "handoff runner");
+  }
+  get #ctx(): ContextKeeper {
+    return loaded(this.#context, "context keeper");
+  }
+  get #bud(): SessionBudget {
+    return loaded(this.#budget, "budget");
+  }
   #changed = Promise.withResolvers<void>();
   readonly #wake = new WakeUp(this.ctx.storage);
   readonly #tools = new SessionTools(this.env);
@@ -151,7 +170,10 @@ export class SessionAgent extends DurableObject<Env> {
   /** PATCH /v1/sessions/:id: the title, and the session's own instructions (null clears them). */
   async update(patch: { title?: string | null; instructions?: string | null }): Promise<Found<{ session: SessionJson }>> {
     if (!(await this.#session())) return NOT_FOUND;
-    const next = this.#update({ ...(patch.title !== undefined ? { title: patch.title } : {}), ...(patch.instructions !== undefined ? { instructions: patch.instructions } : {}) });
+    const next = this.#update({
+      ...(patch.title !== undefined ? { title: patch.title } : {}),
+      ...(patch.instructions !== undefined ? { instructions: patch.instructions } : {}),
+    });
     if (!next) return NOT_FOUND;
     await this.#mirror.flush();
     return { ok: true, session: this.#json(next) };
@@ -266,7 +288,13 @@ export class SessionAgent extends DurableObject<Env> {
     if (!rec) return NOT_FOUND;
     const user = input.meta?.userKey;
     if (typeof user === "string" && !(await this.#bud.mayWait(this.#rt, user, input.target))) return { ok: true, accepted: false };
-    const taken = this.#rt.enqueue({ content: input.content, origin: "platform", target: input.target, deliveryKey: input.deliveryKey, meta: input.meta ?? {} });
+    const taken = this.#rt.enqueue({
+      content: input.content,
+      origin: "platform",
+      target: input.target,
+      deliveryKey: input.deliveryKey,
+      meta: input.meta ?? {},
+    });
     this.#mirror.soon();
     return { ok: true, accepted: taken !== null };
   }

@@ -26,7 +26,10 @@ export interface TranscriptView {
  */
 export function transcriptView(rec: SessionRecord, rt: SessionRuntime): TranscriptView {
   const folded = rec.foldedThrough ?? 0;
-  return { messages: rt.transcript.rows().map((r) => withAttachmentsJson(r, rt.attachments)), summary: folded > 0 || rec.summary ? { text: rec.summary ?? null, folded_through: folded } : null };
+  return {
+    messages: rt.transcript.rows().map((r) => withAttachmentsJson(r, rt.attachments)),
+    summary: folded > 0 || rec.summary ? { text: rec.summary ?? null, folded_through: folded } : null,
+  };
 }
 
 /** The session's own storage as an export. */
@@ -69,9 +72,18 @@ export function recordFromExport(data: SessionExport, now = Date.now()): Session
   const s = data.session;
   const base = newRecord({ source: s.source, model: typeof s.model === "string" ? s.model : "offline" }, s.startedAt, s.id);
   const summary = data.summary ? { summary: data.summary.summary, foldedThrough: data.summary.folded_through } : {};
-  const rec: SessionRecord = { ...base, ...(s as Partial<SessionRecord>), activeTurnId: null, turnStartedAt: null, handoffDestKey: null, handoffTurnId: null, ...summary };
+  const rec: SessionRecord = {
+    ...base,
+    ...(s as Partial<SessionRecord>),
+    activeTurnId: null,
+    turnStartedAt: null,
+    handoffDestKey: null,
+    handoffTurnId: null,
+    ...summary,
+  };
   rec.handoffDestUrl = webUrl(rec.handoffDestUrl);
-  if (rec.handoffState === "pending" || rec.handoffState === "running") Object.assign(rec, { handoffState: "failed", handoffError: IMPORTED_IN_FLIGHT_ERROR, handoffFinishedAt: now });
+  if (rec.handoffState === "pending" || rec.handoffState === "running")
+    Object.assign(rec, { handoffState: "failed", handoffError: IMPORTED_IN_FLIGHT_ERROR, handoffFinishedAt: now });
   return rec;
 }
 
@@ -81,10 +93,19 @@ export function recordFromExport(data: SessionExport, now = Date.now()): Session
  * another's turn ids rewrote that session's usage (and reset its user's daily budget).
  */
 export async function rekeyTakenTurns(d: Db, data: SessionExport): Promise<SessionExport> {
-  const ids = [...new Set([...data.messages.map((m) => m.turn_id), ...data.usage.map((u) => u.turnId), ...data.attachments.map((a) => a.turnId)].filter((t): t is string => t !== null))];
+  const ids = [
+    ...new Set(
+      [...data.messages.map((m) => m.turn_id), ...data.usage.map((u) => u.turnId), ...data.attachments.map((a) => a.turnId)].filter(
+        (t): t is string => t !== null,
+      ),
+    ),
+  ];
   const taken = new Set<string>();
   for (let i = 0; i < ids.length; i += 90) {
-    const rows = await d.select({ turnId: usage.turnId }).from(usage).where(and(inArray(usage.turnId, ids.slice(i, i + 90)), ne(usage.sessionId, data.session.id)));
+    const rows = await d
+      .select({ turnId: usage.turnId })
+      .from(usage)
+      .where(and(inArray(usage.turnId, ids.slice(i, i + 90)), ne(usage.sessionId, data.session.id)));
     for (const r of rows) taken.add(r.turnId);
   }
   if (taken.size === 0) return data;
@@ -131,7 +152,11 @@ export function importSession(data: SessionExport, rt: SessionRuntime): void {
   const own = sessionFilesPrefix(data.session.id);
   for (const a of data.attachments) {
     const { turnId, createdAt, ...record } = a;
-    rt.attachments.put(turnId, [{ ...record, key: record.key?.startsWith(own) && !record.key.includes("..") ? record.key : null } as AttachmentRecord], createdAt);
+    rt.attachments.put(
+      turnId,
+      [{ ...record, key: record.key?.startsWith(own) && !record.key.includes("..") ? record.key : null } as AttachmentRecord],
+      createdAt,
+    );
   }
 }
 

@@ -108,7 +108,11 @@ export class RecordStore {
   /** Stores the row (creating it), marking it for the mirror. */
   put(rec: SessionRecord): SessionRecord {
     this.ensure();
-    this.#sql.exec("INSERT INTO session (id, row, dirty) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET row = excluded.row, dirty = 1", rec.id, JSON.stringify(rec));
+    this.#sql.exec(
+      "INSERT INTO session (id, row, dirty) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET row = excluded.row, dirty = 1",
+      rec.id,
+      JSON.stringify(rec),
+    );
     this.#cached = rec;
     return rec;
   }
@@ -146,7 +150,10 @@ export function withCounters(sql: Sql, rec: SessionRecord): SessionRecord {
   const used = sql.exec("SELECT COALESCE(SUM(input), 0) AS i, COALESCE(SUM(output), 0) AS o FROM usage_turns WHERE session = ?", rec.id)[0];
   let title = rec.title;
   if (!title) {
-    const first = sql.exec("SELECT content FROM messages WHERE session = ? AND role = 'user' AND content IS NOT NULL AND active = 1 ORDER BY id LIMIT 1", rec.id)[0];
+    const first = sql.exec(
+      "SELECT content FROM messages WHERE session = ? AND role = 'user' AND content IS NOT NULL AND active = 1 ORDER BY id LIMIT 1",
+      rec.id,
+    )[0];
     title = first ? titleFrom(String(first.content)) : null;
   }
   return {

@@ -52,8 +52,7 @@ function runCli(args: string[]): Cli {
     child,
     stdout: () => seen.stdout,
     stderr: () => seen.stderr,
-    waitFor: (text, stream = "stdout") =>
-      seen[stream].includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, stream, resolve })),
+    waitFor: (text, stream = "stdout") => (seen[stream].includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, stream, resolve }))),
     exit,
   };
 }

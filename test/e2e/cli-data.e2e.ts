@@ -29,7 +29,11 @@ async function cli(args: string[], stdin?: string): Promise<{ code: number; out:
 }
 
 async function api(method: string, p: string, json?: unknown): Promise<Response> {
-  return fetch(`${worker.url}${p}`, { method, headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json" }, ...(json ? { body: JSON.stringify(json) } : {}) });
+  return fetch(`${worker.url}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json" },
+    ...(json ? { body: JSON.stringify(json) } : {}),
+  });
 }
 
 async function sessionWithTurns(n: number): Promise<string> {
@@ -130,7 +134,12 @@ describe("hermes-edge status", () => {
     const migrations = readdirSync(path.join(import.meta.dirname, "..", "..", "migrations")).filter((f) => f.endsWith(".sql")).length;
     expect(lines).toContain(`✓ D1         ${migrations}/${migrations} migrations applied`);
     expect(lines.at(-1)).toBe("no problems found");
-    const json = JSON.parse((await cli(["status", "--json"])).out) as { reachable: boolean; token: { accepted: boolean }; problems: unknown[]; worker: { migrations: { missing: string[] }; setting_problems: unknown[] } };
+    const json = JSON.parse((await cli(["status", "--json"])).out) as {
+      reachable: boolean;
+      token: { accepted: boolean };
+      problems: unknown[];
+      worker: { migrations: { missing: string[] }; setting_problems: unknown[] };
+    };
     expect(json).toMatchObject({ reachable: true, token: { accepted: true }, problems: [], worker: { migrations: { missing: [] }, setting_problems: [] } });
   });
 
@@ -146,4 +155,3 @@ describe("hermes-edge status", () => {
     expect(gone.out()).toContain("fix: start it (npm start, npm run dev)");
   });
 });
-

@@ -24,14 +24,25 @@ let watched: WatchedPage | null = null;
 let shared: WatchedPage | null = null;
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${h.worker.url}${path}`, { method, headers: { authorization: `Bearer ${h.worker.token}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${h.worker.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${h.worker.token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
 
 async function sessionWith(title: string, ...said: string[]): Promise<string> {
   const { session } = await api<{ session: { id: string } }>("POST", "/v1/sessions", { title });
-  for (const content of said) await (await fetch(`${h.worker.url}/v1/sessions/${session.id}/turns`, { method: "POST", headers: { authorization: `Bearer ${h.worker.token}` }, body: JSON.stringify({ content }) })).text();
+  for (const content of said)
+    await (
+      await fetch(`${h.worker.url}/v1/sessions/${session.id}/turns`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${h.worker.token}` },
+        body: JSON.stringify({ content }),
+      })
+    ).text();
   return session.id;
 }
 
@@ -151,7 +162,14 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
     await fetch(`${h.worker.url}/webhooks/telegram`, {
       method: "POST",
       headers: telegramHeaders(),
-      body: JSON.stringify({ ...sethome, message: { ...sethome.message, entities: [{ type: "bot_command", offset: 0, length: 8 }], chat: { id: FORUM, type: "supergroup", title: "Forum", is_forum: true } } }),
+      body: JSON.stringify({
+        ...sethome,
+        message: {
+          ...sethome.message,
+          entities: [{ type: "bot_command", offset: 0, length: 8 }],
+          chat: { id: FORUM, type: "supergroup", title: "Forum", is_forum: true },
+        },
+      }),
     });
     await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && String(c.body.text).includes("home channel"));
     const id = await sessionWith("console: trip", "we are planning a trip to Porto");
@@ -163,7 +181,11 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
     await done.waitFor(WAIT);
     const summary = await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && c.body.chat_id === FORUM && c.body.message_thread_id !== undefined);
     const thread = String(summary.body.message_thread_id);
-    expect(await done.locator("li.reached").allTextContents()).toEqual([expect.stringMatching(/^pending \S/), expect.stringMatching(/^running \S/), expect.stringMatching(/^completed \S/)]);
+    expect(await done.locator("li.reached").allTextContents()).toEqual([
+      expect.stringMatching(/^pending \S/),
+      expect.stringMatching(/^running \S/),
+      expect.stringMatching(/^completed \S/),
+    ]);
     expect(await done.textContent()).toContain(`now in chat ${FORUM}, thread ${thread}`);
     expect(await done.getByRole("link", { name: "Open it in telegram" }).getAttribute("href")).toBe(`https://t.me/c/555/${thread}`);
     await screenshot(page, "session-handoff");
@@ -178,7 +200,10 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
     await page.getByLabel("Instructions for this session").fill("Answer in French.");
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByRole("heading", { name: "console: renamed" }).waitFor(WAIT);
-    expect((await api<{ session: { title: string; instructions: string } }>("GET", `/v1/sessions/${id}`)).session).toMatchObject({ title: "console: renamed", instructions: "Answer in French." });
+    expect((await api<{ session: { title: string; instructions: string } }>("GET", `/v1/sessions/${id}`)).session).toMatchObject({
+      title: "console: renamed",
+      instructions: "Answer in French.",
+    });
 
     await page.getByRole("button", { name: "Delete…" }).click();
     await page.getByRole("button", { name: "Keep it" }).click();
@@ -191,7 +216,8 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
 
   it("renders a transcript full of <script>, event handlers and javascript: links as inert text", async () => {
     h.reset();
-    const hostile = '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2"> [click me](javascript:window.__pwned=3) <a href="javascript:window.__pwned=4">raw</a> ![i](https://tracker.test/p.gif)';
+    const hostile =
+      '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2"> [click me](javascript:window.__pwned=3) <a href="javascript:window.__pwned=4">raw</a> ![i](https://tracker.test/p.gif)';
     const id = await sessionWith("console: hostile", hostile);
     const page = await signedIn();
     await page.goto(`${h.worker.url}/#/sessions/${id}`);
@@ -200,7 +226,10 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
     expect(await said.textContent()).toContain("<script>window.__pwned = 1</script>");
     const transcript = page.locator(".transcript");
     expect(await transcript.locator("script, img, iframe, [onerror], [onclick]").count()).toBe(0);
-    expect(await transcript.locator("a").evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual(["https://tracker.test/p.gif", "https://tracker.test/p.gif"]);
+    expect(await transcript.locator("a").evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual([
+      "https://tracker.test/p.gif",
+      "https://tracker.test/p.gif",
+    ]);
     await page.locator(".msg.user a", { hasText: "[image: i]" }).waitFor(WAIT);
     expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
   });
@@ -226,7 +255,14 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
     expect(await page.getByLabel("Title").inputValue()).toBe("plan **the trip** to Lyon");
 
     const long = "A long line of the conversation that wraps several times on a phone screen. ".repeat(5);
-    for (let i = 0; i < 12; i++) await (await fetch(`${h.worker.url}/v1/sessions/${id}/turns`, { method: "POST", headers: { authorization: `Bearer ${h.worker.token}` }, body: JSON.stringify({ content: `${i}: ${long}` }) })).text();
+    for (let i = 0; i < 12; i++)
+      await (
+        await fetch(`${h.worker.url}/v1/sessions/${id}/turns`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${h.worker.token}` },
+          body: JSON.stringify({ content: `${i}: ${long}` }),
+        })
+      ).text();
     await page.reload();
     await page.locator(".msg.assistant", { hasText: "echo: 11:" }).waitFor(WAIT);
     const box = page.getByRole("textbox", { name: "Message" });
@@ -266,7 +302,10 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
     await page.locator("#where").selectOption("local");
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.getByRole("link", { name: "Usage" }).click();
-    await page.locator("svg.chart rect").first().waitFor({ state: "attached", ...WAIT });
+    await page
+      .locator("svg.chart rect")
+      .first()
+      .waitFor({ state: "attached", ...WAIT });
     await page.locator("table.usage").first().waitFor(WAIT);
     await page.locator("table.usage a", { hasText: "console: usage titled" }).waitFor(WAIT);
     expect(await overflow()).toBeLessThanOrEqual(0);

@@ -39,7 +39,14 @@ const webhook = (update: unknown) => fetch(`${h.worker.url}/webhooks/telegram`, 
 describe("handoff end to end", () => {
   it("moves a CLI session into a new Telegram topic, where the next message continues it; the CLI can come back", async () => {
     // The owner makes the forum the home channel.
-    await webhook({ ...tg.group("/sethome", { chatId: FORUM, userId: 1001 }), message: { ...tg.group("/sethome", { chatId: FORUM, userId: 1001 }).message, entities: [{ type: "bot_command", offset: 0, length: 8 }], chat: { id: FORUM, type: "supergroup", title: "Forum", is_forum: true } } });
+    await webhook({
+      ...tg.group("/sethome", { chatId: FORUM, userId: 1001 }),
+      message: {
+        ...tg.group("/sethome", { chatId: FORUM, userId: 1001 }).message,
+        entities: [{ type: "bot_command", offset: 0, length: 8 }],
+        chat: { id: FORUM, type: "supergroup", title: "Forum", is_forum: true },
+      },
+    });
     await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && String(c.body.text).includes("home channel"));
 
     const chat = cli(["chat"]);
@@ -55,7 +62,13 @@ describe("handoff end to end", () => {
 
     const topic = h.telegram.called("/createForumTopic")[0]!;
     expect(topic.body.chat_id).toBe(FORUM);
-    const summary = await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && c.body.chat_id === FORUM && c.body.message_thread_id !== undefined && String(c.body.text).includes("handed off from the CLI"));
+    const summary = await h.telegram.waitFor(
+      (c) =>
+        c.path.endsWith("/sendMessage") &&
+        c.body.chat_id === FORUM &&
+        c.body.message_thread_id !== undefined &&
+        String(c.body.text).includes("handed off from the CLI"),
+    );
     const threadId = Number(summary.body.message_thread_id);
     expect(threadId).toBeGreaterThan(0);
 
@@ -74,7 +87,11 @@ describe("handoff end to end", () => {
   });
 
   it("headless: sessions handoff --json exits 0 with the completed handoff", async () => {
-    const res = await fetch(`${h.worker.url}/v1/sessions`, { method: "POST", headers: { authorization: `Bearer ${h.worker.token}` }, body: JSON.stringify({ title: "headless" }) });
+    const res = await fetch(`${h.worker.url}/v1/sessions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${h.worker.token}` },
+      body: JSON.stringify({ title: "headless" }),
+    });
     const { session } = (await res.json()) as { session: { id: string } };
     const run = cli(["sessions", "handoff", session.id, "--to", "telegram", "--json"]);
     expect(await run.exit).toBe(0);

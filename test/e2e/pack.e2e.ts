@@ -36,7 +36,6 @@ function findSystemNode(): string {
   throw new Error("no node on PATH outside node_modules");
 }
 
-
 /** Runs the installed bin with `node` first on PATH (the bin's `#!/usr/bin/env node` finds it). */
 function runInstalled(node: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = spawn(bin, args, {
@@ -64,7 +63,11 @@ beforeAll(async () => {
   const packed = await run("npm", ["pack", "--json", "--pack-destination", dir], { cwd: PROJECT_ROOT });
   const [info] = JSON.parse(packed.stdout) as Array<{ filename: string }>;
   const prefix = path.join(dir, "prefix");
-  await run("npm", ["install", "--global", "--prefix", prefix, "--offline", "--cache", path.join(dir, "npm-cache"), "--no-audit", "--no-fund", path.join(dir, info!.filename)], { cwd: dir });
+  await run(
+    "npm",
+    ["install", "--global", "--prefix", prefix, "--offline", "--cache", path.join(dir, "npm-cache"), "--no-audit", "--no-fund", path.join(dir, info!.filename)],
+    { cwd: dir },
+  );
   bin = path.join(prefix, "bin", "hermes-edge");
   installed = path.join(prefix, "lib", "node_modules", "hermes-edge");
   systemNode = findSystemNode();

@@ -21,7 +21,8 @@ beforeAll(async () => {
 
 beforeEach(() => h.reset());
 
-const post = (platform: string, body: string, headers: Record<string, string>) => fetch(`${worker.url}/webhooks/${platform}`, { method: "POST", headers, body });
+const post = (platform: string, body: string, headers: Record<string, string>) =>
+  fetch(`${worker.url}/webhooks/${platform}`, { method: "POST", headers, body });
 const text = (c: ApiCall) => String(c.body.text ?? c.body.content ?? "");
 
 describe("platforms through wrangler dev", () => {
@@ -46,7 +47,9 @@ describe("platforms through wrangler dev", () => {
     const ask = dc.command("ask", { prompt: "hello from discord" });
     const body = JSON.stringify(ask);
     expect(await (await post("discord", body, await discordHeaders(body))).json()).toEqual({ type: 5 });
-    const edit = await discord.waitFor((c) => c.method === "PATCH" && c.path.includes(`/webhooks/${DISCORD_TEST.applicationId}/${ask.token}/messages/@original`));
+    const edit = await discord.waitFor(
+      (c) => c.method === "PATCH" && c.path.includes(`/webhooks/${DISCORD_TEST.applicationId}/${ask.token}/messages/@original`),
+    );
     expect(edit.body.content).toBe("echo: hello from discord");
   });
 
@@ -65,7 +68,10 @@ describe("platforms through wrangler dev", () => {
 
   it("a streamed Markdown reply arrives formatted: Telegram text + entities, Discord Markdown, Slack mrkdwn", async () => {
     const chunks = ["## Plan\n\n", "Run **npm", " ci**, then:\n\n```sh\nnpx wrangler", " deploy\n```"];
-    llm.text(...chunks).text(...chunks).text(...chunks);
+    llm
+      .text(...chunks)
+      .text(...chunks)
+      .text(...chunks);
 
     await post("telegram", JSON.stringify(tg.dm("plan?", 1002)), telegramHeaders());
     const tgFinal = await telegram.waitFor((c) => text(c) === "Plan\n\nRun npm ci, then:\n\nnpx wrangler deploy");
@@ -83,8 +89,15 @@ describe("platforms through wrangler dev", () => {
     const ask = dc.command("ask", { prompt: "plan?" });
     const body = JSON.stringify(ask);
     await post("discord", body, await discordHeaders(body));
-    await discord.waitFor((c) => c.method === "PATCH" && c.path.includes(ask.token) && text(c) === "## Plan\n\nRun **npm ci**, then:\n\n```sh\nnpx wrangler deploy\n```");
-    for (const c of discord.calls.filter((x) => x.path.includes(ask.token))) expect(text(c).split("\n").filter((l) => l.startsWith("```")).length % 2).toBe(0);
+    await discord.waitFor(
+      (c) => c.method === "PATCH" && c.path.includes(ask.token) && text(c) === "## Plan\n\nRun **npm ci**, then:\n\n```sh\nnpx wrangler deploy\n```",
+    );
+    for (const c of discord.calls.filter((x) => x.path.includes(ask.token)))
+      expect(
+        text(c)
+          .split("\n")
+          .filter((l) => l.startsWith("```")).length % 2,
+      ).toBe(0);
 
     const dm = JSON.stringify(sl.dm("plan?", "U1001", "D1003"));
     await post("slack", dm, await slackHeaders(dm));

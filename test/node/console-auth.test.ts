@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { issueSession, readCookie, SESSION_TTL_SECONDS, verifySession } from "../../workers/console/cookie.ts";
-import { attempt, BASE_DELAY_MS, clientKey, delayAfter, FORGET_AFTER_MS, FREE_ATTEMPTS, MAX_DELAY_MS, type ThrottleState } from "../../workers/console/throttle.ts";
+import {
+  attempt,
+  BASE_DELAY_MS,
+  clientKey,
+  delayAfter,
+  FORGET_AFTER_MS,
+  FREE_ATTEMPTS,
+  MAX_DELAY_MS,
+  type ThrottleState,
+} from "../../workers/console/throttle.ts";
 import { chatLink } from "../../workers/platforms/links.ts";
 import { discordThreadLink } from "../../workers/platforms/discord/link.ts";
 
@@ -18,7 +27,8 @@ describe("console session values", () => {
   it("refuse a changed expiry (a longer life cannot be forged) and malformed values", async () => {
     const [exp, nonce, sig] = (await issueSession("t", now)).split(".");
     expect(await verifySession("t", `${Number(exp) + 3600}.${nonce}.${sig}`, now)).toBe(false);
-    for (const bad of ["", "t", `${exp}.${nonce}`, `${exp}.${nonce}.${sig}.x`, `${exp}.${nonce}.${sig!.toUpperCase()}`]) expect(await verifySession("t", bad, now), bad).toBe(false);
+    for (const bad of ["", "t", `${exp}.${nonce}`, `${exp}.${nonce}.${sig}.x`, `${exp}.${nonce}.${sig!.toUpperCase()}`])
+      expect(await verifySession("t", bad, now), bad).toBe(false);
   });
 
   it("are read from a Cookie header by exact name", () => {
@@ -48,7 +58,11 @@ describe("sign-in throttle", () => {
     t += BASE_DELAY_MS;
     const after = attempt(state, t);
     expect(after).toEqual({ ok: true, state: { failures: FREE_ATTEMPTS + 2, lastAt: t, blockedUntil: t + 2 * BASE_DELAY_MS } });
-    if (after.ok) expect(attempt(after.state, t + FORGET_AFTER_MS)).toEqual({ ok: true, state: { failures: 1, lastAt: t + FORGET_AFTER_MS, blockedUntil: t + FORGET_AFTER_MS } });
+    if (after.ok)
+      expect(attempt(after.state, t + FORGET_AFTER_MS)).toEqual({
+        ok: true,
+        state: { failures: 1, lastAt: t + FORGET_AFTER_MS, blockedUntil: t + FORGET_AFTER_MS },
+      });
   });
 
   it("keys IPv4 clients by address and IPv6 clients by their /64, however written", () => {

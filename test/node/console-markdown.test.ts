@@ -14,15 +14,42 @@ const HOSTILE = [
   "<javascript:alert(1)>",
   "![x](javascript:alert(1))",
   '![x](https://tracker.test/p.gif "t")',
-  "<a href=\"javascript:alert(1)\">x</a>",
-  "[x](https://ok.test/\" onmouseover=\"alert(1))",
+  '<a href="javascript:alert(1)">x</a>',
+  '[x](https://ok.test/" onmouseover="alert(1))',
   "<iframe src=https://evil.test></iframe>",
   "<style>body{display:none}</style>",
   "`<b>` and ```\n<script>x</script>\n```",
   "| a | b |\n|:-|-:|\n| <b>1</b> | 2 |",
 ];
 
-const ELEMENTS = ["p", "br", "strong", "em", "s", "code", "pre", "a", "span", "ul", "ol", "li", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "table", "thead", "tbody", "tr", "th", "td"];
+const ELEMENTS = [
+  "p",
+  "br",
+  "strong",
+  "em",
+  "s",
+  "code",
+  "pre",
+  "a",
+  "span",
+  "ul",
+  "ol",
+  "li",
+  "blockquote",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "hr",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+];
 const ATTRIBUTES = ["href", "target", "rel", "class", "start"];
 
 describe("the console's Markdown", () => {
@@ -55,11 +82,20 @@ describe("the console's Markdown", () => {
   });
 
   it("turns images into links, so no remote image is fetched", () => {
-    expect(renderMarkdown("![chart](https://example.test/c.png)")).toContain('<a class="image-ref" href="https://example.test/c.png" target="_blank" rel="noopener noreferrer nofollow">[image: chart]</a>');
+    expect(renderMarkdown("![chart](https://example.test/c.png)")).toContain(
+      '<a class="image-ref" href="https://example.test/c.png" target="_blank" rel="noopener noreferrer nofollow">[image: chart]</a>',
+    );
   });
 
   it("keeps only http(s) and mailto links", () => {
     expect(["https://a.test", "http://a.test", "mailto:a@b.test"].map(safeLink)).toEqual([true, true, true]);
-    expect(["javascript:x", "data:x", "/relative", "#frag", "file:///etc", "https://a.test/\u0000"].map(safeLink)).toEqual([false, false, false, false, false, false]);
+    expect(["javascript:x", "data:x", "/relative", "#frag", "file:///etc", "https://a.test/\u0000"].map(safeLink)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -44,7 +44,11 @@ describe("regression: the Platforms page gave wrong steps for a local Worker", (
   it("always says who may talk: nobody until *_ALLOWED_USERS is set, and what it holds once it is", () => {
     for (const where of ["local", "deployed"] as const) {
       expect(platformSteps(discord, where, "http://127.0.0.1:8787").at(-1)?.text).toMatch(/^Nobody may talk to the bot until DISCORD_ALLOWED_USERS lists/);
-      const ready = platformSteps({ ...discord, enabled: true, missing: [], missing_settings: [], allowed_users: { setting: "DISCORD_ALLOWED_USERS", set: true } }, where, "https://x.test");
+      const ready = platformSteps(
+        { ...discord, enabled: true, missing: [], missing_settings: [], allowed_users: { setting: "DISCORD_ALLOWED_USERS", set: true } },
+        where,
+        "https://x.test",
+      );
       expect(ready.at(-1)?.text).toMatch(/^DISCORD_ALLOWED_USERS is set: only the users it lists/);
       expect(all(ready)).not.toMatch(/secret put|\[vars\]|\.dev\.vars/);
     }

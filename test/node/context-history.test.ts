@@ -24,8 +24,14 @@ describe("forProvider", () => {
       }
       const out = forProvider(history, "gpt-x");
       expect(transcriptProblem(out), `seed ${seed}`).toBeNull();
-      expect(out.some((m) => m.role === "assistant" && m.content?.startsWith("(offline model)")), `seed ${seed}`).toBe(false);
-      const said = out.filter((m) => m.role === "user").map((m) => m.content).join("\n\n");
+      expect(
+        out.some((m) => m.role === "assistant" && m.content?.startsWith("(offline model)")),
+        `seed ${seed}`,
+      ).toBe(false);
+      const said = out
+        .filter((m) => m.role === "user")
+        .map((m) => m.content)
+        .join("\n\n");
       for (const m of history.filter((h) => h.role === "user")) expect(said, `seed ${seed}`).toContain(m.content);
       expect(forProvider(history, OFFLINE_MODEL_ID).filter(isOfflineReply).length).toBe(history.filter(isOfflineReply).length);
     }

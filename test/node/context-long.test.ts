@@ -126,7 +126,13 @@ describe("a long session", () => {
 
   it("folds an offline session with the extractive summariser through summarise()", async () => {
     const offline: Fold = async (s, history, upTo) => {
-      s.summary = await summarise({ id: OFFLINE_MODEL_ID, complete: () => Promise.reject(new Error("never called")) }, s.summary, history.slice(0, upTo), undefined, { counter });
+      s.summary = await summarise(
+        { id: OFFLINE_MODEL_ID, complete: () => Promise.reject(new Error("never called")) },
+        s.summary,
+        history.slice(0, upTo),
+        undefined,
+        { counter },
+      );
       s.folded += upTo;
     };
     const { session } = await simulate(80, offline, 3);

@@ -23,7 +23,11 @@ describe("a turn with many big tool rounds", () => {
         requests.push(req);
         const step = requests.length;
         if (step <= 5) {
-          return { content: "", toolCalls: [{ id: `c${step}`, type: "function", function: { name: "read", arguments: `{"page":${step}}` } }], finishReason: "tool_calls" };
+          return {
+            content: "",
+            toolCalls: [{ id: `c${step}`, type: "function", function: { name: "read", arguments: `{"page":${step}}` } }],
+            finishReason: "tool_calls",
+          };
         }
         return { content: "Done reading.", toolCalls: [], finishReason: "stop" };
       },
@@ -32,7 +36,10 @@ describe("a turn with many big tool rounds", () => {
     // Each result alone is about a third of the budget.
     const tools = new ToolRegistry([
       {
-        schema: { type: "function", function: { name: "read", description: "Read a page.", parameters: { type: "object", properties: { page: { type: "number" } } } } },
+        schema: {
+          type: "function",
+          function: { name: "read", description: "Read a page.", parameters: { type: "object", properties: { page: { type: "number" } } } },
+        },
         run: async () => randomText(rand, 6_000),
       },
     ]);

@@ -24,7 +24,9 @@ describe("token estimates", () => {
       const messages = randomMessages(rng(seed));
       const chat = messages.map((m) => ({
         role: m.role,
-        content: [m.content ?? "", m.name ?? "", m.tool_call_id ?? "", ...(m.tool_calls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])].filter(Boolean).join("\n"),
+        content: [m.content ?? "", m.name ?? "", m.tool_call_id ?? "", ...(m.tool_calls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])]
+          .filter(Boolean)
+          .join("\n"),
       }));
       expect(exactTokens(messages), `seed ${seed}`).toBe(encodeChat(chat, "gpt-4", { disallowedSpecial: new Set() }).length);
     }

@@ -19,12 +19,21 @@ describe("webhook corpus", () => {
   });
 
   it("loads through the glob import exactly the files on disk", () => {
-    expect(loadCorpus().map((e) => `${e.platform}/${e.name}.json`).sort()).toEqual(files);
+    expect(
+      loadCorpus()
+        .map((e) => `${e.platform}/${e.name}.json`)
+        .sort(),
+    ).toEqual(files);
   });
 
   it("covers every expectation each platform can have", () => {
     // Every Discord interaction must be answered: none can be met with silence.
-    const possible = { telegram: CORPUS_EXPECTATIONS, slack: CORPUS_EXPECTATIONS, whatsapp: CORPUS_EXPECTATIONS, discord: CORPUS_EXPECTATIONS.filter((x) => x !== "silence") };
+    const possible = {
+      telegram: CORPUS_EXPECTATIONS,
+      slack: CORPUS_EXPECTATIONS,
+      whatsapp: CORPUS_EXPECTATIONS,
+      discord: CORPUS_EXPECTATIONS.filter((x) => x !== "silence"),
+    };
     const corpus = loadCorpus();
     for (const platform of CORPUS_PLATFORMS) {
       expect(new Set(corpus.filter((e) => e.platform === platform).map((e) => e.expect)), platform).toEqual(new Set(possible[platform]));
@@ -58,7 +67,12 @@ describe("corpus shape check", () => {
     ["a form outside Slack", "discord", { ...good, payload: undefined, form: { command: "/x" } }, "only Slack bodies are form-encoded"],
     ["a pasted message without its update", "telegram", { ...good, payload: { message: {} } }, "a Telegram payload needs a numeric update_id"],
     ["a misspelt key", "telegram", { ...good, note: "x" }, "unknown key note"],
-    ["a non-string form value", "slack", { ...good, payload: undefined, form: { command: "/hermes", is_enterprise_install: false } }, "form is not an object of strings"],
+    [
+      "a non-string form value",
+      "slack",
+      { ...good, payload: undefined, form: { command: "/hermes", is_enterprise_install: false } },
+      "form is not an object of strings",
+    ],
   ];
 
   it("accepts a well-formed entry", () => {

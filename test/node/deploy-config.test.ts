@@ -10,7 +10,10 @@ const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8
 
 describe("deployment configuration", () => {
   it("the Worker's list of D1 migrations (what `status` checks) is the migrations folder", () => {
-    const files = readdirSync(path.join(PROJECT_ROOT, "migrations")).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, "")).sort();
+    const files = readdirSync(path.join(PROJECT_ROOT, "migrations"))
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => f.replace(/\.sql$/, ""))
+      .sort();
     expect([...MIGRATIONS]).toEqual(files);
   });
 
@@ -23,7 +26,9 @@ describe("deployment configuration", () => {
     expect(path.dirname(writeLocalDevConfig(root))).toBe(root);
     const removed = toml.split("\n").filter((l) => !copy.split("\n").includes(l));
     expect(removed).toEqual(["[secrets]", 'required = ["API_TOKEN"]']);
-    expect(withoutSecretsTable('a = 1\n[secrets]\nrequired = ["X"]\n\n# vars\n[vars]\nB = ""\n[secrets]\n[[d1_databases]]\n')).toBe('a = 1\n\n# vars\n[vars]\nB = ""\n[[d1_databases]]\n');
+    expect(withoutSecretsTable('a = 1\n[secrets]\nrequired = ["X"]\n\n# vars\n[vars]\nB = ""\n[secrets]\n[[d1_databases]]\n')).toBe(
+      'a = 1\n\n# vars\n[vars]\nB = ""\n[[d1_databases]]\n',
+    );
   });
 
   it(".dev.vars.example lists every secret, each with its comment; only API_TOKEN is left uncommented (the deploy button asks for those)", () => {

@@ -9,7 +9,8 @@ const one = (md: string, d: Dialect): RenderedPart => {
   return parts[0]!;
 };
 /** Each entity with the text it covers, so expectations read like the message. */
-const covered = (p: RenderedPart) => (p.entities ?? []).map((e) => [e.type, p.text.slice(e.offset, e.offset + e.length), ...(e.url ? [e.url] : []), ...(e.language ? [e.language] : [])]);
+const covered = (p: RenderedPart) =>
+  (p.entities ?? []).map((e) => [e.type, p.text.slice(e.offset, e.offset + e.length), ...(e.url ? [e.url] : []), ...(e.language ? [e.language] : [])]);
 
 /** Realistic replies, in the shapes models write them. */
 const SETUP = `## Deploying the Worker
@@ -80,7 +81,9 @@ describe("Telegram: text plus entities", () => {
 
   it("lays tables out as an aligned pre block and code with its language", () => {
     const table = one(TABLE, "telegram");
-    expect(table.text).toBe("Here are the results:\n\nModel  | Latency | Cost\n-------+---------+-----\nsmall  |  120 ms |  $\nlarge  |   1.4 s | $$$\n日本語 |     3 s |  ?");
+    expect(table.text).toBe(
+      "Here are the results:\n\nModel  | Latency | Cost\n-------+---------+-----\nsmall  |  120 ms |  $\nlarge  |   1.4 s | $$$\n日本語 |     3 s |  ?",
+    );
     expect(table.entities).toEqual([{ type: "pre", offset: 23, length: 111 }]);
     const code = one(CODE, "telegram");
     expect(code.text).toBe('Use a guard:\n\nif (a < b && c > 0) {\n  return "ok";\n}\n\nThat\'s it & done.');
@@ -100,7 +103,9 @@ describe("Slack: mrkdwn", () => {
       "*Deploying the Worker*\n\nRun `npm ci` first, then *deploy* with _wrangler_. See <https://en.wikipedia.org/wiki/Cloudflare_(company)|the docs>.\n\n1. Install dependencies\n2. Configure:\n   • `LLM_BASE_URL`\n   • ~`LLM_KEY`~ *`LLM_API_KEY`*\n3. Deploy\n\n> *Note:* secrets go in `.dev.vars`, never in git.",
     );
     expect(one(CODE, "slack").text).toBe('Use a guard:\n\n```\nif (a &lt; b &amp;&amp; c &gt; 0) {\n  return "ok";\n}\n```\n\nThat\'s it &amp; done.');
-    expect(one(TABLE, "slack").text).toBe("Here are the results:\n\n```\nModel  | Latency | Cost\n-------+---------+-----\nsmall  |  120 ms |  $\nlarge  |   1.4 s | $$$\n日本語 |     3 s |  ?\n```");
+    expect(one(TABLE, "slack").text).toBe(
+      "Here are the results:\n\n```\nModel  | Latency | Cost\n-------+---------+-----\nsmall  |  120 ms |  $\nlarge  |   1.4 s | $$$\n日本語 |     3 s |  ?\n```",
+    );
   });
 
   it("escapes &, < and > everywhere, link targets included, so nothing becomes a Slack mention", () => {
@@ -127,7 +132,9 @@ describe("Discord: its own Markdown", () => {
   });
 
   it("writes out a link whose label is another URL (Discord would refuse to mask it)", () => {
-    expect(one("[https://safe.example](https://other.example) and [index.ts](https://git.io/x)", "discord").text).toBe("https://safe.example (https://other.example) and [index.ts](https://git.io/x)");
+    expect(one("[https://safe.example](https://other.example) and [index.ts](https://git.io/x)", "discord").text).toBe(
+      "https://safe.example (https://other.example) and [index.ts](https://git.io/x)",
+    );
   });
 
   it("keeps adjacent markers apart so they cannot fuse", () => {

@@ -53,7 +53,11 @@ describe("hostile input", () => {
 
   it("keeps the text of nesting deeper than any platform shows", () => {
     expect(renderPlain(`${"> ".repeat(1000)}deep`)).toBe("deep");
-    expect(renderPlain(`${"- ".repeat(30)}deep`).trim().endsWith("deep")).toBe(true);
+    expect(
+      renderPlain(`${"- ".repeat(30)}deep`)
+        .trim()
+        .endsWith("deep"),
+    ).toBe(true);
     expect(renderPlain(Array.from({ length: 100 }, (_, i) => `${" ".repeat(2 * i)}- level ${i}`).join("\n"))).toContain("level 99");
   });
 });

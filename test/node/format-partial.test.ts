@@ -77,7 +77,10 @@ describe("streaming previews", () => {
   it("closes what is open at the end", () => {
     expect(covered(tg("an unfinished **bol"))).toEqual([["bold", "bol"]]);
     expect(tg("an unfinished **bol").text).toBe("an unfinished bol");
-    expect(covered(tg("a *b **c"))).toEqual([["italic", "b c"], ["bold", "c"]]);
+    expect(covered(tg("a *b **c"))).toEqual([
+      ["italic", "b c"],
+      ["bold", "c"],
+    ]);
     expect(covered(tg("run `npm c"))).toEqual([["code", "npm c"]]);
     expect(covered(tg("so ~~gon"))).toEqual([["strikethrough", "gon"]]);
     expect(covered(tg("```py\nprint(1)"))).toEqual([["pre", "print(1)", "py"]]);
@@ -92,7 +95,8 @@ describe("streaming previews", () => {
   });
 
   it("hides markers typed at the very end until they mean something", () => {
-    for (const md of ["Intro *", "Intro **", "Intro ~", "Intro `", "Intro ``", "Intro [", "Intro ![", "Intro <", "Intro \\"]) expect(tg(md).text, md).toBe("Intro");
+    for (const md of ["Intro *", "Intro **", "Intro ~", "Intro `", "Intro ``", "Intro [", "Intro ![", "Intro <", "Intro \\"])
+      expect(tg(md).text, md).toBe("Intro");
     expect(tg("```py\nprint(1)\n``")).toEqual({ text: "print(1)", entities: [{ type: "pre", offset: 0, length: 8, language: "py" }] });
     expect(tg("Intro\n-").text).toBe("Intro");
     expect(tg("Intro\n1.").text).toBe("Intro");
@@ -100,7 +104,8 @@ describe("streaming previews", () => {
   });
 
   it("leaves text that is not an opener alone", () => {
-    for (const md of ["my_var and snake_case", "2 * 3 = 6 and 4 * 5", "a ~ b", "price: 5$ [1] done"]) expect(tg(md).text, md).toBe(renderMessage(md, "telegram", OPTS)[0]!.text);
+    for (const md of ["my_var and snake_case", "2 * 3 = 6 and 4 * 5", "a ~ b", "price: 5$ [1] done"])
+      expect(tg(md).text, md).toBe(renderMessage(md, "telegram", OPTS)[0]!.text);
   });
 
   it("does not complete a paragraph a blank line has ended", () => {

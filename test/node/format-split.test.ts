@@ -20,7 +20,12 @@ function render(md: string, dialect: Dialect, limit: number, unit: LengthUnit) {
     if (dialect === "telegram") expect(entityProblems(p)).toEqual([]);
     else expect(fencesBalanced(p.text)).toBe(true);
   }
-  expect(joinsTo(parts.map((p) => visibleText(p, dialect)), renderPlain(md))).toBe(true);
+  expect(
+    joinsTo(
+      parts.map((p) => visibleText(p, dialect)),
+      renderPlain(md),
+    ),
+  ).toBe(true);
   return parts;
 }
 

@@ -13,7 +13,15 @@ function stream(chunks: readonly string[], opts = PLAIN as { color: boolean; wid
 
 describe("rendering a reply for the terminal while it streams", () => {
   it("prints a block once the next one starts, and code line by line before its fence closes", () => {
-    const { pushed, rest, first } = stream(["## Plan\n\nRun **npm", " ci** first", ", then:\n", "\n```sh\nnpx wrangler", " deploy\n", "npx wrangler tail\n", "```\n\nDone."]);
+    const { pushed, rest, first } = stream([
+      "## Plan\n\nRun **npm",
+      " ci** first",
+      ", then:\n",
+      "\n```sh\nnpx wrangler",
+      " deploy\n",
+      "npx wrangler tail\n",
+      "```\n\nDone.",
+    ]);
     expect(pushed).toEqual([
       // A heading is finished at the end of its line.
       "Plan",

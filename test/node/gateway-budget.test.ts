@@ -16,8 +16,10 @@ afterEach(async () => {
 });
 
 const isAck = (bufferId: string) => (f: SentFrame) => f.type === "inbound_ack" && f.bufferId === bufferId;
-const sendsTo = (chat: string) => (f: SentFrame) => f.type === "outbound" && (f.action as { op: string; chat_id: string }).op === "send" && (f.action as { chat_id: string }).chat_id === chat;
-const isFinal = (chat: string) => (f: SentFrame) => f.type === "outbound" && (f.action as { final?: boolean; chat_id: string }).final === true && (f.action as { chat_id: string }).chat_id === chat;
+const sendsTo = (chat: string) => (f: SentFrame) =>
+  f.type === "outbound" && (f.action as { op: string; chat_id: string }).op === "send" && (f.action as { chat_id: string }).chat_id === chat;
+const isFinal = (chat: string) => (f: SentFrame) =>
+  f.type === "outbound" && (f.action as { final?: boolean; chat_id: string }).final === true && (f.action as { chat_id: string }).chat_id === chat;
 const content = (f: SentFrame) => (f.action as { content: string }).content;
 
 describe("DAILY_TOKEN_BUDGET through the relay", () => {
@@ -39,7 +41,9 @@ describe("DAILY_TOKEN_BUDGET through the relay", () => {
     s.frame({ type: "inbound", event: inboundEvent("42", "1", "one more question"), bufferId: "b1" });
     await s.waitFor(isAck("b1"));
     const notice = await s.waitFor(sendsTo("42"));
-    expect(content(notice)).toBe("You have used today's allowance of 1,000 tokens (1,100 so far), so this message was not answered. It resets at 00:00 UTC, in 1 h 30 min.");
+    expect(content(notice)).toBe(
+      "You have used today's allowance of 1,000 tokens (1,100 so far), so this message was not answered. It resets at 00:00 UTC, in 1 h 30 min.",
+    );
 
     s.frame({ type: "inbound", event: inboundEvent("42", "2", "and another"), bufferId: "b2" });
     await s.waitFor(isAck("b2"));

@@ -24,7 +24,10 @@ describe("hermes-edge gateway command", () => {
   it("on a Node without node:sqlite or WebSocket, says so before anything else (exit code 1)", async () => {
     expect(await gatewayRuntimeProblem()).toBeNull();
     const t = io({});
-    await expect(gatewayCommand({}, t.io, async () => "hermes-edge gateway needs Node 22.13 or later")).rejects.toMatchObject({ exitCode: 1, message: "hermes-edge gateway needs Node 22.13 or later" });
+    await expect(gatewayCommand({}, t.io, async () => "hermes-edge gateway needs Node 22.13 or later")).rejects.toMatchObject({
+      exitCode: 1,
+      message: "hermes-edge gateway needs Node 22.13 or later",
+    });
   });
 
   it("refuses missing or bad settings in one line with exit code 2", async () => {
@@ -43,7 +46,11 @@ describe("hermes-edge gateway command", () => {
 
   it("reads the relay and model settings, with a per-gateway database under the working directory", () => {
     const cwd = mkdtempSync(path.join(tmpdir(), "he-gw-cli-"));
-    const r = readGatewayConfig({ ...RELAY, LLM_BASE_URL: "http://127.0.0.1:9/v1", OFFLINE_STREAM_DELAY_MS: "0", LLM_TRANSCRIBE_MODEL: "whisper-1", ATTACHMENT_MAX_BYTES: "2048" }, { platforms: "Slack, telegram,slack" }, cwd);
+    const r = readGatewayConfig(
+      { ...RELAY, LLM_BASE_URL: "http://127.0.0.1:9/v1", OFFLINE_STREAM_DELAY_MS: "0", LLM_TRANSCRIBE_MODEL: "whisper-1", ATTACHMENT_MAX_BYTES: "2048" },
+      { platforms: "Slack, telegram,slack" },
+      cwd,
+    );
     expect(r).toEqual({
       ok: true,
       config: {
@@ -59,6 +66,9 @@ describe("hermes-edge gateway command", () => {
         attachments: { maxBytes: 2048, transcribe: { baseUrl: "http://127.0.0.1:9/v1", model: "whisper-1" } },
       },
     });
-    expect(readGatewayConfig(RELAY, { db: "x/y.db" }, cwd)).toMatchObject({ ok: true, config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack", "whatsapp"] } });
+    expect(readGatewayConfig(RELAY, { db: "x/y.db" }, cwd)).toMatchObject({
+      ok: true,
+      config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack", "whatsapp"] },
+    });
   });
 });

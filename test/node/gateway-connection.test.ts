@@ -52,7 +52,10 @@ describe("gateway connection", () => {
     expect(gw.stderr()).not.toContain("connected");
     s.push(`${hs.slice(25)}not json\n{"no":"type"}\n{"type":"from_the_future"}\n${one}${two.slice(0, 40)}`);
     s.push(two.slice(40));
-    const acks = await Promise.all([s.waitFor((f) => f.type === "inbound_ack" && f.bufferId === "b1"), s.waitFor((f) => f.type === "inbound_ack" && f.bufferId === "b2")]);
+    const acks = await Promise.all([
+      s.waitFor((f) => f.type === "inbound_ack" && f.bufferId === "b1"),
+      s.waitFor((f) => f.type === "inbound_ack" && f.bufferId === "b2"),
+    ]);
     expect(acks).toHaveLength(2);
     await s.waitFor((f) => f.type === "outbound" && (f.action as { final?: boolean }).final === true, 2);
     expect(gw.stderr()).toContain("relay: skipped 2 malformed lines");

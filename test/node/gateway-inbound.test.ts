@@ -24,7 +24,8 @@ const isOp = (op: string, chat?: string) => (f: SentFrame) => {
   const a = f.action as { op: string; chat_id: string } | undefined;
   return f.type === "outbound" && a?.op === op && (chat === undefined || a.chat_id === chat);
 };
-const isFinal = (chat: string) => (f: SentFrame) => f.type === "outbound" && (f.action as { final?: boolean; chat_id: string }).final === true && (f.action as { chat_id: string }).chat_id === chat;
+const isFinal = (chat: string) => (f: SentFrame) =>
+  f.type === "outbound" && (f.action as { final?: boolean; chat_id: string }).final === true && (f.action as { chat_id: string }).chat_id === chat;
 const action = (f: SentFrame) => f.action as { op: string; content: string; message_id?: string; final?: boolean; target?: string };
 
 async function stop(gw: GatewayRun, s: FakeSocket): Promise<number> {
@@ -37,7 +38,13 @@ async function stop(gw: GatewayRun, s: FakeSocket): Promise<number> {
 async function connected(opts: { llmUrl?: string; dbPath?: string; busyPolicy?: "queue" | "interrupt"; clock?: ManualClock } = {}) {
   const clock = opts.clock ?? new ManualClock();
   const connector = new FakeConnector();
-  const gw = startGateway({ connector, clock, ...(opts.llmUrl ? { llmUrl: opts.llmUrl } : {}), ...(opts.dbPath ? { dbPath: opts.dbPath } : {}), ...(opts.busyPolicy ? { busyPolicy: opts.busyPolicy } : {}) });
+  const gw = startGateway({
+    connector,
+    clock,
+    ...(opts.llmUrl ? { llmUrl: opts.llmUrl } : {}),
+    ...(opts.dbPath ? { dbPath: opts.dbPath } : {}),
+    ...(opts.busyPolicy ? { busyPolicy: opts.busyPolicy } : {}),
+  });
   const s = await connector.socket(1);
   await s.handshake();
   return { clock, connector, gw, s };
@@ -103,7 +110,10 @@ describe("gateway turns (the shared turn runtime, over the relay)", () => {
     expect(again.s.finals("5")).toEqual(["echo: and now?"]);
     expect(model.calls).toHaveLength(2);
     // The same instructions as at the edge: where the agent talks, from the session key.
-    expect(model.calls[1]!.body.messages[0]).toMatchObject({ role: "system", content: expect.stringContaining("You are talking on Telegram, in a direct message") });
+    expect(model.calls[1]!.body.messages[0]).toMatchObject({
+      role: "system",
+      content: expect.stringContaining("You are talking on Telegram, in a direct message"),
+    });
     expect(conversation(model.calls[1]!.body).map((m) => [m.role, m.content])).toEqual([
       ["user", "remember me"],
       ["assistant", "echo: remember me"],
@@ -226,7 +236,9 @@ describe("gateway turns (the shared turn runtime, over the relay)", () => {
     await served(1);
     const body = model.calls[0]!.body;
     expect(imagesOf(body.messages.at(-1)!.content)).toEqual([dataUrl("image/png", PNG)]);
-    expect(lastUserText(body)).toBe("what is this?\n\n[image cat.png (image/png, 70 B): the image is attached]\n[document x.txt (text/plain, 5 B): it could not be fetched (Telegram getFile failed), so its content is not known]");
+    expect(lastUserText(body)).toBe(
+      "what is this?\n\n[image cat.png (image/png, 70 B): the image is attached]\n[document x.txt (text/plain, 5 B): it could not be fetched (Telegram getFile failed), so its content is not known]",
+    );
     expect(files.requests).toHaveLength(1);
     expect(await stop(gw, s)).toBe(0);
   });

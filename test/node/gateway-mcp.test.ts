@@ -42,20 +42,43 @@ describe("gateway --mcp", () => {
   it("reads the file into the config, and refuses a missing or invalid one with every problem named", () => {
     const ok = mcpFile([local("files"), { name: "docs", url: "https://docs.example/mcp" }]);
     const r = readGatewayConfig(RELAY, { mcp: ok.file }, ok.cwd);
-    expect(r).toMatchObject({ ok: true, config: { mcpServers: [{ name: "files", command: process.execPath, args: [SERVER_SCRIPT] }, { name: "docs", url: "https://docs.example/mcp" }] } });
-    expect(readGatewayConfig(RELAY, { mcp: "nope.json" }, ok.cwd)).toEqual({ ok: false, error: `--mcp: cannot read ${path.join(ok.cwd, "nope.json")} (no such file)` });
-    const bad = mcpFile([{ name: "x y", command: "a" }, { name: "p", command: "node", args: "server.js" }]);
+    expect(r).toMatchObject({
+      ok: true,
+      config: {
+        mcpServers: [
+          { name: "files", command: process.execPath, args: [SERVER_SCRIPT] },
+          { name: "docs", url: "https://docs.example/mcp" },
+        ],
+      },
+    });
+    expect(readGatewayConfig(RELAY, { mcp: "nope.json" }, ok.cwd)).toEqual({
+      ok: false,
+      error: `--mcp: cannot read ${path.join(ok.cwd, "nope.json")} (no such file)`,
+    });
+    const bad = mcpFile([
+      { name: "x y", command: "a" },
+      { name: "p", command: "node", args: "server.js" },
+    ]);
     const refused = readGatewayConfig(RELAY, { mcp: bad.file }, bad.cwd);
     expect(refused.ok).toBe(false);
-    expect(!refused.ok && refused.error.split("\n").slice(1)).toEqual(['  mcp.json entry 1: name must be 1-32 letters, digits, - or _ (no "__"), got "x y"', "  server p: args must be a list of strings"]);
-    expect(readGatewayConfig({ ...RELAY, LLM_PROVIDER: "workers-ai" }, {}, ok.cwd)).toMatchObject({ ok: false, error: expect.stringContaining("runs only in the Worker") });
+    expect(!refused.ok && refused.error.split("\n").slice(1)).toEqual([
+      '  mcp.json entry 1: name must be 1-32 letters, digits, - or _ (no "__"), got "x y"',
+      "  server p: args must be a list of strings",
+    ]);
+    expect(readGatewayConfig({ ...RELAY, LLM_PROVIDER: "workers-ai" }, {}, ok.cwd)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("runs only in the Worker"),
+    });
   });
 
   it("runs a local server as a child process: its tools work, its stderr stays quiet, close stops it", async () => {
     const logged: string[] = [];
     const docs = await startLoopbackMcp();
     cleanups.push(() => docs.close());
-    const src: McpToolSource = gatewayMcpSource([local("files", { API_KEY: "sk-local-9f8e7d" }), { name: "docs", url: docs.url }], { env: { MCP_TOKEN_DOCS: "remote-tok-1234" }, log: (l) => void logged.push(l) });
+    const src: McpToolSource = gatewayMcpSource([local("files", { API_KEY: "sk-local-9f8e7d" }), { name: "docs", url: docs.url }], {
+      env: { MCP_TOKEN_DOCS: "remote-tok-1234" },
+      log: (l) => void logged.push(l),
+    });
     cleanups.push(() => src.close());
     const listing = await src.list();
     expect(listing.notes).toEqual([]);
@@ -72,7 +95,10 @@ describe("gateway --mcp", () => {
 
   it("a local server that fails to start leaves a note, and its stderr goes to the log", async () => {
     const logged: string[] = [];
-    const src = gatewayMcpSource([{ name: "broken", command: process.execPath, args: ["-e", "console.error('fatal: no config'); process.exit(3)"], env: {} }], { env: {}, log: (l) => void logged.push(l) });
+    const src = gatewayMcpSource([{ name: "broken", command: process.execPath, args: ["-e", "console.error('fatal: no config'); process.exit(3)"], env: {} }], {
+      env: {},
+      log: (l) => void logged.push(l),
+    });
     cleanups.push(() => src.close());
     const { tools, notes } = await src.list();
     expect(tools).toEqual([]);

@@ -32,12 +32,20 @@ describe("regression: the gateway re-read, after a crash, the PDF that had crash
     }) as typeof fetch;
     const settings = attachmentSettings({ maxBytes: undefined, transcribeModel: undefined, model: { provider: "offline" } });
     const doc: AttachmentIn = { kind: "document", ref: "http://127.0.0.1:9/f/1", name: "huge.pdf", mime: "application/pdf", size: null } as AttachmentIn;
-    const got = await readAttachments([doc], gatewayReadDeps(settings, fetchImpl, () => undefined, after.readingMarks("t1")), new AbortController().signal);
+    const got = await readAttachments(
+      [doc],
+      gatewayReadDeps(settings, fetchImpl, () => undefined, after.readingMarks("t1")),
+      new AbortController().signal,
+    );
     expect(fetched).toEqual([]);
     expect(got.text).toContain("not read: reading it stopped the previous attempt");
 
     // A turn that reads its PDF to the end leaves no mark behind.
-    await readAttachments([doc], gatewayReadDeps(settings, fetchImpl, () => undefined, after.readingMarks("t2")), new AbortController().signal);
+    await readAttachments(
+      [doc],
+      gatewayReadDeps(settings, fetchImpl, () => undefined, after.readingMarks("t2")),
+      new AbortController().signal,
+    );
     expect(fetched).toHaveLength(1);
     expect(await after.readingMarks("t2").has(0)).toBe(false);
     after.close();

@@ -44,7 +44,14 @@ describe("regression: the operator could not see that a handoff would land in a 
   });
 
   it("a home the Worker refuses (set by a non-admin) stops the CLI before anything is queued", async () => {
-    const { calls, client } = fakeWorker({ chat_id: "111", thread_id: null, source: "sethome", set_by: "111", set_at: SET_AT, refused: "the telegram home channel was set by user 111, who is not in TELEGRAM_ADMIN_USERS" });
+    const { calls, client } = fakeWorker({
+      chat_id: "111",
+      thread_id: null,
+      source: "sethome",
+      set_by: "111",
+      set_at: SET_AT,
+      refused: "the telegram home channel was set by user 111, who is not in TELEGRAM_ADMIN_USERS",
+    });
     await expect(runHandoff(options(client, new PassThrough()))).rejects.toThrow(CliError);
     await expect(runHandoff(options(client, new PassThrough()))).rejects.toThrow(/not in TELEGRAM_ADMIN_USERS/);
     expect(calls.filter((c) => c.startsWith("POST"))).toEqual([]);

@@ -12,7 +12,13 @@ function session() {
     return patch !== null;
   };
   const state = () => ({ state: rec.handoffState, platform: rec.handoffPlatform, error: rec.handoffError });
-  return { get rec() { return rec; }, apply, state };
+  return {
+    get rec() {
+      return rec;
+    },
+    apply,
+    state,
+  };
 }
 
 describe("handoff state machine (SPEC section 4)", () => {

@@ -80,7 +80,10 @@ describe("hermes-edge login / logout", () => {
     const dir = t.io.home;
     writeFileSync(path.join(dir, ".dev.vars"), "API_TOKEN=local\n");
     mkdirSync(path.dirname(configFile(t.io.configDir)), { recursive: true });
-    writeFileSync(configFile(t.io.configDir), JSON.stringify({ profiles: { default: { url: "https://a.example.com", token: "ta" }, work: { url: "https://b.example.com", token: "tb" } } }));
+    writeFileSync(
+      configFile(t.io.configDir),
+      JSON.stringify({ profiles: { default: { url: "https://a.example.com", token: "ta" }, work: { url: "https://b.example.com", token: "tb" } } }),
+    );
     const at = (env: Record<string, string>) => resolveTarget({ env, cwd: dir, configDir: t.io.configDir });
     expect(at({})).toEqual({ baseUrl: "https://a.example.com", token: "ta", tokenSource: "profile 'default'" });
     expect(at({ HERMES_EDGE_PROFILE: "work" })).toEqual({ baseUrl: "https://b.example.com", token: "tb", tokenSource: "profile 'work'" });

@@ -9,7 +9,9 @@ function setup() {
   const stored: ChatMessage[] = [];
   const page = async (input: string | URL | Request) => {
     const url = String(input instanceof Request ? input.url : input);
-    return url === "https://docs.example/page" ? new Response("<html><body><h1>Title</h1><p>Body text</p></body></html>", { headers: { "content-type": "text/html" } }) : new Response("nope", { status: 404 });
+    return url === "https://docs.example/page"
+      ? new Response("<html><body><h1>Title</h1><p>Body text</p></body></html>", { headers: { "content-type": "text/html" } })
+      : new Response("nope", { status: 404 });
   };
   const tools = new ToolRegistry([fetchUrlTool()]);
   return { llm, model, stored, page, tools, append: async (m: ChatMessage) => void stored.push(m) };

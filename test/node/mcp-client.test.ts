@@ -45,7 +45,11 @@ describe("MCP client over Streamable HTTP", () => {
     const echo = byName(listing, "docs__echo");
     expect(echo.server).toBe("docs");
     expect(echo.schema.function.description).toBe("Echo the text back.\nSecond line.");
-    expect(echo.schema.function.parameters).toEqual({ type: "object", properties: { text: { type: "string", description: "what to echo" } }, required: ["text"] });
+    expect(echo.schema.function.parameters).toEqual({
+      type: "object",
+      properties: { text: { type: "string", description: "what to echo" } },
+      required: ["text"],
+    });
     expect(byName(listing, "docs__slow").schema.function.parameters).toMatchObject({ type: "object", properties: {} });
     expect(await echo.run({ text: "hello" }, ctx())).toBe("hello");
     expect(await byName(listing, "docs__picture").run({}, ctx())).toBe("[image: image/png, 11 bytes]\na caption");
@@ -132,7 +136,9 @@ describe("MCP client over Streamable HTTP", () => {
     const notified = new Promise<void>((resolve) => (changed = resolve));
     const { src, clock } = source({ docs: docs.url }, { onListChanged: () => changed() });
     expect((await src.list()).tools).toHaveLength(5);
-    docs.servers[0]!.registerTool("added", { description: "New.", inputSchema: { n: z.number() } }, async ({ n }) => ({ content: [{ type: "text", text: String(n * 2) }] }));
+    docs.servers[0]!.registerTool("added", { description: "New.", inputSchema: { n: z.number() } }, async ({ n }) => ({
+      content: [{ type: "text", text: String(n * 2) }],
+    }));
     await notified;
     const after = await src.list();
     expect(await byName(after, "docs__added").run({ n: 21 }, ctx())).toBe("42");
@@ -151,9 +157,17 @@ describe("MCP client over Streamable HTTP", () => {
     const rejecting = await startFailingServer(401, `invalid token ${TOKEN}`);
     cleanups.push(() => rejecting.close());
     const lines: string[] = [];
-    for (const level of ["log", "warn", "error", "info", "debug"] as const) vi.spyOn(console, level).mockImplementation((...a: unknown[]) => void lines.push(a.map(String).join(" ")));
+    for (const level of ["log", "warn", "error", "info", "debug"] as const)
+      vi.spyOn(console, level).mockImplementation((...a: unknown[]) => void lines.push(a.map(String).join(" ")));
     // No log option: failures go to console.warn, which is captured here.
-    const env = { MCP_SERVERS: JSON.stringify([{ name: "docs", url: docs.url }, { name: "other", url: rejecting.url }]), MCP_TOKEN_DOCS: TOKEN, MCP_TOKEN_OTHER: TOKEN };
+    const env = {
+      MCP_SERVERS: JSON.stringify([
+        { name: "docs", url: docs.url },
+        { name: "other", url: rejecting.url },
+      ]),
+      MCP_TOKEN_DOCS: TOKEN,
+      MCP_TOKEN_OTHER: TOKEN,
+    };
     const src: McpToolSource = edgeMcpSource(env, { clock: new ManualClock() })!;
     cleanups.push(() => src.close());
     const listing = await src.list();

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_NAME, edgeMcpSource, formatCallResult, namespacedName, parseMcpServers, parseToolTimeout, redactor, sanitiseInputSchema, tokenFor, tokenSecretName } from "../../workers/agent/mcp/index.ts";
+import {
+  TOOL_NAME,
+  edgeMcpSource,
+  formatCallResult,
+  namespacedName,
+  parseMcpServers,
+  parseToolTimeout,
+  redactor,
+  sanitiseInputSchema,
+  tokenFor,
+  tokenSecretName,
+} from "../../workers/agent/mcp/index.ts";
 
 const edge = (text: string) => parseMcpServers(text, { source: "MCP_SERVERS", commands: false });
 
@@ -66,7 +77,12 @@ describe("MCP_SERVERS", () => {
 describe("tool names and schemas for OpenAI", () => {
   it("namespaces names and keeps them valid, short and distinct", () => {
     expect(namespacedName("docs", "search")).toBe("docs__search");
-    const odd = [namespacedName("docs", "files/read.v2"), namespacedName("docs", "files_read_v2"), namespacedName("docs", "x".repeat(80)), namespacedName("docs", "x".repeat(81))];
+    const odd = [
+      namespacedName("docs", "files/read.v2"),
+      namespacedName("docs", "files_read_v2"),
+      namespacedName("docs", "x".repeat(80)),
+      namespacedName("docs", "x".repeat(81)),
+    ];
     for (const n of odd) expect(n).toMatch(TOOL_NAME);
     expect(new Set(odd).size).toBe(odd.length);
   });
@@ -78,9 +94,15 @@ describe("tool names and schemas for OpenAI", () => {
       properties: { a: { type: "array" }, b: true, c: false, d: { type: "object" }, e: { type: "string", default: 1n } },
       required: ["a", "zz", 3],
     });
-    expect(out).toEqual({ type: "object", properties: { a: { type: "array", items: {} }, b: {}, d: { type: "object", properties: {} }, e: { type: "string" } }, required: ["a"] });
+    expect(out).toEqual({
+      type: "object",
+      properties: { a: { type: "array", items: {} }, b: {}, d: { type: "object", properties: {} }, e: { type: "string" } },
+      required: ["a"],
+    });
     expect(sanitiseInputSchema("nonsense")).toEqual({ type: "object", properties: {} });
-    expect(sanitiseInputSchema({ type: "object", properties: { big: { description: "d".repeat(1000), enum: Array.from({ length: 5000 }, (_, i) => i) } } })).toEqual({ type: "object", properties: {} });
+    expect(
+      sanitiseInputSchema({ type: "object", properties: { big: { description: "d".repeat(1000), enum: Array.from({ length: 5000 }, (_, i) => i) } } }),
+    ).toEqual({ type: "object", properties: {} });
   });
 });
 
@@ -95,7 +117,9 @@ describe("tool results", () => {
         { type: "resource", resource: { uri: "file:///b.txt", text: "inline" } },
       ],
     };
-    expect(formatCallResult(result, { maxChars: 1000, redact })).toBe("line with [redacted]\n[audio: audio/wav, 3 bytes]\n[resource link: file:///a.txt (a)]\n[resource file:///b.txt]\ninline");
+    expect(formatCallResult(result, { maxChars: 1000, redact })).toBe(
+      "line with [redacted]\n[audio: audio/wav, 3 bytes]\n[resource link: file:///a.txt (a)]\n[resource file:///b.txt]\ninline",
+    );
     expect(formatCallResult({ content: [{ type: "text", text: "nope" }], isError: true }, { maxChars: 1000, redact })).toBe('{"error":"nope"}');
     expect(formatCallResult({ content: [], structuredContent: { n: 1 } }, { maxChars: 1000, redact })).toBe('{"n":1}');
   });

@@ -11,7 +11,11 @@ function randomTranscript(rand: () => number): RawMessage[] {
     const kind = pick(["system", "user", "user", "assistant", "assistant_tools", "tool", "tool", "weird"] as const);
     if (kind === "assistant_tools") {
       lastCalls = Array.from({ length: 1 + Math.floor(rand() * 3) }, (_, k) => `c${i}_${k}`);
-      out.push({ role: "assistant", content: rand() < 0.5 ? null : "calling", tool_calls: lastCalls.map((id) => ({ id, type: "function", function: { name: "fetch_url", arguments: "{}" } })) });
+      out.push({
+        role: "assistant",
+        content: rand() < 0.5 ? null : "calling",
+        tool_calls: lastCalls.map((id) => ({ id, type: "function", function: { name: "fetch_url", arguments: "{}" } })),
+      });
     } else if (kind === "tool") {
       const id = rand() < 0.7 && lastCalls.length ? pick(lastCalls) : `ghost${i}`;
       out.push({ role: "tool", tool_call_id: id, content: `result ${i}` });
@@ -43,7 +47,14 @@ describe("transcript repair", () => {
       { role: "user", content: "one" },
       { role: "function", content: "legacy" },
       { role: "user", content: "two" },
-      { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "fetch_url", arguments: "{}" } }, { id: "b", type: "function", function: { name: "fetch_url", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "a", type: "function", function: { name: "fetch_url", arguments: "{}" } },
+          { id: "b", type: "function", function: { name: "fetch_url", arguments: "{}" } },
+        ],
+      },
       { role: "tool", tool_call_id: "b", content: "B" },
       { role: "user", content: "three" },
     ]);

@@ -14,7 +14,12 @@ let chats = 7000;
 /** The runtime's streamer over the real Telegram adapter, talking to the fake Bot API. */
 function rig() {
   const telegram = new FakeTelegram();
-  const adapter = new TelegramAdapter({ token: TELEGRAM_TEST.token, webhookSecret: TELEGRAM_TEST.secret, apiRoot: "https://telegram.test", fetch: (i, init) => telegram.handle(new Request(i, init)) });
+  const adapter = new TelegramAdapter({
+    token: TELEGRAM_TEST.token,
+    webhookSecret: TELEGRAM_TEST.secret,
+    apiRoot: "https://telegram.test",
+    fetch: (i, init) => telegram.handle(new Request(i, init)),
+  });
   const channel = adapterChannel(adapter, telegramTarget(String(++chats), null, null));
   const clock = new ManualClock(0);
   const reply = new ReplyStreamer(channel, { clock, log: () => {} });

@@ -37,7 +37,12 @@ describe("streamed replies (the runtime's ReplyStreamer)", () => {
     expect(at[0]).toBe(0);
     for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(1100);
     // Later shows edit the first message.
-    expect(channel.shows("live").slice(1).every((c) => c.ids?.[0] === "100")).toBe(true);
+    expect(
+      channel
+        .shows("live")
+        .slice(1)
+        .every((c) => c.ids?.[0] === "100"),
+    ).toBe(true);
     expect(end).toMatchObject({ text: "abbbbbbbbbb", ids: ["100"] });
   });
 

@@ -6,7 +6,11 @@ import { CATALOG, readCatalog, type SettingSpec } from "../../workers/settings/c
 
 const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8");
 const entries = Object.entries(CATALOG) as Array<[string, SettingSpec]>;
-const namesOf = (kind: "secret" | "var") => entries.filter(([, e]) => e.kind === kind).map(([n]) => n).sort();
+const namesOf = (kind: "secret" | "var") =>
+  entries
+    .filter(([, e]) => e.kind === kind)
+    .map(([n]) => n)
+    .sort();
 /** A family's name (`MCP_TOKEN_<NAME>`) stands for any name with its prefix (`MCP_TOKEN_DOCS`). */
 const family = (name: string) => entries.find(([n]) => n.includes("<") && name.startsWith(n.slice(0, n.indexOf("<"))))?.[0] ?? name;
 
@@ -68,7 +72,11 @@ describe("the settings catalog is what the docs and config files say", () => {
       sources(path.join(PROJECT_ROOT, dir))
         .map((f) => path.relative(PROJECT_ROOT, f))
         .filter((rel) => !rel.startsWith("workers/settings"))
-        .flatMap((rel) => readFileSync(path.join(PROJECT_ROOT, rel), "utf8").split("\n").flatMap((line, i) => (read.test(line) ? [`${rel}:${i + 1}: ${line.trim()}`] : []))),
+        .flatMap((rel) =>
+          readFileSync(path.join(PROJECT_ROOT, rel), "utf8")
+            .split("\n")
+            .flatMap((line, i) => (read.test(line) ? [`${rel}:${i + 1}: ${line.trim()}`] : [])),
+        ),
     );
     expect(bad).toEqual([]);
   });

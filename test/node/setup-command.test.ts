@@ -77,14 +77,18 @@ describe("hermes-edge setup", () => {
     discord.reset();
     const r = await run(["setup", "discord", "--url", URL], { DISCORD_BOT_TOKEN: DISCORD_TEST.botToken, DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId });
     expect(r.code).toBe(0);
-    expect(r.out).toContain('registered /ask, /stop, /new, /resume, /status, /instructions, /compact, /tools, /sethome, /whoami, /help, "Ask hermes" (message menu)');
+    expect(r.out).toContain(
+      'registered /ask, /stop, /new, /resume, /status, /instructions, /compact, /tools, /sethome, /whoami, /help, "Ask hermes" (message menu)',
+    );
     expect(r.out).toContain(`interactions endpoint set to ${URL}/webhooks/discord`);
     const put = discord.calls.find((c) => c.method === "PUT")!;
     expect(put.path).toBe(`/api/v10/applications/${DISCORD_TEST.applicationId}/commands`);
     // Send Messages (11), Embed Links (14), Attach Files (15), Read Message History (16),
     // Create Public Threads (35), Send Messages in Threads (38): 2^11 + … + 2^38.
     expect(2 ** 11 + 2 ** 14 + 2 ** 15 + 2 ** 16 + 2 ** 35 + 2 ** 38).toBe(309237762048);
-    expect(r.out).toContain(`https://discord.com/oauth2/authorize?client_id=${DISCORD_TEST.applicationId}&scope=bot+applications.commands&permissions=309237762048`);
+    expect(r.out).toContain(
+      `https://discord.com/oauth2/authorize?client_id=${DISCORD_TEST.applicationId}&scope=bot+applications.commands&permissions=309237762048`,
+    );
     expect(r.out).toContain("Send Messages in Threads (38)");
   });
 
@@ -98,7 +102,10 @@ describe("hermes-edge setup", () => {
   it("slack: prints the manifest with the event URL, scopes and events, and checks the token", async () => {
     const r = await run(["setup", "slack", "--url", URL, "--json"], { SLACK_BOT_TOKEN: SLACK_TEST.token });
     expect(r.code).toBe(0);
-    const { manifest, token } = JSON.parse(r.out) as { manifest: { settings: { event_subscriptions: { request_url: string; bot_events: string[] } }; oauth_config: { scopes: { bot: string[] } } }; token: { teamId: string } };
+    const { manifest, token } = JSON.parse(r.out) as {
+      manifest: { settings: { event_subscriptions: { request_url: string; bot_events: string[] } }; oauth_config: { scopes: { bot: string[] } } };
+      token: { teamId: string };
+    };
     expect(manifest.settings.event_subscriptions.request_url).toBe(`${URL}/webhooks/slack`);
     expect(manifest.settings.event_subscriptions.bot_events).toContain("app_mention");
     expect(manifest.oauth_config.scopes.bot).toEqual(expect.arrayContaining(["chat:write", "files:read"]));

@@ -12,7 +12,9 @@ describe("Slack calls are never queued inside the client", () => {
   it("starts 150 concurrent postMessage calls before any of them is answered", async () => {
     const started: Array<() => void> = [];
     const fetchImpl: typeof fetch = (_input, _init) =>
-      new Promise<Response>((resolve) => started.push(() => resolve(Response.json({ ok: true, channel: "D1", ts: `1700000000.${String(started.length).padStart(6, "0")}` }))));
+      new Promise<Response>((resolve) =>
+        started.push(() => resolve(Response.json({ ok: true, channel: "D1", ts: `1700000000.${String(started.length).padStart(6, "0")}` }))),
+      );
     const slack = new SlackAdapter({ botToken: "xoxb-test", signingSecret: "s", apiUrl: "https://slack.test/api/", fetch: fetchImpl });
     const posts = Array.from({ length: 150 }, (_, i) => slack.post(slackTarget(`D${i}`, null, true), `reply ${i}`));
     for (let i = 0; i < 50 && started.length < 150; i++) await new Promise((r) => setImmediate(r));

@@ -19,18 +19,46 @@ describe("hermes-edge status output", () => {
         version: "0.1.0",
         model: { provider: "openai", model: "gpt-4o-mini", detail: "answers; lists gpt-4o-mini" },
         platforms: [
-          { name: "telegram", enabled: true, missing: [], relay: null, home_channel: { chat_id: "-100", thread_id: "7", source: "sethome" }, detail: "webhook https://old.example/webhooks/telegram · 3 update(s) waiting" },
+          {
+            name: "telegram",
+            enabled: true,
+            missing: [],
+            relay: null,
+            home_channel: { chat_id: "-100", thread_id: "7", source: "sethome" },
+            detail: "webhook https://old.example/webhooks/telegram · 3 update(s) waiting",
+          },
           { name: "discord", enabled: false, missing: ["DISCORD_PUBLIC_KEY", "DISCORD_BOT_TOKEN"], relay: null, home_channel: null, detail: null },
-          { name: "slack", enabled: true, missing: [], relay: "gw1", home_channel: null, detail: "workspace T1 · bot <@U1> · events should go to https://he.example.workers.dev/webhooks/slack" },
+          {
+            name: "slack",
+            enabled: true,
+            missing: [],
+            relay: "gw1",
+            home_channel: null,
+            detail: "workspace T1 · bot <@U1> · events should go to https://he.example.workers.dev/webhooks/slack",
+          },
         ],
         gateways: [{ id: "gw1", connected: false, platforms: [], buffered: 4, dropped: 0 }],
         migrations: { expected: 9, applied: 9, missing: [] },
         cron: { last_run: now - 90_000 },
-        setting_problems: [{ setting: "DAILY_TOKEN_BUDGET", value: "10k", message: "DAILY_TOKEN_BUDGET=10k is not a positive whole number: the budget is off (unlimited); write a number such as 10000" }],
+        setting_problems: [
+          {
+            setting: "DAILY_TOKEN_BUDGET",
+            value: "10k",
+            message: "DAILY_TOKEN_BUDGET=10k is not a positive whole number: the budget is off (unlimited); write a number such as 10000",
+          },
+        ],
       },
       problems: [
-        { area: "settings", problem: "DAILY_TOKEN_BUDGET=10k is not a positive whole number: the budget is off (unlimited); write a number such as 10000", fix: "correct DAILY_TOKEN_BUDGET in wrangler.toml [vars]" },
-        { area: "telegram", problem: "Telegram delivers to https://old.example/webhooks/telegram, not https://he.example.workers.dev/webhooks/telegram", fix: "npx hermes-edge setup telegram --url https://he.example.workers.dev" },
+        {
+          area: "settings",
+          problem: "DAILY_TOKEN_BUDGET=10k is not a positive whole number: the budget is off (unlimited); write a number such as 10000",
+          fix: "correct DAILY_TOKEN_BUDGET in wrangler.toml [vars]",
+        },
+        {
+          area: "telegram",
+          problem: "Telegram delivers to https://old.example/webhooks/telegram, not https://he.example.workers.dev/webhooks/telegram",
+          fix: "npx hermes-edge setup telegram --url https://he.example.workers.dev",
+        },
         { area: "relay", problem: "gateway gw1 serves slack but is not connected (4 message(s) waiting)", fix: "run it: … npx hermes-edge gateway" },
       ],
     };
@@ -84,24 +112,38 @@ describe("hermes-edge status output", () => {
       reachable: true,
       version: "0.1.0",
       token: { accepted: true, source: ".dev.vars" },
-      worker: { version: "0.1.0", model: { provider: "offline", model: "offline", detail: "x" }, platforms: [], gateways: [], migrations: { expected: 9, applied: 9, missing: [] }, cron: { last_run: null }, setting_problems: [] },
+      worker: {
+        version: "0.1.0",
+        model: { provider: "offline", model: "offline", detail: "x" },
+        platforms: [],
+        gateways: [],
+        migrations: { expected: 9, applied: 9, missing: [] },
+        cron: { last_run: null },
+        setting_problems: [],
+      },
       problems: [],
     });
     const local = formatStatus(report("http://127.0.0.1:8787"), 0, plain).join("\n");
     expect(local).toContain("– cron       has not run (wrangler does not run it locally; run it once: curl http://127.0.0.1:8787/cdn-cgi/handler/scheduled)");
     expect(local).not.toContain("__scheduled");
-    expect(formatStatus(report("https://he.example.workers.dev"), 0, plain).join("\n")).toContain("– cron       has not run yet (it runs on wrangler.toml's [triggers] schedule)");
+    expect(formatStatus(report("https://he.example.workers.dev"), 0, plain).join("\n")).toContain(
+      "– cron       has not run yet (it runs on wrangler.toml's [triggers] schedule)",
+    );
   });
 
   it("with a wrong HERMES_EDGE_TOKEN, status says to fix or unset the variable, not to log in (it overrides the login)", async () => {
     const worker = await serve((req) =>
-      new URL(req.url).pathname === "/health" ? Response.json({ ok: true, service: "hermes-edge", version: "0.1.0" }) : Response.json({ error: { code: "unauthorized", message: "bad token" } }, { status: 401 }),
+      new URL(req.url).pathname === "/health"
+        ? Response.json({ ok: true, service: "hermes-edge", version: "0.1.0" })
+        : Response.json({ error: { code: "unauthorized", message: "bad token" } }, { status: 401 }),
     );
     try {
       const t = memoryIo({ HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: "wrong" });
       expect(await createCli(["status"], t.io).run()).toBe(1);
       expect(t.out()).toContain("HERMES_EDGE_TOKEN does not match the Worker's API_TOKEN");
-      expect(t.out()).toContain("fix: HERMES_EDGE_TOKEN is set and overrides `hermes-edge login` and ./.dev.vars: set it to the Worker's API_TOKEN, or unset it");
+      expect(t.out()).toContain(
+        "fix: HERMES_EDGE_TOKEN is set and overrides `hermes-edge login` and ./.dev.vars: set it to the Worker's API_TOKEN, or unset it",
+      );
       expect(t.out()).not.toMatch(/fix: .*npx hermes-edge login/);
     } finally {
       await worker.close();

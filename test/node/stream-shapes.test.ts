@@ -23,16 +23,28 @@ const sse = (chunks: unknown[]) => [...chunks.map((c) => `data: ${JSON.stringify
 
 function openai(chunks: unknown[]) {
   const llm = new FakeLlm().then({ kind: "http", status: 200, body: sse(chunks), headers: { "content-type": "text/event-stream" } });
-  return new OpenAiModel({ baseUrl: "https://llm.example/v1", model: "magistral-medium-latest", fetch: (i, init) => llm.handle(new Request(i, init)), sleep: async () => {} });
+  return new OpenAiModel({
+    baseUrl: "https://llm.example/v1",
+    model: "magistral-medium-latest",
+    fetch: (i, init) => llm.handle(new Request(i, init)),
+    sleep: async () => {},
+  });
 }
 
 const base = { id: "c1", object: "chat.completion.chunk", created: 1750000000, model: "magistral-medium-latest" };
 /** Mistral's reasoning stream: a thinking part, then the answer as text parts, then usage. */
 const mistral = [
   { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] },
-  { ...base, choices: [{ index: 0, delta: { content: [{ type: "thinking", thinking: [{ type: "text", text: "Adding two and two." }] }] }, finish_reason: null }] },
+  {
+    ...base,
+    choices: [{ index: 0, delta: { content: [{ type: "thinking", thinking: [{ type: "text", text: "Adding two and two." }] }] }, finish_reason: null }],
+  },
   { ...base, choices: [{ index: 0, delta: { content: [{ type: "text", text: "2 + 2" }] }, finish_reason: null }] },
-  { ...base, choices: [{ index: 0, delta: { content: [{ type: "text", text: " = 4" }] }, finish_reason: "stop" }], usage: { prompt_tokens: 12, completion_tokens: 30, total_tokens: 42 } },
+  {
+    ...base,
+    choices: [{ index: 0, delta: { content: [{ type: "text", text: " = 4" }] }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 12, completion_tokens: 30, total_tokens: 42 },
+  },
 ];
 
 describe("regression: a reply streamed as typed content parts was stored empty while billed", () => {
@@ -52,7 +64,14 @@ describe("regression: a reply streamed as typed content parts was stored empty w
 
   it("deltaText: strings as they are, text parts joined, reasoning and unknown parts dropped", () => {
     expect(deltaText("plain")).toBe("plain");
-    expect(deltaText([{ type: "text", text: "a" }, { type: "reasoning", text: "hidden" }, { type: "thinking", thinking: [{ type: "text", text: "no" }] }, { type: "text", text: "b" }])).toBe("ab");
+    expect(
+      deltaText([
+        { type: "text", text: "a" },
+        { type: "reasoning", text: "hidden" },
+        { type: "thinking", thinking: [{ type: "text", text: "no" }] },
+        { type: "text", text: "b" },
+      ]),
+    ).toBe("ab");
     expect(deltaText([null, 42, { type: "text", text: 7 }])).toBe("");
     expect(deltaText(null)).toBe("");
     expect(deltaText({ type: "text", text: "not an array" })).toBe("");
@@ -72,9 +91,19 @@ describe("regression: usage was taken only from chunks with choices, and never f
   it("an error chunk's usage reaches the ProviderError, and the turn records it with the text so far", async () => {
     const chunks = [
       { ...base, choices: [{ index: 0, delta: { content: "2 + " }, finish_reason: null }] },
-      { ...base, error: { code: "server_error", message: "Provider disconnected unexpectedly" }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }], usage: { prompt_tokens: 12, completion_tokens: 3 } },
+      {
+        ...base,
+        error: { code: "server_error", message: "Provider disconnected unexpectedly" },
+        choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
+        usage: { prompt_tokens: 12, completion_tokens: 3 },
+      },
     ];
-    const err = await openai(chunks).complete({ messages: user }).then(() => null, (e: unknown) => e);
+    const err = await openai(chunks)
+      .complete({ messages: user })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as ProviderError).usage).toEqual({ input: 12, output: 3 });
     expect((err as ProviderError).partial).toBe("2 + ");
@@ -94,8 +123,14 @@ describe("regression: usage was taken only from chunks with choices, and never f
   });
 
   it("Workers AI: an error chunk's usage is kept too", async () => {
-    const ai = new FakeAi().then({ kind: "stream", chunks: [{ response: "2" }, { error: "3040: capacity", usage: { prompt_tokens: 4, completion_tokens: 1 } }] });
-    const err = await new WorkersAiModel({ ai, model: "@cf/x", sleep: async () => {}, maxRetries: 0 }).complete({ messages: user }).then(() => null, (e: unknown) => e);
+    const ai = new FakeAi().then({
+      kind: "stream",
+      chunks: [{ response: "2" }, { error: "3040: capacity", usage: { prompt_tokens: 4, completion_tokens: 1 } }],
+    });
+    const err = await new WorkersAiModel({ ai, model: "@cf/x", sleep: async () => {}, maxRetries: 0 }).complete({ messages: user }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as ProviderError).usage).toEqual({ input: 4, output: 1 });
   });
 

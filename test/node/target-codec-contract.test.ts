@@ -50,12 +50,12 @@ function codecContract<T extends { private: boolean }>(c: CodecCase<T>): void {
     const generic: Record<string, string> = {
       "not JSON": "{c:1",
       "an array": '["1"]',
-      "null": "null",
+      null: "null",
       "a string": '"1001"',
       "an unknown key": JSON.stringify({ ...JSON.parse(codec.encode(c.samples[0]!).ref), x: "1" }),
       "a number where a string belongs": '{"c":1001}',
-      "oversize": JSON.stringify({ c: "1".repeat(5000) }),
-      "empty": "{}",
+      oversize: JSON.stringify({ c: "1".repeat(5000) }),
+      empty: "{}",
     };
     for (const [why, ref] of Object.entries({ ...generic, ...c.hostile })) {
       expect(codec.decode(at(ref)), why).toBeNull();
@@ -81,8 +81,18 @@ describe("reply-target codec contract: Telegram", () => {
     ],
     stored: [
       { ref: '{"c":"1001"}', private: true, decoded: { chatId: 1001, topic: null, replyTo: null, private: true }, where: { chatId: "1001", threadId: null } },
-      { ref: '{"c":"-1001234567890","t":"7","r":"42"}', private: false, decoded: { chatId: -1001234567890, topic: 7, replyTo: 42, private: false }, where: { chatId: "-1001234567890", threadId: "7" } },
-      { ref: '{"c":"-100555","t":"1"}', private: false, decoded: { chatId: -100555, topic: 1, replyTo: null, private: false }, where: { chatId: "-100555", threadId: "1" } },
+      {
+        ref: '{"c":"-1001234567890","t":"7","r":"42"}',
+        private: false,
+        decoded: { chatId: -1001234567890, topic: 7, replyTo: 42, private: false },
+        where: { chatId: "-1001234567890", threadId: "7" },
+      },
+      {
+        ref: '{"c":"-100555","t":"1"}',
+        private: false,
+        decoded: { chatId: -100555, topic: 1, replyTo: null, private: false },
+        where: { chatId: "-100555", threadId: "1" },
+      },
     ],
     hostile: {
       "a chat named, not numbered": '{"c":"@channel"}',
@@ -102,10 +112,25 @@ describe("reply-target codec contract: Discord", () => {
       { channel: "3003", thread: null, interaction: { applicationId: "5550001", token: "aW50ZXJhY3Rpb24.tok-en_1" }, private: true },
     ],
     stored: [
-      { ref: '{"c":"3001"}', private: false, decoded: { channel: "3001", thread: null, interaction: null, private: false }, where: { chatId: "3001", threadId: null } },
-      { ref: '{"c":"9","t":"9","a":"5550001","k":"itok-12"}', private: false, decoded: { channel: "9", thread: "9", interaction: { applicationId: "5550001", token: "itok-12" }, private: false }, where: { chatId: "9", threadId: "9" } },
+      {
+        ref: '{"c":"3001"}',
+        private: false,
+        decoded: { channel: "3001", thread: null, interaction: null, private: false },
+        where: { chatId: "3001", threadId: null },
+      },
+      {
+        ref: '{"c":"9","t":"9","a":"5550001","k":"itok-12"}',
+        private: false,
+        decoded: { channel: "9", thread: "9", interaction: { applicationId: "5550001", token: "itok-12" }, private: false },
+        where: { chatId: "9", threadId: "9" },
+      },
       // An interaction whose channel Discord did not name was stored without one.
-      { ref: '{"a":"5550001","k":"tok"}', private: true, decoded: { channel: null, thread: null, interaction: { applicationId: "5550001", token: "tok" }, private: true }, where: { chatId: "", threadId: null } },
+      {
+        ref: '{"a":"5550001","k":"tok"}',
+        private: true,
+        decoded: { channel: null, thread: null, interaction: { applicationId: "5550001", token: "tok" }, private: true },
+        where: { chatId: "", threadId: null },
+      },
     ],
     hostile: {
       "a token that climbs out of the webhook path": '{"c":"1","a":"5550001","k":"../../channels/1/messages"}',
@@ -125,9 +150,24 @@ describe("reply-target codec contract: Slack", () => {
       { channel: "C2", threadTs: null, responseUrl: "https://hooks.slack.com/commands/T1/2/x", private: false },
     ],
     stored: [
-      { ref: '{"c":"D1001"}', private: true, decoded: { channel: "D1001", threadTs: null, responseUrl: null, private: true }, where: { chatId: "D1001", threadId: null } },
-      { ref: '{"c":"C1","t":"1700000001.5"}', private: false, decoded: { channel: "C1", threadTs: "1700000001.5", responseUrl: null, private: false }, where: { chatId: "C1", threadId: "1700000001.5" } },
-      { ref: '{"c":"C9","u":"https://hooks.slack.test/commands/T0TEAM/1/x"}', private: false, decoded: { channel: "C9", threadTs: null, responseUrl: "https://hooks.slack.test/commands/T0TEAM/1/x", private: false }, where: { chatId: "C9", threadId: null } },
+      {
+        ref: '{"c":"D1001"}',
+        private: true,
+        decoded: { channel: "D1001", threadTs: null, responseUrl: null, private: true },
+        where: { chatId: "D1001", threadId: null },
+      },
+      {
+        ref: '{"c":"C1","t":"1700000001.5"}',
+        private: false,
+        decoded: { channel: "C1", threadTs: "1700000001.5", responseUrl: null, private: false },
+        where: { chatId: "C1", threadId: "1700000001.5" },
+      },
+      {
+        ref: '{"c":"C9","u":"https://hooks.slack.test/commands/T0TEAM/1/x"}',
+        private: false,
+        decoded: { channel: "C9", threadTs: null, responseUrl: "https://hooks.slack.test/commands/T0TEAM/1/x", private: false },
+        where: { chatId: "C9", threadId: null },
+      },
     ],
     hostile: {
       "a response_url over plain http": '{"c":"C1","u":"http://169.254.169.254/latest"}',
@@ -142,8 +182,18 @@ describe("relay frames carry targets unchanged", () => {
   it("a frame's target is the opaque JSON it always was; a hand-back of another shape is refused", () => {
     const t = telegramTargets.encode({ chatId: -100, topic: 7, replyTo: null, private: false });
     expect(JSON.parse(JSON.stringify(t))).toEqual({ platform: "telegram", private: false, ref: '{"c":"-100","t":"7"}' });
-    expect(targetFromWire('{"platform":"telegram","private":false,"ref":"{\\"c\\":\\"-100\\"}"}')).toEqual({ platform: "telegram", private: false, ref: '{"c":"-100"}' });
-    for (const bad of ['{"platform":"matrix","private":false,"ref":"{}"}', '{"platform":"telegram","private":"no","ref":"{}"}', '{"platform":"telegram","private":false,"ref":"{}","x":1}', "nope"]) expect(targetFromWire(bad), bad).toBeNull();
+    expect(targetFromWire('{"platform":"telegram","private":false,"ref":"{\\"c\\":\\"-100\\"}"}')).toEqual({
+      platform: "telegram",
+      private: false,
+      ref: '{"c":"-100"}',
+    });
+    for (const bad of [
+      '{"platform":"matrix","private":false,"ref":"{}"}',
+      '{"platform":"telegram","private":"no","ref":"{}"}',
+      '{"platform":"telegram","private":false,"ref":"{}","x":1}',
+      "nope",
+    ])
+      expect(targetFromWire(bad), bad).toBeNull();
   });
 });
 
@@ -155,8 +205,18 @@ describe("reply-target codec contract: WhatsApp", () => {
       { waId: "16505551234", replyTo: "wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=", private: true },
     ],
     stored: [
-      { ref: '{"c":"16505551234"}', private: true, decoded: { waId: "16505551234", replyTo: null, private: true }, where: { chatId: "16505551234", threadId: null } },
-      { ref: '{"c":"15550001001","m":"wamid.abc="}', private: true, decoded: { waId: "15550001001", replyTo: "wamid.abc=", private: true }, where: { chatId: "15550001001", threadId: null } },
+      {
+        ref: '{"c":"16505551234"}',
+        private: true,
+        decoded: { waId: "16505551234", replyTo: null, private: true },
+        where: { chatId: "16505551234", threadId: null },
+      },
+      {
+        ref: '{"c":"15550001001","m":"wamid.abc="}',
+        private: true,
+        decoded: { waId: "15550001001", replyTo: "wamid.abc=", private: true },
+        where: { chatId: "15550001001", threadId: null },
+      },
     ],
     hostile: {
       "a number with a plus (the API wants digits)": '{"c":"+16505551234"}',

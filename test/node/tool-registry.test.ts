@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { OpenAiModel, ToolRegistry, formatToolList, listTools, runTurn, summarizeCall, toolError, type ChatMessage, type Tool, type ToolSource, type TurnEvent } from "../../workers/agent/index.ts";
+import {
+  OpenAiModel,
+  ToolRegistry,
+  formatToolList,
+  listTools,
+  runTurn,
+  summarizeCall,
+  toolError,
+  type ChatMessage,
+  type Tool,
+  type ToolSource,
+  type TurnEvent,
+} from "../../workers/agent/index.ts";
 import { FakeLlm } from "../support/fake-llm.ts";
 
 function tool(name: string, server?: string, reply = `${name} ran`): Tool {
@@ -43,14 +55,19 @@ describe("a registry with tool sources", () => {
       { name: "docs__search", server: "docs", description: "Does docs__search." },
     ]);
     expect(listing.notes).toEqual(["tools of server wiki are unavailable: down", "some tools are unavailable: boom"]);
-    expect(formatToolList(listing)).toBe("fetch_url: Does fetch_url.\ndocs__search (docs): Does docs__search.\n(tools of server wiki are unavailable: down)\n(some tools are unavailable: boom)");
+    expect(formatToolList(listing)).toBe(
+      "fetch_url: Does fetch_url.\ndocs__search (docs): Does docs__search.\n(tools of server wiki are unavailable: down)\n(some tools are unavailable: boom)",
+    );
   });
 
   it("keeps the first of two tools with one name, and at most 128 tools", async () => {
     const many = Array.from({ length: 130 }, (_, i) => tool(`s__t${i}`, "s"));
     const set = await new ToolRegistry([tool("s__t0")], [source(many)]).forTurn();
     expect(set.schemas()).toHaveLength(128);
-    expect(set.notes).toEqual(["tool s__t0 is offered twice; only the first is available", "2 more tools are unavailable: at most 128 tools can be offered at once"]);
+    expect(set.notes).toEqual([
+      "tool s__t0 is offered twice; only the first is available",
+      "2 more tools are unavailable: at most 128 tools can be offered at once",
+    ]);
   });
 
   it("a turn lists the sources first, tells the model what is missing without storing it, and summarises calls in events", async () => {
@@ -60,7 +77,13 @@ describe("a registry with tool sources", () => {
     const stored: ChatMessage[] = [];
     const events: TurnEvent[] = [];
     const registry = new ToolRegistry([], [source([tool("docs__search", "docs", "found it")], ["tools of server wiki are unavailable: HTTP 503"])]);
-    const out = await runTurn({ model, tools: registry, history: [{ role: "user", content: "search" }], append: async (m) => void stored.push(m), onEvent: (e) => events.push(e) });
+    const out = await runTurn({
+      model,
+      tools: registry,
+      history: [{ role: "user", content: "search" }],
+      append: async (m) => void stored.push(m),
+      onEvent: (e) => events.push(e),
+    });
     expect(out.finishReason).toBe("stop");
     for (const call of llm.calls) {
       expect(call.body.messages.at(-1)).toEqual({ role: "system", content: "tools of server wiki are unavailable: HTTP 503" });

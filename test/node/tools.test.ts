@@ -19,7 +19,9 @@ describe("fetch_url", () => {
   });
 
   it("caps the size it reads", async () => {
-    const { out } = await run({ url: "https://a.example/big" }, () => new Response("a".repeat(5000), { headers: { "content-type": "text/plain" } }), { maxBytes: 100 });
+    const { out } = await run({ url: "https://a.example/big" }, () => new Response("a".repeat(5000), { headers: { "content-type": "text/plain" } }), {
+      maxBytes: 100,
+    });
     expect(out).toMatchObject({ truncated: true });
     expect((out.text as string).length).toBe(100);
   });
@@ -35,7 +37,10 @@ describe("fetch_url", () => {
       expect(out.error, url).toMatch(/refusing|only http/);
       expect(seen, url).toEqual([]);
     }
-    const { out, seen } = await run({ url: "https://a.example/r" }, () => new Response(null, { status: 302, headers: { location: "http://192.168.1.1/admin" } }));
+    const { out, seen } = await run(
+      { url: "https://a.example/r" },
+      () => new Response(null, { status: 302, headers: { location: "http://192.168.1.1/admin" } }),
+    );
     expect(out.error).toContain("refusing");
     expect(seen).toEqual(["https://a.example/r"]);
     expect(isBlockedHost("example.com")).toBe(false);
@@ -49,7 +54,17 @@ describe("fetch_url", () => {
 
 describe("regression: fetch_url reached private addresses through names and IPv6 forms", () => {
   it("refuses trailing-dot names, IPv6 forms of private IPv4, NAT64, site-local", () => {
-    for (const h of ["localhost.", "metadata.google.internal.", "[::7f00:1]", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "[64:ff9b::a9fe:a9fe]", "[fec0::1]", "198.18.0.1", "router.lan"]) {
+    for (const h of [
+      "localhost.",
+      "metadata.google.internal.",
+      "[::7f00:1]",
+      "[::ffff:127.0.0.1]",
+      "[::ffff:7f00:1]",
+      "[64:ff9b::a9fe:a9fe]",
+      "[fec0::1]",
+      "198.18.0.1",
+      "router.lan",
+    ]) {
       expect(isBlockedHost(h), h).toBe(true);
     }
     for (const h of ["example.com", "[2606:4700::1111]", "93.184.216.34"]) expect(isBlockedHost(h), h).toBe(false);

@@ -10,7 +10,10 @@ function model(ai: FakeAi) {
 }
 
 const lookup: Tool = {
-  schema: { type: "function", function: { name: "lookup", description: "Look a word up.", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } } },
+  schema: {
+    type: "function",
+    function: { name: "lookup", description: "Look a word up.", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } },
+  },
   run: async (args) => `definition of ${String(args.q)}`,
 };
 
@@ -32,9 +35,16 @@ describe("Workers AI provider", () => {
   });
 
   it("runs a tool round: tools go out in OpenAI form, the call from the final chunk comes back, the result goes in", async () => {
-    const ai = new FakeAi().then({ kind: "stream", chunks: [{ response: "" }, { response: "", tool_calls: [{ name: "lookup", arguments: { q: "edge" } }] }] }).text("Edge means border.");
+    const ai = new FakeAi()
+      .then({ kind: "stream", chunks: [{ response: "" }, { response: "", tool_calls: [{ name: "lookup", arguments: { q: "edge" } }] }] })
+      .text("Edge means border.");
     const stored: ChatMessage[] = [];
-    const out = await runTurn({ model: model(ai), tools: new ToolRegistry([lookup]), history: [{ role: "user", content: "define edge" }], append: async (m) => void stored.push(m) });
+    const out = await runTurn({
+      model: model(ai),
+      tools: new ToolRegistry([lookup]),
+      history: [{ role: "user", content: "define edge" }],
+      append: async (m) => void stored.push(m),
+    });
     expect(out).toMatchObject({ finishReason: "stop", text: "Edge means border.", toolCalls: 1 });
     expect(ai.calls[0]!.inputs.tools).toEqual([lookup.schema]);
     const second = ai.calls[1]!.inputs.messages as Record<string, unknown>[];
@@ -65,14 +75,19 @@ describe("Workers AI provider", () => {
     expect(busy.calls).toHaveLength(2);
 
     const wrong = new FakeAi().then({ kind: "error", message: "AiError: 5007: No such model @cf/nope or task" });
-    const err = await model(wrong).complete({ messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    const err = await model(wrong)
+      .complete({ messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(err).toMatchObject({ code: "provider_rejected", message: expect.stringContaining("check LLM_MODEL") });
     expect(wrong.calls).toHaveLength(1);
   });
 
   it("sends no tools again to a model that refused them", async () => {
-    const ai = new FakeAi().then({ kind: "error", message: "5006: Error: oneOf at '/' not met; unexpected property 'tools'" }).text("plain", " answer").text("again");
+    const ai = new FakeAi()
+      .then({ kind: "error", message: "5006: Error: oneOf at '/' not met; unexpected property 'tools'" })
+      .text("plain", " answer")
+      .text("again");
     const m = model(ai);
     expect((await m.complete({ messages: [{ role: "user", content: "hi" }], tools: [lookup.schema] })).content).toBe("plain answer");
     await m.complete({ messages: [{ role: "user", content: "hi" }], tools: [lookup.schema] });
@@ -140,7 +155,9 @@ describe("provider selection (LLM_PROVIDER)", () => {
     expect(createModel({}).id).toBe("offline");
     expect(createModel({ provider: "workers-ai", ai: new FakeAi() }).id).toBe(MODEL);
     expect(modelId({ provider: "workers-ai", ai: new FakeAi(), model: "@cf/x/y" })).toBe("@cf/x/y");
-    expect(() => createModel({ provider: "workers-ai" })).toThrow(expect.objectContaining({ code: "provider_not_configured", message: expect.stringContaining('[ai] binding = "AI"') }));
+    expect(() => createModel({ provider: "workers-ai" })).toThrow(
+      expect.objectContaining({ code: "provider_not_configured", message: expect.stringContaining('[ai] binding = "AI"') }),
+    );
     expect(() => createModel({ provider: "openai" })).toThrow("LLM_PROVIDER=openai needs LLM_BASE_URL");
     expect(() => createModel({ provider: "gemini" })).toThrow("LLM_PROVIDER must be one of openai, workers-ai, offline (got 'gemini')");
   });

@@ -59,7 +59,10 @@ export interface AdapterEntry {
 }
 
 /** A fetch answered by a fake platform API, in any runtime. */
-const viaFake = (fake: { handle(req: Request): Promise<Response> }): typeof fetch => async (input, init) => fake.handle(new Request(input, init));
+const viaFake =
+  (fake: { handle(req: Request): Promise<Response> }): typeof fetch =>
+  async (input, init) =>
+    fake.handle(new Request(input, init));
 
 const json = (v: unknown): Delivery => ({ body: JSON.stringify(v) });
 

@@ -7,7 +7,13 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
  * `chromium-headless-shell` packages and the usual other names. Nothing is downloaded:
  * playwright-core only drives a browser the machine already has.
  */
-const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-headless-shell", "/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
+const CANDIDATES = [
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-headless-shell",
+  "/usr/lib/chromium/chromium-headless-shell",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome",
+];
 
 /** The Chromium to drive, or null when the machine has none. */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string | null {
@@ -56,7 +62,11 @@ export class WatchedPage {
       if (m.type() !== "error" && m.type() !== "warning") return;
       // Chromium reports a 4xx fetch on the console too: the one the test allowed is expected.
       const url = m.location().url;
-      if (/Failed to load resource: the server responded with a status of (\d+)/.test(m.text()) && w.#isAllowed(url, Number(/status of (\d+)/.exec(m.text())![1]))) return;
+      if (
+        /Failed to load resource: the server responded with a status of (\d+)/.test(m.text()) &&
+        w.#isAllowed(url, Number(/status of (\d+)/.exec(m.text())![1]))
+      )
+        return;
       w.problems.push(`console ${m.type()}: ${m.text()} (${url})`);
     });
     page.on("pageerror", (e) => w.problems.push(`page error: ${e.message}`));

@@ -13,11 +13,46 @@ export function rng(seed: number): () => number {
 // Pieces of the kinds of text a transcript holds: prose, code, JSON, numbers, other
 // scripts, emoji, whitespace runs, and text that looks like special tokens.
 const PIECES = [
-  "the", "quick", "brown", "fox", "deploy", "Worker", "session", "handoff", "Telegram", "budget",
-  "function handler(req) {", "return new Response(body);", "}", "const x = await fetch(url);",
-  '{"id": 42, "ok": true}', "[1, 2, 3]", "3.14159", "2026-12-01T07:35:48Z", "0xdeadbeef", "1234567890",
-  "naïve café", "Grüße", "東京都の天気", "こんにちは世界", "Привет", "مرحبا", "🙂", "🚀🚀", "\n", "\n\n", "    ", "\t",
-  "<|endoftext|>", "<|im_start|>", "https://example.com/a/b?c=d", "user@example.com", ".", ",", "!", "?",
+  "the",
+  "quick",
+  "brown",
+  "fox",
+  "deploy",
+  "Worker",
+  "session",
+  "handoff",
+  "Telegram",
+  "budget",
+  "function handler(req) {",
+  "return new Response(body);",
+  "}",
+  "const x = await fetch(url);",
+  '{"id": 42, "ok": true}',
+  "[1, 2, 3]",
+  "3.14159",
+  "2026-12-01T07:35:48Z",
+  "0xdeadbeef",
+  "1234567890",
+  "naïve café",
+  "Grüße",
+  "東京都の天気",
+  "こんにちは世界",
+  "Привет",
+  "مرحبا",
+  "🙂",
+  "🚀🚀",
+  "\n",
+  "\n\n",
+  "    ",
+  "\t",
+  "<|endoftext|>",
+  "<|im_start|>",
+  "https://example.com/a/b?c=d",
+  "user@example.com",
+  ".",
+  ",",
+  "!",
+  "?",
 ];
 
 /** Random text of about `words` pieces. */
@@ -45,7 +80,12 @@ export function generateTurn(rand: () => number, id: number, opts: { bigResultCh
     }));
     turn.push({ role: "assistant", content: rand() < 0.3 ? "Let me look that up." : null, tool_calls: calls, finish_reason: "tool_calls" });
     for (const c of calls) {
-      turn.push({ role: "tool", tool_call_id: c.id, name: "fetch_url", content: JSON.stringify({ url: `https://docs.example/${id}`, text: randomText(rand, Math.floor(big / 6)) }) });
+      turn.push({
+        role: "tool",
+        tool_call_id: c.id,
+        name: "fetch_url",
+        content: JSON.stringify({ url: `https://docs.example/${id}`, text: randomText(rand, Math.floor(big / 6)) }),
+      });
     }
   }
   turn.push({ role: "assistant", content: `Answer ${id}. ${randomText(rand, 10 + Math.floor(rand() * 80))}`, finish_reason: "stop" });
@@ -62,7 +102,11 @@ export function randomMessages(rand: () => number): ChatMessage[] {
     if (kind === 1) out.push({ role: "system", content: randomText(rand, Math.floor(rand() * 100)) });
     if (kind === 2) {
       const id = `call_${i}_${Math.floor(rand() * 1e6)}`;
-      out.push({ role: "assistant", content: rand() < 0.5 ? null : randomText(rand, 10), tool_calls: [{ id, type: "function", function: { name: "fetch_url", arguments: JSON.stringify({ url: randomText(rand, 3) }) } }] });
+      out.push({
+        role: "assistant",
+        content: rand() < 0.5 ? null : randomText(rand, 10),
+        tool_calls: [{ id, type: "function", function: { name: "fetch_url", arguments: JSON.stringify({ url: randomText(rand, 3) }) } }],
+      });
       out.push({ role: "tool", tool_call_id: id, name: "fetch_url", content: randomText(rand, Math.floor(rand() * 400)) });
     }
     if (kind === 3) out.push({ role: "assistant", content: randomText(rand, Math.floor(rand() * 150)) });
@@ -95,7 +139,9 @@ const exactByText = new Map<string, number>();
 function exactMessage(m: ChatMessage): number {
   const known = exactMemo.get(m);
   if (known !== undefined) return known;
-  const content = [m.content ?? "", m.name ?? "", m.tool_call_id ?? "", ...(m.tool_calls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])].filter(Boolean).join("\n");
+  const content = [m.content ?? "", m.name ?? "", m.tool_call_id ?? "", ...(m.tool_calls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])]
+    .filter(Boolean)
+    .join("\n");
   const key = `${m.role}\n${content}`;
   let n = exactByText.get(key);
   if (n === undefined) {

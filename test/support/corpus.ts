@@ -49,7 +49,9 @@ function bodyProblems(platform: CorpusPlatform, e: Record<string, unknown>): str
 /** What is wrong with a parsed corpus file (empty when it has the corpus shape). */
 export function corpusProblems(platform: CorpusPlatform, raw: unknown): string[] {
   if (!isRecord(raw)) return ["not a JSON object"];
-  const problems = Object.keys(raw).filter((k) => !KEYS.has(k)).map((k) => `unknown key ${k}`);
+  const problems = Object.keys(raw)
+    .filter((k) => !KEYS.has(k))
+    .map((k) => `unknown key ${k}`);
   if (!nonEmpty(raw.source)) problems.push("source is missing");
   if (!nonEmpty(raw.description)) problems.push("description is missing");
   if (!(CORPUS_EXPECTATIONS as readonly unknown[]).includes(raw.expect)) problems.push(`expect is not one of ${CORPUS_EXPECTATIONS.join(", ")}`);

@@ -32,7 +32,13 @@ export class FakeAi {
 
   /** A stream of `{"response": piece}` chunks and a final usage chunk. */
   text(...pieces: string[]): this {
-    return this.then({ kind: "stream", chunks: [...pieces.map((response) => ({ response })), { response: "", usage: { prompt_tokens: 7, completion_tokens: pieces.length, total_tokens: 7 + pieces.length } }] });
+    return this.then({
+      kind: "stream",
+      chunks: [
+        ...pieces.map((response) => ({ response })),
+        { response: "", usage: { prompt_tokens: 7, completion_tokens: pieces.length, total_tokens: 7 + pieces.length } },
+      ],
+    });
   }
 
   async run(model: string, inputs: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown> {

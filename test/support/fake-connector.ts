@@ -97,7 +97,10 @@ export class FakeSocket implements RelaySocket {
     this.push(frames.map(encodeFrame).join(""));
   }
 
-  result(requestId: string, result: { success: boolean; message_id?: string | undefined; message_ids?: string[]; error?: string; code?: string; retry_after?: number }): void {
+  result(
+    requestId: string,
+    result: { success: boolean; message_id?: string | undefined; message_ids?: string[]; error?: string; code?: string; retry_after?: number },
+  ): void {
     queueMicrotask(() => this.readyState === 1 && this.frame({ type: "outbound_result", requestId, result }));
   }
 
@@ -128,13 +131,17 @@ export class FakeSocket implements RelaySocket {
 
   /** Contents of the `send` actions so far. */
   sends(): string[] {
-    return this.sent.filter((f) => f.type === "outbound" && (f.action as { op: string }).op === "send").map((f) => String((f.action as { content: string }).content));
+    return this.sent
+      .filter((f) => f.type === "outbound" && (f.action as { op: string }).op === "send")
+      .map((f) => String((f.action as { content: string }).content));
   }
 
   /** What the reply of `chat` ended as: the content of its last final send or edit. */
   finals(chat: string): string[] {
     return this.sent
-      .filter((f) => f.type === "outbound" && (f.action as { final?: boolean; chat_id: string }).final === true && (f.action as { chat_id: string }).chat_id === chat)
+      .filter(
+        (f) => f.type === "outbound" && (f.action as { final?: boolean; chat_id: string }).final === true && (f.action as { chat_id: string }).chat_id === chat,
+      )
       .map((f) => String((f.action as { content: string }).content));
   }
 }

@@ -130,7 +130,13 @@ export class FakeLlm {
     const form = await req.formData();
     const file = form.get("file");
     if (!(file instanceof Blob)) return Response.json({ error: { message: "file is required" } }, { status: 400 });
-    this.transcriptions.push({ model: String(form.get("model")), fileName: file instanceof File ? file.name : "", type: file.type, bytes: file.size, authorization: req.headers.get("authorization") });
+    this.transcriptions.push({
+      model: String(form.get("model")),
+      fileName: file instanceof File ? file.name : "",
+      type: file.type,
+      bytes: file.size,
+      authorization: req.headers.get("authorization"),
+    });
     if (typeof this.transcript !== "string") return Response.json({ error: { message: "no" } }, { status: this.transcript.status });
     return Response.json({ text: this.transcript });
   }
@@ -139,8 +145,11 @@ export class FakeLlm {
   async handle(req: Request): Promise<Response> {
     if (req.method === "POST" && new URL(req.url).pathname.endsWith("/audio/transcriptions")) return this.#transcribe(req);
     if (req.method === "GET" && new URL(req.url).pathname.endsWith("/models")) {
-      if (req.headers.get("authorization") !== `Bearer ${this.key}`) return Response.json({ error: { message: "Incorrect API key provided" } }, { status: 401 });
-      return this.models ? Response.json({ object: "list", data: this.models.map((id) => ({ id, object: "model" })) }) : new Response("not found", { status: 404 });
+      if (req.headers.get("authorization") !== `Bearer ${this.key}`)
+        return Response.json({ error: { message: "Incorrect API key provided" } }, { status: 401 });
+      return this.models
+        ? Response.json({ object: "list", data: this.models.map((id) => ({ id, object: "model" })) })
+        : new Response("not found", { status: 404 });
     }
     if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/chat/completions")) {
       return new Response("not found", { status: 404 });

@@ -81,7 +81,10 @@ export abstract class FakeApi {
       res = Response.json(failure!.body, { status: failure!.status, ...(failure!.headers ? { headers: failure!.headers } : {}) });
     } else res = this.answer(call, req);
     // Recorded (with the answer) before anyone waiting on it is told.
-    call.answer = await res.clone().json().catch(() => null);
+    call.answer = await res
+      .clone()
+      .json()
+      .catch(() => null);
     this.calls.push(call);
     for (const w of this.#waiters.filter((x) => x.pred(call))) {
       this.#waiters.splice(this.#waiters.indexOf(w), 1);
@@ -162,7 +165,9 @@ export class FakeTelegram extends FakeApi {
 
   /** Sent and edited texts, in order, per chat. */
   texts(chatId: string | number): string[] {
-    return this.calls.filter((c) => (c.path.endsWith("/sendMessage") || c.path.endsWith("/editMessageText")) && String(c.body.chat_id) === String(chatId)).map((c) => String(c.body.text));
+    return this.calls
+      .filter((c) => (c.path.endsWith("/sendMessage") || c.path.endsWith("/editMessageText")) && String(c.body.chat_id) === String(chatId))
+      .map((c) => String(c.body.text));
   }
 
   protected answer(call: ApiCall): Response {
@@ -177,7 +182,15 @@ export class FakeTelegram extends FakeApi {
     const ok = (result: unknown) => Response.json({ ok: true, result });
     switch (m[2]) {
       case "getMe":
-        return ok({ id: TELEGRAM_TEST.botId, is_bot: true, first_name: "Hermes", username: TELEGRAM_TEST.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+        return ok({
+          id: TELEGRAM_TEST.botId,
+          is_bot: true,
+          first_name: "Hermes",
+          username: TELEGRAM_TEST.username,
+          can_join_groups: true,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+        });
       case "sendMessage":
         return ok({ message_id: this.nextId(), date: 0, chat: { id: Number(call.body.chat_id), type: "private" }, text: call.body.text });
       case "editMessageText":
@@ -197,7 +210,8 @@ export class FakeTelegram extends FakeApi {
       case "getWebhookInfo":
         return ok({ url: this.webhookUrl, has_custom_certificate: false, pending_update_count: 0, ...this.webhookInfo });
       case "createForumTopic":
-        if (!this.forums.has(String(call.body.chat_id))) return Response.json({ ok: false, error_code: 400, description: "Bad Request: the chat is not a forum" }, { status: 400 });
+        if (!this.forums.has(String(call.body.chat_id)))
+          return Response.json({ ok: false, error_code: 400, description: "Bad Request: the chat is not a forum" }, { status: 400 });
         return ok({ message_thread_id: this.nextId(), name: call.body.name, icon_color: 0 });
       default:
         return Response.json({ ok: false, error_code: 404, description: "Not Found: method not found" }, { status: 404 });
@@ -232,7 +246,8 @@ export class FakeDiscord extends FakeApi {
     }
     if (req.headers.get("authorization") !== `Bot ${DISCORD_TEST.botToken}`) return Response.json({ message: "401: Unauthorized" }, { status: 401 });
     if (/^\/channels\/\d+\/typing$/.test(p)) return new Response(null, { status: 204 });
-    if (/^\/channels\/\d+\/messages\/\d+\/threads$/.test(p)) return Response.json({ id: String(this.nextId()), name: call.body.name, type: 11, guild_id: FAKE_GUILD_ID });
+    if (/^\/channels\/\d+\/messages\/\d+\/threads$/.test(p))
+      return Response.json({ id: String(this.nextId()), name: call.body.name, type: 11, guild_id: FAKE_GUILD_ID });
     if (/^\/channels\/\d+\/messages(\/\d+)?$/.test(p)) return Response.json({ id: String(this.nextId()), content: call.body.content });
     if (/^\/applications\/\d+\/commands$/.test(p) && call.method === "PUT") {
       if (!p.includes(`/${DISCORD_TEST.applicationId}/`)) return Response.json({ message: "Unknown Application" }, { status: 404 });
@@ -254,7 +269,9 @@ export class FakeDiscord extends FakeApi {
 /** The Web API at `<url>/<method>`. */
 export class FakeSlack extends FakeApi {
   texts(channel: string): string[] {
-    return this.calls.filter((c) => (c.path.endsWith("/chat.postMessage") || c.path.endsWith("/chat.update")) && c.body.channel === channel).map((c) => String(c.body.text));
+    return this.calls
+      .filter((c) => (c.path.endsWith("/chat.postMessage") || c.path.endsWith("/chat.update")) && c.body.channel === channel)
+      .map((c) => String(c.body.text));
   }
 
   /** Answers posted to slash commands' `response_url`s (seen only by the user who typed the command). */

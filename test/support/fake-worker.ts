@@ -69,7 +69,20 @@ export class FakeWorker {
   }
 
   #session(id: string) {
-    return { id, title: null, source: "cli", running: this.busy.has(id), handoff: null, model: "fake", session_key: null, started_at: 0, last_active_at: 0, message_count: this.transcripts.get(id)?.length ?? 0, ended_at: null, end_reason: null };
+    return {
+      id,
+      title: null,
+      source: "cli",
+      running: this.busy.has(id),
+      handoff: null,
+      model: "fake",
+      session_key: null,
+      started_at: 0,
+      last_active_at: 0,
+      message_count: this.transcripts.get(id)?.length ?? 0,
+      ended_at: null,
+      end_reason: null,
+    };
   }
 
   async #handle(req: Request): Promise<Response> {
@@ -81,7 +94,8 @@ export class FakeWorker {
       w.resolve();
     }
     if (url.pathname === "/health") return Response.json({ ok: true, service: "hermes-edge", version: "9.9.9" });
-    if (req.headers.get("authorization") !== `Bearer ${this.token}`) return Response.json({ error: { code: "unauthorized", message: "bad token" } }, { status: 401 });
+    if (req.headers.get("authorization") !== `Bearer ${this.token}`)
+      return Response.json({ error: { code: "unauthorized", message: "bad token" } }, { status: 401 });
     if (url.pathname === "/v1/platforms") return Response.json({ platforms: this.platforms });
     const m = /^\/v1\/sessions(?:\/([^/]+))?(?:\/(turns|messages|interrupt))?$/.exec(url.pathname);
     if (!m) return Response.json({ error: { code: "not_found", message: "no route" } }, { status: 404 });
@@ -92,10 +106,17 @@ export class FakeWorker {
       this.transcripts.set(sid, []);
       return Response.json({ session: this.#session(sid) }, { status: 201 });
     }
-    if (id && !action) return this.transcripts.has(id) ? Response.json({ session: this.#session(id) }) : Response.json({ error: { code: "not_found", message: `session ${id} not found` } }, { status: 404 });
-    if (action === "messages") return Response.json({ messages: (this.transcripts.get(id!) ?? []).map((x, i) => ({ id: i, ...x, tool_calls: null, tool_name: null, finish_reason: null, created_at: 0 })) });
+    if (id && !action)
+      return this.transcripts.has(id)
+        ? Response.json({ session: this.#session(id) })
+        : Response.json({ error: { code: "not_found", message: `session ${id} not found` } }, { status: 404 });
+    if (action === "messages")
+      return Response.json({
+        messages: (this.transcripts.get(id!) ?? []).map((x, i) => ({ id: i, ...x, tool_calls: null, tool_name: null, finish_reason: null, created_at: 0 })),
+      });
     if (action === "interrupt") return Response.json({ interrupted: true });
-    if (this.busy.has(id!)) return Response.json({ error: { code: "turn_in_progress", message: "a turn is already running in this session" } }, { status: 409 });
+    if (this.busy.has(id!))
+      return Response.json({ error: { code: "turn_in_progress", message: "a turn is already running in this session" } }, { status: 409 });
     const { content } = (await req.json()) as { content: string };
     return this.#openTurn(id!, content);
   }

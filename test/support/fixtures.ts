@@ -11,7 +11,10 @@ export const tg = {
   user: (id: number, username = `user${id}`) => ({ id, is_bot: false, first_name: username, username }),
   /** A private-chat text message. */
   dm(text: string, userId = 1001, extra: Record<string, unknown> = {}) {
-    return { update_id: next(), message: { message_id: next(), date: 1700000000, chat: { id: userId, type: "private", first_name: "u" }, from: tg.user(userId), text, ...extra } };
+    return {
+      update_id: next(),
+      message: { message_id: next(), date: 1700000000, chat: { id: userId, type: "private", first_name: "u" }, from: tg.user(userId), text, ...extra },
+    };
   },
   /** A group message; `mention` adds an @bot mention entity. */
   group(text: string, opts: { userId?: number; chatId?: number; mention?: boolean; replyToBot?: boolean } = {}) {
@@ -26,7 +29,17 @@ export const tg = {
         from: tg.user(userId),
         text: body,
         ...(opts.mention ? { entities: [{ type: "mention", offset: 0, length: TELEGRAM_TEST.username.length + 1 }] } : {}),
-        ...(opts.replyToBot ? { reply_to_message: { message_id: 5, date: 1, chat: { id: opts.chatId ?? -100200, type: "supergroup" }, from: { id: TELEGRAM_TEST.botId, is_bot: true, first_name: "Hermes" }, text: "earlier" } } : {}),
+        ...(opts.replyToBot
+          ? {
+              reply_to_message: {
+                message_id: 5,
+                date: 1,
+                chat: { id: opts.chatId ?? -100200, type: "supergroup" },
+                from: { id: TELEGRAM_TEST.botId, is_bot: true, first_name: "Hermes" },
+                text: "earlier",
+              },
+            }
+          : {}),
       },
     };
   },
@@ -43,7 +56,13 @@ export const tg = {
         chat: { id: chatId, type: "supergroup", title: "Forum", is_forum: true },
         from: tg.user(opts.userId ?? 1001),
         text,
-        reply_to_message: { message_id: threadId, date: 1, chat: { id: chatId, type: "supergroup" }, from: { id: TELEGRAM_TEST.botId, is_bot: true, first_name: "Hermes" }, forum_topic_created: { name: "t", icon_color: 0 } },
+        reply_to_message: {
+          message_id: threadId,
+          date: 1,
+          chat: { id: chatId, type: "supergroup" },
+          from: { id: TELEGRAM_TEST.botId, is_bot: true, first_name: "Hermes" },
+          forum_topic_created: { name: "t", icon_color: 0 },
+        },
       },
     };
   },
@@ -56,9 +75,15 @@ export const tg = {
 export const dc = {
   ping: () => ({ id: String(next()), type: 1, application_id: DISCORD_TEST.applicationId, token: "tok", version: 1 }),
   /** An application command; `where` picks a guild channel, a thread or a DM. */
-  command(name: string, options: Record<string, string> = {}, where: { userId?: string; channelId?: string; thread?: { id: string; parent: string }; dm?: boolean } = {}) {
+  command(
+    name: string,
+    options: Record<string, string> = {},
+    where: { userId?: string; channelId?: string; thread?: { id: string; parent: string }; dm?: boolean } = {},
+  ) {
     const user = { id: where.userId ?? "2001", username: "alice", global_name: "Alice" };
-    const channel = where.thread ? { id: where.thread.id, type: 11, parent_id: where.thread.parent } : { id: where.channelId ?? "3001", type: where.dm ? 1 : 0 };
+    const channel = where.thread
+      ? { id: where.thread.id, type: 11, parent_id: where.thread.parent }
+      : { id: where.channelId ?? "3001", type: where.dm ? 1 : 0 };
     return {
       id: String(next()),
       type: 2,
@@ -77,13 +102,36 @@ export const sl = {
   challenge: () => ({ type: "url_verification", token: "x", challenge: "the-challenge" }),
   /** An event callback wrapping `event`. */
   envelope(event: Record<string, unknown>) {
-    return { type: "event_callback", team_id: SLACK_TEST.team, event_id: `Ev${next()}`, event_time: 1700000000, authorizations: [{ user_id: SLACK_TEST.botUserId, is_bot: true }], event };
+    return {
+      type: "event_callback",
+      team_id: SLACK_TEST.team,
+      event_id: `Ev${next()}`,
+      event_time: 1700000000,
+      authorizations: [{ user_id: SLACK_TEST.botUserId, is_bot: true }],
+      event,
+    };
   },
-  dm: (text: string, user = "U1001", channel = "D1001") => sl.envelope({ type: "message", channel_type: "im", channel, user, text, ts: `1700000000.${next()}` }),
+  dm: (text: string, user = "U1001", channel = "D1001") =>
+    sl.envelope({ type: "message", channel_type: "im", channel, user, text, ts: `1700000000.${next()}` }),
   mention: (text: string, user = "U1001", channel = "C1001", threadTs?: string) =>
-    sl.envelope({ type: "app_mention", channel, user, text: `<@${SLACK_TEST.botUserId}> ${text}`, ts: `1700000001.${next()}`, ...(threadTs ? { thread_ts: threadTs } : {}) }),
+    sl.envelope({
+      type: "app_mention",
+      channel,
+      user,
+      text: `<@${SLACK_TEST.botUserId}> ${text}`,
+      ts: `1700000001.${next()}`,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    }),
   threadReply: (text: string, threadTs: string, user = "U1001", channel = "C1001") =>
     sl.envelope({ type: "message", channel_type: "channel", channel, user, text, ts: `1700000002.${next()}`, thread_ts: threadTs }),
   slash: (text: string, user = "U1001", channel = "C1001") =>
-    new URLSearchParams({ command: "/hermes", text, user_id: user, channel_id: channel, team_id: SLACK_TEST.team, trigger_id: `trig${next()}`, response_url: "https://hooks.slack.test/commands/T0TEAM/1/x" }).toString(),
+    new URLSearchParams({
+      command: "/hermes",
+      text,
+      user_id: user,
+      channel_id: channel,
+      team_id: SLACK_TEST.team,
+      trigger_id: `trig${next()}`,
+      response_url: "https://hooks.slack.test/commands/T0TEAM/1/x",
+    }).toString(),
 };

@@ -12,11 +12,48 @@ const int = (r: Rand, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo 
  * non-BMP letters, CJK, combining marks, mention-like text. None is a formatting character.
  */
 const WORDS = [
-  "the", "reply", "works", "deploy", "Worker", "a&b", "x<y", "y>z", "2+2", "100%", "café", "e\u0301t\u0301e\u0301",
-  "😀", "👍🏽", "👨‍👩‍👧‍👦", "🇯🇵", "𝐁𝐨𝐥𝐝", "漢字かな", "한국어", "@everyone", "@here", "<@123>", "(note)", "end.", "well,", "done!",
-  "supercalifragilisticexpialidocious", "ok", "ZWJ", "🎉🎉🎉",
+  "the",
+  "reply",
+  "works",
+  "deploy",
+  "Worker",
+  "a&b",
+  "x<y",
+  "y>z",
+  "2+2",
+  "100%",
+  "café",
+  "e\u0301t\u0301e\u0301",
+  "😀",
+  "👍🏽",
+  "👨‍👩‍👧‍👦",
+  "🇯🇵",
+  "𝐁𝐨𝐥𝐝",
+  "漢字かな",
+  "한국어",
+  "@everyone",
+  "@here",
+  "<@123>",
+  "(note)",
+  "end.",
+  "well,",
+  "done!",
+  "supercalifragilisticexpialidocious",
+  "ok",
+  "ZWJ",
+  "🎉🎉🎉",
 ];
-const CODE_CHARS = ["let x = 1;", "  return a < b && c > d;", "if (ok) { go(); }", "# comment", "    deep indent", "😀 = 'emoji'", "*ptr = _val ~ x", "", "x".repeat(70)];
+const CODE_CHARS = [
+  "let x = 1;",
+  "  return a < b && c > d;",
+  "if (ok) { go(); }",
+  "# comment",
+  "    deep indent",
+  "😀 = 'emoji'",
+  "*ptr = _val ~ x",
+  "",
+  "x".repeat(70),
+];
 const URLS = ["https://example.com", "https://en.wikipedia.org/wiki/Foo_(bar)".replace("_", "-"), "https://a.io/p?q=1&r=2", "http://x.y/z#frag"];
 
 function words(r: Rand, n: number): string {
@@ -79,7 +116,13 @@ export function randomMarkdown(r: Rand): string {
     if (k < 0.3) return paragraph(r);
     if (k < 0.4) return `${"#".repeat(int(r, 1, 6))} ${inline(r)}`;
     if (k < 0.58) return list(r, 0);
-    if (k < 0.68) return paragraph(r).split("\n").map((l) => `> ${l}`).join("\n") + (r() < 0.5 ? `\n>\n> ${inline(r)}` : "");
+    if (k < 0.68)
+      return (
+        paragraph(r)
+          .split("\n")
+          .map((l) => `> ${l}`)
+          .join("\n") + (r() < 0.5 ? `\n>\n> ${inline(r)}` : "")
+      );
     if (k < 0.82) return code(r);
     if (k < 0.92) return table(r);
     if (k < 0.96) return "---";

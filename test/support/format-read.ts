@@ -36,10 +36,12 @@ const unescapeSlack = (s: string) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">
 
 function slackLine(line: string): string {
   const l = line === ">" ? "" : line.startsWith("> ") ? line.slice(2) : line;
-  return l.replace(/<([^|>]+)\|([^>]*)>|`([^`]*)`|[*_~\u200b]/g, (_, url?: string, label?: string, code?: string) => {
-    if (url !== undefined) return `${label} (${url.replace(/%7C/g, "|")})`;
-    return code ?? "";
-  }).replace(/&lt;|&gt;|&amp;/g, unescapeSlack);
+  return l
+    .replace(/<([^|>]+)\|([^>]*)>|`([^`]*)`|[*_~\u200b]/g, (_, url?: string, label?: string, code?: string) => {
+      if (url !== undefined) return `${label} (${url.replace(/%7C/g, "|")})`;
+      return code ?? "";
+    })
+    .replace(/&lt;|&gt;|&amp;/g, unescapeSlack);
 }
 
 /** WhatsApp: quotes, `*` `_` `~` markers, inline code; links are already `label (url)`. */
@@ -52,11 +54,15 @@ const unescapeDiscord = (s: string) => s.replace(/\\([^A-Za-z0-9\s])/g, "$1");
 
 function discordLine(line: string): string {
   const l = (line.startsWith("> ") ? line.slice(2) : line).replace(/^#{1,3} /, "");
-  return l.replace(/\\([^A-Za-z0-9\s])|\[((?:\\.|[^\]\\])*)\]\(([^)\s]*)\)|`` (.*?) ``|`([^`]*)`|\*\*|\*|~~|\u200b/g, (m, esc?: string, label?: string, url?: string, code2?: string, code1?: string) => {
-    if (esc !== undefined) return esc;
-    if (label !== undefined) return `${unescapeDiscord(label).replace(/\u200b/g, "")} (${url!.replace(/%(28|29|3C|3E|20)/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))})`;
-    return code2 ?? code1 ?? "";
-  });
+  return l.replace(
+    /\\([^A-Za-z0-9\s])|\[((?:\\.|[^\]\\])*)\]\(([^)\s]*)\)|`` (.*?) ``|`([^`]*)`|\*\*|\*|~~|\u200b/g,
+    (m, esc?: string, label?: string, url?: string, code2?: string, code1?: string) => {
+      if (esc !== undefined) return esc;
+      if (label !== undefined)
+        return `${unescapeDiscord(label).replace(/\u200b/g, "")} (${url!.replace(/%(28|29|3C|3E|20)/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))})`;
+      return code2 ?? code1 ?? "";
+    },
+  );
 }
 
 /**

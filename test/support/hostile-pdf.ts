@@ -32,7 +32,11 @@ const FONT = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>";
 export function pdfWithPages(pages: number): Uint8Array {
   // 1 catalog, 2 pages, 3 font, then page n at 2n+2 and its content at 2n+3.
   const kids = Array.from({ length: pages }, (_, i) => `${2 * (i + 1) + 2} 0 R`).join(" ");
-  const objects: Array<string | { dict: string; data: Uint8Array }> = ["<< /Type /Catalog /Pages 2 0 R >>", `<< /Type /Pages /Kids [${kids}] /Count ${pages} /MediaBox [0 0 60 20] /Resources << /Font << /F1 3 0 R >> >> >>`, FONT];
+  const objects: Array<string | { dict: string; data: Uint8Array }> = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    `<< /Type /Pages /Kids [${kids}] /Count ${pages} /MediaBox [0 0 60 20] /Resources << /Font << /F1 3 0 R >> >> >>`,
+    FONT,
+  ];
   for (let n = 1; n <= pages; n++) {
     const text = Buffer.from(`BT /F1 9 Tf 5 5 Td (page ${n}.) Tj ET`, "latin1");
     objects.push(`<< /Type /Page /Parent 2 0 R /Contents ${2 * n + 3} 0 R >>`);
@@ -43,7 +47,9 @@ export function pdfWithPages(pages: number): Uint8Array {
 
 /** A one-page PDF whose content stream is `inflated` bytes of spaces, Flate-compressed (50 MB: about 50 KB). */
 export async function pdfFlateBomb(inflated: number): Promise<Uint8Array> {
-  const data = new Uint8Array(await new Response(new Blob([new Uint8Array(inflated).fill(0x20)]).stream().pipeThrough(new CompressionStream("deflate"))).arrayBuffer());
+  const data = new Uint8Array(
+    await new Response(new Blob([new Uint8Array(inflated).fill(0x20)]).stream().pipeThrough(new CompressionStream("deflate"))).arrayBuffer(),
+  );
   return pdf([
     "<< /Type /Catalog /Pages 2 0 R >>",
     "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",

@@ -49,10 +49,14 @@ export interface TestServerOptions {
 export function testMcpServer(opts: TestServerOptions): McpServer {
   const { log } = opts;
   const server = new McpServer({ name: "test-mcp", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  server.registerTool("echo", { description: "Echo the text back.\nSecond line.", inputSchema: { text: z.string().describe("what to echo") } }, async ({ text }) => {
-    log.add("call:echo");
-    return { content: [{ type: "text", text }] };
-  });
+  server.registerTool(
+    "echo",
+    { description: "Echo the text back.\nSecond line.", inputSchema: { text: z.string().describe("what to echo") } },
+    async ({ text }) => {
+      log.add("call:echo");
+      return { content: [{ type: "text", text }] };
+    },
+  );
   server.registerTool("slow", { description: "Never finishes on its own." }, (extra) => {
     log.add("call:slow");
     return new Promise((_, reject) => {
@@ -62,7 +66,9 @@ export function testMcpServer(opts: TestServerOptions): McpServer {
       });
     });
   });
-  server.registerTool("huge", { description: "A very long answer." }, async () => ({ content: [{ type: "text", text: "x".repeat(opts.hugeChars ?? 1_000_000) }] }));
+  server.registerTool("huge", { description: "A very long answer." }, async () => ({
+    content: [{ type: "text", text: "x".repeat(opts.hugeChars ?? 1_000_000) }],
+  }));
   server.registerTool("whoami", { description: "Says what credentials it got." }, async (extra) => ({
     content: [{ type: "text", text: `you sent ${String(extra.requestInfo?.headers?.authorization ?? "nothing")}` }],
   }));
@@ -91,7 +97,10 @@ export function webMcpHandler(opts: TestServerOptions & { onServer?: (s: McpServ
     let transport = id ? sessions.get(id) : undefined;
     if (!transport) {
       if (id) return new Response("unknown session", { status: 404 });
-      const t = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, t) });
+      const t = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, t),
+      });
       const server = testMcpServer(opts);
       await server.connect(t);
       opts.onServer?.(server);

@@ -4,7 +4,23 @@
  */
 import { rng } from "./random.ts";
 
-const WRONG: unknown[] = [5, -1, 1.5, 1e308, "text", "", null, {}, [], true, { nested: { deeper: [1, "x", null] } }, "x".repeat(5000), "\u0000\uffff", [1, 2, 3], "9".repeat(40)];
+const WRONG: unknown[] = [
+  5,
+  -1,
+  1.5,
+  1e308,
+  "text",
+  "",
+  null,
+  {},
+  [],
+  true,
+  { nested: { deeper: [1, "x", null] } },
+  "x".repeat(5000),
+  "\u0000\uffff",
+  [1, 2, 3],
+  "9".repeat(40),
+];
 
 type Path = Array<string | number>;
 

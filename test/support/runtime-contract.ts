@@ -7,7 +7,17 @@ import { FakeChannel, forbidden, rateLimited, ScriptModel, unavailable } from ".
 const target: ReplyTarget = { platform: "telegram", private: true, ref: "chat-1" };
 
 /** One runtime over `sql`, with a scripted model, a fake channel and a manual clock. */
-export function rig(sql: Sql, opts: { policy?: BusyPolicy; model?: ScriptModel; channel?: FakeChannel; clock?: ManualClock; session?: string; attachments?: RuntimeHost["attachments"] } = {}) {
+export function rig(
+  sql: Sql,
+  opts: {
+    policy?: BusyPolicy;
+    model?: ScriptModel;
+    channel?: FakeChannel;
+    clock?: ManualClock;
+    session?: string;
+    attachments?: RuntimeHost["attachments"];
+  } = {},
+) {
   const model = opts.model ?? new ScriptModel();
   const channel = opts.channel ?? new FakeChannel();
   const clock = opts.clock ?? new ManualClock();
@@ -64,7 +74,12 @@ export function runtimeContract(makeSql: () => Sql): void {
     await r.settle();
     await r.runtime.idle();
     const rows = r.runtime.transcript.rows().map((x) => [x.message.content, x.message.finish_reason ?? null]);
-    expect(rows).toEqual([["long", null], ["partial ", "interrupted"], ["newer", null], ["echo: newer", "stop"]]);
+    expect(rows).toEqual([
+      ["long", null],
+      ["partial ", "interrupted"],
+      ["newer", null],
+      ["echo: newer", "stop"],
+    ]);
   });
 
   it("interrupt with dropQueued stops the turn and drops the platform messages behind it, not a handoff's own turn", async () => {
@@ -193,15 +208,41 @@ export function runtimeContract(makeSql: () => Sql): void {
     const reads: number[] = [];
     const attachments: RuntimeHost["attachments"] = async (_turn, earlier) => {
       reads.push(earlier.length);
-      const records = earlier.length > 0 ? [...earlier] : [{ index: 0, kind: "image" as const, name: "a.png", mime: "image/png", size: 3, seconds: null, status: "image" as const, key: "k1", detail: null, note }];
+      const records =
+        earlier.length > 0
+          ? [...earlier]
+          : [
+              {
+                index: 0,
+                kind: "image" as const,
+                name: "a.png",
+                mime: "image/png",
+                size: 3,
+                seconds: null,
+                status: "image" as const,
+                key: "k1",
+                detail: null,
+                note,
+              },
+            ];
       return { text: records.map((x) => x.note).join("\n"), images, records };
     };
     const sql = makeSql();
     const r = rig(sql, { attachments });
     r.model.script({ text: ["dying "], hold: true });
-    const turn = r.runtime.enqueue({ content: "look", origin: "platform", target, deliveryKey: "k", meta: { attachments: [{ kind: "image", name: "a.png", mime: "image/png", size: 3, ref: "f1" }] } })!;
+    const turn = r.runtime.enqueue({
+      content: "look",
+      origin: "platform",
+      target,
+      deliveryKey: "k",
+      meta: { attachments: [{ kind: "image", name: "a.png", mime: "image/png", size: 3, ref: "f1" }] },
+    })!;
     await r.settle();
-    expect(r.model.calls[0]!.messages.at(-1)).toMatchObject({ role: "user", content: `look\n\n${note}`, attached: { images, files: [{ kind: "image", status: "image", note, label: "image a.png (image/png, 3 B)" }] } });
+    expect(r.model.calls[0]!.messages.at(-1)).toMatchObject({
+      role: "user",
+      content: `look\n\n${note}`,
+      attached: { images, files: [{ kind: "image", status: "image", note, label: "image a.png (image/png, 3 B)" }] },
+    });
     const next = r.again();
     await next.runtime.pump();
     await next.runtime.idle();

@@ -10,7 +10,13 @@ const DISCORD_TEST_PRIVATE_PKCS8 = "302e020100300506032b65700422042059642b158935
 export const TELEGRAM_TEST = { token: "123456:TEST-TOKEN", secret: "tg-webhook-secret", botId: 123456, username: "hermes_test_bot" };
 export const SLACK_TEST = { token: "xoxb-test-token", secret: "slack-signing-secret", team: "T0TEAM", botUserId: "UBOT" };
 export const DISCORD_TEST = { applicationId: "5550001", botToken: "discord-bot-token" };
-export const WHATSAPP_TEST = { token: "EAAG-test-token", appSecret: "whatsapp-app-secret", verifyToken: "whatsapp-verify-token", phoneNumberId: "106540352242922", waba: "102290129340398" };
+export const WHATSAPP_TEST = {
+  token: "EAAG-test-token",
+  appSecret: "whatsapp-app-secret",
+  verifyToken: "whatsapp-verify-token",
+  phoneNumberId: "106540352242922",
+  waba: "102290129340398",
+};
 
 const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const unhex = (s: string) => new Uint8Array(s.match(/../g)!.map((h) => parseInt(h, 16)));
@@ -35,7 +41,12 @@ export async function discordHeaders(body: string | Uint8Array, timestamp = Stri
 }
 
 /** Headers of a Slack request signed with `secret` (v0 HMAC-SHA256). */
-export async function slackHeaders(body: string | Uint8Array, secret = SLACK_TEST.secret, timestampS = Math.floor(Date.now() / 1000), contentType = "application/json"): Promise<Record<string, string>> {
+export async function slackHeaders(
+  body: string | Uint8Array,
+  secret = SLACK_TEST.secret,
+  timestampS = Math.floor(Date.now() / 1000),
+  contentType = "application/json",
+): Promise<Record<string, string>> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const sig = await crypto.subtle.sign("HMAC", key, bytes(`v0:${timestampS}:`, body));
   return { "content-type": contentType, "x-slack-request-timestamp": String(timestampS), "x-slack-signature": `v0=${hex(sig)}` };

@@ -75,16 +75,28 @@ export interface StartOptions {
 }
 
 /** One wrangler dev process (group) on `port`, healthy when this resolves. */
-async function launch(all: Record<string, string>, persist: string, port: number, inspector: number, opts: StartOptions, log: (s: string) => void): Promise<ChildProcess> {
+async function launch(
+  all: Record<string, string>,
+  persist: string,
+  port: number,
+  inspector: number,
+  opts: StartOptions,
+  log: (s: string) => void,
+): Promise<ChildProcess> {
   const args = [
     path.join(PROJECT_ROOT, "node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
     ...(opts.config ? ["--config", opts.config] : []),
-    "--port", String(port),
-    "--ip", "127.0.0.1",
-    "--inspector-port", String(inspector),
-    "--persist-to", persist,
-    "--env-file", "/dev/null",
+    "--port",
+    String(port),
+    "--ip",
+    "127.0.0.1",
+    "--inspector-port",
+    String(inspector),
+    "--persist-to",
+    persist,
+    "--env-file",
+    "/dev/null",
     "--show-interactive-dev-session=false",
     ...Object.entries(all).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];

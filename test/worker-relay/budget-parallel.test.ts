@@ -25,7 +25,9 @@ describe("DAILY_TOKEN_BUDGET across chats", () => {
     for (const c of chats.filter((c) => !answered.includes(c))) {
       const said = slack.texts(c);
       expect(said, c).toHaveLength(1);
-      expect(said[0] === busyElsewhereText(50_000) || /^You have used today's allowance of 50,000 tokens \((40|60),000 so far\)/.test(said[0]!), said[0]).toBe(true);
+      expect(said[0] === busyElsewhereText(50_000) || /^You have used today's allowance of 50,000 tokens \((40|60),000 so far\)/.test(said[0]!), said[0]).toBe(
+        true,
+      );
     }
     // Later, one at a time: nothing more runs once the recorded usage reached the budget.
     llm.reset(); // the replies scripted for turns that never ran
@@ -49,6 +51,10 @@ describe("DAILY_TOKEN_BUDGET across chats", () => {
     // t2 ends having used 9,500: that is what it holds now, and a third turn is refused.
     await settleTurn(env.DB, { turnId: "t2", sessionId: "s-crash-2", tokens: 9_500, now: t0 + RESERVATION_TTL_MS + 2 });
     expect(await reserveTurn(env.DB, { ...base, turnId: "t3", sessionId: "s-crash-3", now: t0 + RESERVATION_TTL_MS + 3 })).toEqual({ ok: true });
-    expect(await reserveTurn(env.DB, { ...base, turnId: "t4", sessionId: "s-crash-4", now: t0 + RESERVATION_TTL_MS + 4 })).toEqual({ ok: false, used: 0, held: 19_500 });
+    expect(await reserveTurn(env.DB, { ...base, turnId: "t4", sessionId: "s-crash-4", now: t0 + RESERVATION_TTL_MS + 4 })).toEqual({
+      ok: false,
+      used: 0,
+      held: 19_500,
+    });
   });
 });

@@ -16,7 +16,9 @@ describe("DAILY_TOKEN_BUDGET", () => {
     await toSlack(sl.dm("second question", "U1002", "D8001"));
     await settle();
     const told = slack.texts("D8001").at(-1)!;
-    expect(told).toMatch(/^You have used today's allowance of 50,000 tokens \(55,000 so far\), so this message was not answered\. It resets at 00:00 UTC, in (\d+ h )?\d+ min\.$/);
+    expect(told).toMatch(
+      /^You have used today's allowance of 50,000 tokens \(55,000 so far\), so this message was not answered\. It resets at 00:00 UTC, in (\d+ h )?\d+ min\.$/,
+    );
     expect(llm.calls.length).toBe(calls);
 
     // Told once a day: a third message is dropped without another notice.

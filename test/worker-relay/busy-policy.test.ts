@@ -14,6 +14,10 @@ describe("BUSY_POLICY=interrupt", () => {
     expect(gate.cancelled).toBe(true);
     const texts = slack.texts("D9009");
     expect(texts.at(-1)).toBe("echo: actually, this instead");
-    expect(conversation(llm.calls.at(-1)!.body).map((m) => m.content)).toEqual(["first question", expect.stringMatching(/^first answer, cut|^$/), "actually, this instead"]);
+    expect(conversation(llm.calls.at(-1)!.body).map((m) => m.content)).toEqual([
+      "first question",
+      expect.stringMatching(/^first answer, cut|^$/),
+      "actually, this instead",
+    ]);
   });
 });

@@ -12,7 +12,12 @@ import { gateway } from "./helpers.ts";
 describe("relay fidelity with Hermes gateways", () => {
   it("a reply whose thread is in action.metadata.thread_id, reply_to empty, goes to that forum topic", async () => {
     const s = await gateway();
-    s.send({ type: "outbound", requestId: "h1", platform: "telegram", action: { op: "send", chat_id: "-100777", content: "in the topic", reply_to: "", metadata: { thread_id: "33" } } });
+    s.send({
+      type: "outbound",
+      requestId: "h1",
+      platform: "telegram",
+      action: { op: "send", chat_id: "-100777", content: "in the topic", reply_to: "", metadata: { thread_id: "33" } },
+    });
     expect(await s.next("outbound_result")).toMatchObject({ requestId: "h1", result: { success: true } });
     const sent = telegram.called("/sendMessage").at(-1)!;
     expect(sent.body).toMatchObject({ chat_id: -100777, message_thread_id: 33, text: "in the topic" });
@@ -23,7 +28,12 @@ describe("relay fidelity with Hermes gateways", () => {
   it("a handed-back target the Telegram codec refuses (a chat named, not numbered) is not used: the reply goes to the action's chat_id", async () => {
     const s = await gateway();
     const forged = JSON.stringify({ platform: "telegram", private: false, ref: JSON.stringify({ c: "@elsewhere", t: "5" }) });
-    s.send({ type: "outbound", requestId: "h2", platform: "telegram", action: { op: "send", chat_id: "-100779", content: "where it belongs", target: forged } });
+    s.send({
+      type: "outbound",
+      requestId: "h2",
+      platform: "telegram",
+      action: { op: "send", chat_id: "-100779", content: "where it belongs", target: forged },
+    });
     expect(await s.next("outbound_result")).toMatchObject({ requestId: "h2", result: { success: true } });
     const sent = telegram.called("/sendMessage").at(-1)!;
     expect(sent.body).toMatchObject({ chat_id: -100779, text: "where it belongs" });
@@ -34,10 +44,21 @@ describe("relay fidelity with Hermes gateways", () => {
   it("a forum topic goes as chat_type 'forum', the sender's display name as user_name and handle as user_handle", async () => {
     const s = await gateway();
     const update = tg.topic(`@${TELEGRAM_TEST.username} hello topic`, 33, { chatId: -100778, userId: 1001 });
-    Object.assign(update.message, { from: { id: 1001, is_bot: false, first_name: "Ada", last_name: "Lovelace", username: "ada" }, entities: [{ type: "mention", offset: 0, length: TELEGRAM_TEST.username.length + 1 }] });
+    Object.assign(update.message, {
+      from: { id: 1001, is_bot: false, first_name: "Ada", last_name: "Lovelace", username: "ada" },
+      entities: [{ type: "mention", offset: 0, length: TELEGRAM_TEST.username.length + 1 }],
+    });
     await toTelegram(update);
     const frame = await s.next("inbound");
-    expect((frame.event as { source: unknown }).source).toMatchObject({ platform: "telegram", chat_id: "-100778", chat_type: "forum", thread_id: "33", user_id: "1001", user_name: "Ada Lovelace", user_handle: "ada" });
+    expect((frame.event as { source: unknown }).source).toMatchObject({
+      platform: "telegram",
+      chat_id: "-100778",
+      chat_type: "forum",
+      thread_id: "33",
+      user_id: "1001",
+      user_name: "Ada Lovelace",
+      user_handle: "ada",
+    });
     s.ws.close(1000);
   });
 });
@@ -47,7 +68,10 @@ const inbound = (text: string) => (f: Record<string, unknown>) => f.type === "in
 describe("attachments over the relay", () => {
   it("the connector fetches a photo with the platform's credentials and sends signed links in media_urls/media, in order, even to a gateway that was offline", async () => {
     telegram.serveFile("relay-photo", PNG, "application/octet-stream", "photos/relay.jpg");
-    const photo = tg.dm("", 1001, { caption: "look at this", photo: [{ file_id: "relay-photo", file_unique_id: "p", width: 10, height: 10, file_size: PNG.byteLength }] });
+    const photo = tg.dm("", 1001, {
+      caption: "look at this",
+      photo: [{ file_id: "relay-photo", file_unique_id: "p", width: 10, height: 10, file_size: PNG.byteLength }],
+    });
     delete (photo.message as Record<string, unknown>).text;
     await toTelegram(photo);
     await toTelegram(tg.dm("and then this", 1001));
@@ -78,7 +102,10 @@ describe("attachments over the relay", () => {
   it("a file the connector could not fetch is listed with why, and the words still go", async () => {
     const s = await gateway();
     try {
-      const doc = tg.dm("", 1002, { caption: "read this", document: { file_id: "no-such-file", file_unique_id: "n", file_name: "x.txt", mime_type: "text/plain", file_size: 5 } });
+      const doc = tg.dm("", 1002, {
+        caption: "read this",
+        document: { file_id: "no-such-file", file_unique_id: "n", file_name: "x.txt", mime_type: "text/plain", file_size: 5 },
+      });
       delete (doc.message as Record<string, unknown>).text;
       await toTelegram(doc);
       const ev = (await s.next(inbound("read this"))).event as { text: string; media_urls: string[]; media: Array<{ error?: string }> };
@@ -95,7 +122,10 @@ describe("voice notes with LLM_TRANSCRIBE_MODEL (at the edge)", () => {
   const voice = (channel: string) => {
     slackFiles.serve(`/files-pri/T-${channel}/voice.ogg`, new Uint8Array([0x4f, 0x67, 0x67, 0x53, 9, 9]), "audio/ogg");
     const dm = sl.dm("", "U1001", channel);
-    Object.assign(dm.event, { subtype: "file_share", files: [{ id: "FV", name: "voice.ogg", mimetype: "audio/ogg", size: 6, url_private: `https://files.slack.test/files-pri/T-${channel}/voice.ogg` }] });
+    Object.assign(dm.event, {
+      subtype: "file_share",
+      files: [{ id: "FV", name: "voice.ogg", mimetype: "audio/ogg", size: 6, url_private: `https://files.slack.test/files-pri/T-${channel}/voice.ogg` }],
+    });
     return dm;
   };
 
@@ -110,6 +140,8 @@ describe("voice notes with LLM_TRANSCRIBE_MODEL (at the edge)", () => {
     llm.transcript = { status: 500 };
     await toSlack(voice("D7002"));
     await settle();
-    expect(lastUserText(llm.calls.at(-1)!.body)).toBe("[audio file voice.ogg (audio/ogg, 6 B): it could not be transcribed (the speech-to-text endpoint answered HTTP 500), so what was said is not known]");
+    expect(lastUserText(llm.calls.at(-1)!.body)).toBe(
+      "[audio file voice.ogg (audio/ogg, 6 B): it could not be transcribed (the speech-to-text endpoint answered HTTP 500), so what was said is not known]",
+    );
   });
 });

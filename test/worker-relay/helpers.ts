@@ -43,7 +43,8 @@ export async function connect(bearer: string | null): Promise<TestSocket> {
     waiters.splice(0).forEach((w) => w());
   });
   ws.accept();
-  const matches = (pred: string | ((f: Frame) => boolean) | undefined, f: Frame) => (pred === undefined ? true : typeof pred === "string" ? f.type === pred : pred(f));
+  const matches = (pred: string | ((f: Frame) => boolean) | undefined, f: Frame) =>
+    pred === undefined ? true : typeof pred === "string" ? f.type === pred : pred(f);
   return {
     ws,
     frames,
@@ -54,9 +55,12 @@ export async function connect(bearer: string | null): Promise<TestSocket> {
           consumed = i + 1;
           return frames[i]!;
         }
-        await Promise.race([new Promise<void>((r) => waiters.push(r)), closed.then(() => {
-          throw new Error(`socket closed while waiting; frames: ${JSON.stringify(frames)}`);
-        })]);
+        await Promise.race([
+          new Promise<void>((r) => waiters.push(r)),
+          closed.then(() => {
+            throw new Error(`socket closed while waiting; frames: ${JSON.stringify(frames)}`);
+          }),
+        ]);
       }
     },
     send(...fs) {

@@ -17,7 +17,9 @@ describe("relayed replies are rendered like the edge's own", () => {
     const sent = await outbound(s, { op: "send", content: "Here:\n\n```py\nprint(", final: false });
     expect(sent).toMatchObject({ success: true, complete: true });
     const id = String(sent.message_id);
-    expect(telegram.called("/sendMessage").map((c) => [c.body.text, c.body.entities, c.body.parse_mode])).toEqual([["Here:\n\nprint(", [{ type: "pre", offset: 7, length: 6, language: "py" }], undefined]]);
+    expect(telegram.called("/sendMessage").map((c) => [c.body.text, c.body.entities, c.body.parse_mode])).toEqual([
+      ["Here:\n\nprint(", [{ type: "pre", offset: 7, length: 6, language: "py" }], undefined],
+    ]);
 
     // "**" still open: the preview hides it, the same text as a final reply would show it.
     expect(await outbound(s, { op: "edit", message_id: id, content: "Total **", final: false })).toMatchObject({ success: true, complete: false });

@@ -33,7 +33,15 @@ describe("relay auth", () => {
     for (const t of [await token({ secret: GW.rotated }), await token()]) {
       const s = await connect(t);
       s.send({ type: "hello", platform: "telegram", botId: "" });
-      expect(await s.next("descriptor")).toMatchObject({ descriptor: { platform: "telegram", max_message_length: 4096, len_unit: "utf16", supported_ops: ["send", "edit", "typing", "thread_create"], daily_token_budget: 50000 } });
+      expect(await s.next("descriptor")).toMatchObject({
+        descriptor: {
+          platform: "telegram",
+          max_message_length: 4096,
+          len_unit: "utf16",
+          supported_ops: ["send", "edit", "typing", "thread_create"],
+          daily_token_budget: 50000,
+        },
+      });
       s.ws.close(1000);
     }
   });
@@ -78,7 +86,14 @@ describe("relay delivery", () => {
     const s = await gateway();
     expect((await toTelegram(tg.dm("for the gateway", 1001))).status).toBe(200);
     const f = await s.next("inbound");
-    expect(f).toMatchObject({ bufferId: expect.any(String), event: { text: "for the gateway", session_key: "agent:main:telegram:dm:1001", source: { platform: "telegram", chat_id: "1001", chat_type: "dm", user_id: "1001" } } });
+    expect(f).toMatchObject({
+      bufferId: expect.any(String),
+      event: {
+        text: "for the gateway",
+        session_key: "agent:main:telegram:dm:1001",
+        source: { platform: "telegram", chat_id: "1001", chat_type: "dm", user_id: "1001" },
+      },
+    });
     await settle();
     expect(llm.calls).toHaveLength(0);
     s.send({ type: "inbound_ack", bufferId: f.bufferId });

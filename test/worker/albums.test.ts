@@ -51,7 +51,15 @@ describe("albums", () => {
     const mention = "@hermes_test_bot";
     // The caption that addresses the bot may come on any part, here the last one.
     await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("ga-2"), media_group_id: "g-1" }));
-    await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("ga-1"), caption: `${mention} compare these`, caption_entities: [{ type: "mention", offset: 0, length: mention.length }], media_group_id: "g-1" }));
+    await toTelegram(
+      tg.dm("", 1001, {
+        ...chat,
+        photo: photo("ga-1"),
+        caption: `${mention} compare these`,
+        caption_entities: [{ type: "mention", offset: 0, length: mention.length }],
+        media_group_id: "g-1",
+      }),
+    );
     // Another album in the same chat, for nobody.
     await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("gb-1"), caption: "holiday", media_group_id: "g-2" }));
     await toTelegram(tg.dm("", 1001, { ...chat, photo: photo("gb-2"), media_group_id: "g-2" }));

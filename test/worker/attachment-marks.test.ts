@@ -20,7 +20,12 @@ describe("regression: a turn re-run after a crash read the PDF that crashed it a
     expect(await deps.marks!.has(0)).toBe(false);
 
     telegram.serveFile("marks-ok", pdfWithText("fine numbers"), "application/octet-stream", "documents/marks-ok.pdf");
-    const got = await readTurnAttachments(meta("marks-ok"), [], edgeReadDeps(env, { ...where, turnId: "t-2" }, () => undefined), new AbortController().signal);
+    const got = await readTurnAttachments(
+      meta("marks-ok"),
+      [],
+      edgeReadDeps(env, { ...where, turnId: "t-2" }, () => undefined),
+      new AbortController().signal,
+    );
     expect(got!.records[0]!.status).toBe("inlined");
     expect(await env.FILES.head(readingMark(where.prefix, "t-2", 0))).toBeNull();
   });
@@ -30,7 +35,12 @@ describe("regression: a turn re-run after a crash read the PDF that crashed it a
     await env.FILES.put(readingMark(where.prefix, where.turnId, 0), "1");
     telegram.serveFile("marks-crash", pdfWithText("never read"), "application/octet-stream", "documents/marks-crash.pdf");
     const before = telegram.called("/getFile").length;
-    const got = await readTurnAttachments(meta("marks-crash"), [], edgeReadDeps(env, where, () => undefined), new AbortController().signal);
+    const got = await readTurnAttachments(
+      meta("marks-crash"),
+      [],
+      edgeReadDeps(env, where, () => undefined),
+      new AbortController().signal,
+    );
     expect(telegram.called("/getFile").length).toBe(before);
     expect(got!.records[0]).toMatchObject({ status: "described", detail: "reading it stopped the previous attempt" });
     expect(got!.text).toContain("crash.pdf");

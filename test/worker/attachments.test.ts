@@ -8,7 +8,6 @@ import { messages } from "./helpers.ts";
 import { routeOf, settle, toDiscord, toSlack, toTelegram } from "./platform-helpers.ts";
 import { discordCdn, llm, slack, slackFiles, telegram } from "./setup.ts";
 
-
 const photo = (fileId: string, size = PNG.byteLength) => [
   { file_id: `${fileId}-thumb`, file_unique_id: "t", width: 90, height: 90, file_size: 100 },
   { file_id: fileId, file_unique_id: "p", width: 800, height: 600, file_size: size },
@@ -39,14 +38,21 @@ describe("attachments reach the agent", () => {
     expect(lastUserText(llm.calls.at(-1)!.body)).toMatch(/^\[image \(image\/png, 70 B\): the image is attached\]$/);
     expect(telegram.texts(chatId).at(-1)).toMatch(/^echo: \[image/);
     const user = (await transcriptOf(`agent:main:telegram:dm:${chatId}`)).filter((m) => m.role === "user").at(-1)!;
-    expect(user.attachments).toEqual([{ kind: "image", name: null, mime: "image/png", size: PNG.byteLength, seconds: null, status: "image", kept: true, detail: null }]);
+    expect(user.attachments).toEqual([
+      { kind: "image", name: null, mime: "image/png", size: PNG.byteLength, seconds: null, status: "image", kept: true, detail: null },
+    ]);
     const listed = await env.FILES.list({ prefix: `sessions/${await routeOf(`agent:main:telegram:dm:${chatId}`)}/` });
     expect(listed.objects.map((o) => o.size)).toContain(PNG.byteLength);
   });
 
   it("a text document's words are inlined under the caption, the caption first", async () => {
     telegram.serveFile("doc-md", "# Notes\n\nship it on Friday", "text/markdown");
-    await toTelegram(dmFile({ caption: "can you review this?", document: { file_id: "doc-md", file_unique_id: "d", file_name: "NOTES.md", mime_type: "text/markdown", file_size: 26 } }).update);
+    await toTelegram(
+      dmFile({
+        caption: "can you review this?",
+        document: { file_id: "doc-md", file_unique_id: "d", file_name: "NOTES.md", mime_type: "text/markdown", file_size: 26 },
+      }).update,
+    );
     await settle();
     const text = lastUserText(llm.calls.at(-1)!.body);
     expect(text).toBe("can you review this?\n\n[document NOTES.md (text/markdown, 26 B), its text:]\n```\n# Notes\n\nship it on Friday\n```");
@@ -61,18 +67,30 @@ describe("attachments reach the agent", () => {
   });
 
   it("a file over ATTACHMENT_MAX_BYTES is described, not fetched; the words still arrive", async () => {
-    await toTelegram(dmFile({ caption: "the big one", document: { file_id: "huge", file_unique_id: "h", file_name: "dump.tar", mime_type: "application/x-tar", file_size: 50 * 1024 * 1024 } }).update);
+    await toTelegram(
+      dmFile({
+        caption: "the big one",
+        document: { file_id: "huge", file_unique_id: "h", file_name: "dump.tar", mime_type: "application/x-tar", file_size: 50 * 1024 * 1024 },
+      }).update,
+    );
     await settle();
     expect(telegram.called("/getFile")).toEqual([]);
-    expect(lastUserText(llm.calls.at(-1)!.body)).toBe("the big one\n\n[document dump.tar (application/x-tar, 50 MB): larger than the 10 MB this agent fetches, so it was not read]");
+    expect(lastUserText(llm.calls.at(-1)!.body)).toBe(
+      "the big one\n\n[document dump.tar (application/x-tar, 50 MB): larger than the 10 MB this agent fetches, so it was not read]",
+    );
   });
 
   it("regression: a failed download lost the message's words (they arrive, and the failure is said)", async () => {
-    const { chatId, update } = dmFile({ caption: "what is in here?", document: { file_id: "gone", file_unique_id: "g", file_name: "a.pdf", mime_type: "application/pdf", file_size: 10 } });
+    const { chatId, update } = dmFile({
+      caption: "what is in here?",
+      document: { file_id: "gone", file_unique_id: "g", file_name: "a.pdf", mime_type: "application/pdf", file_size: 10 },
+    });
     await toTelegram(update);
     await settle();
     const text = lastUserText(llm.calls.at(-1)!.body);
-    expect(text).toMatch(/^what is in here\?\n\n\[document a\.pdf \(application\/pdf, 10 B\): it could not be fetched \(Telegram getFile failed: .*invalid file_id.*\), so its content is not known\]$/);
+    expect(text).toMatch(
+      /^what is in here\?\n\n\[document a\.pdf \(application\/pdf, 10 B\): it could not be fetched \(Telegram getFile failed: .*invalid file_id.*\), so its content is not known\]$/,
+    );
     expect(text).not.toContain("TEST-TOKEN");
     expect(telegram.texts(chatId).at(-1)).toContain("echo: what is in here?");
   });
@@ -80,7 +98,10 @@ describe("attachments reach the agent", () => {
   it("a Slack file shared in a DM (subtype file_share) is fetched from url_private with the bot token", async () => {
     slackFiles.serve("/files-pri/T0TEAM-F1/notes.txt", "remember the milk", "text/plain");
     const dm = sl.dm("see attached", "U1001", "D5001");
-    Object.assign(dm.event, { subtype: "file_share", files: [{ id: "F1", name: "notes.txt", mimetype: "text/plain", size: 17, url_private: "https://files.slack.test/files-pri/T0TEAM-F1/notes.txt" }] });
+    Object.assign(dm.event, {
+      subtype: "file_share",
+      files: [{ id: "F1", name: "notes.txt", mimetype: "text/plain", size: 17, url_private: "https://files.slack.test/files-pri/T0TEAM-F1/notes.txt" }],
+    });
     await toSlack(dm);
     await settle();
     expect(slackFiles.requests).toEqual([{ path: "/files-pri/T0TEAM-F1/notes.txt", authorization: `Bearer ${SLACK_TEST.token}` }]);
@@ -90,7 +111,10 @@ describe("attachments reach the agent", () => {
 
   it("a Slack url_private off Slack's host never gets the token", async () => {
     const dm = sl.dm("look", "U1001", "D5002");
-    Object.assign(dm.event, { subtype: "file_share", files: [{ id: "F2", name: "x.txt", mimetype: "text/plain", size: 3, url_private: "https://evil.test/x.txt" }] });
+    Object.assign(dm.event, {
+      subtype: "file_share",
+      files: [{ id: "F2", name: "x.txt", mimetype: "text/plain", size: 3, url_private: "https://evil.test/x.txt" }],
+    });
     await toSlack(dm);
     await settle();
     expect(lastUserText(llm.calls.at(-1)!.body)).toContain("it could not be fetched (its URL is not on Slack's file host)");
@@ -100,7 +124,19 @@ describe("attachments reach the agent", () => {
     discordCdn.serve("/attachments/1/2/cat.png?ex=1&is=2&hm=3", PNG, "image/png");
     const ask = dc.command("ask", { prompt: "what is this?" }, { channelId: "3201" });
     ask.data.options.push({ name: "file", type: 11, value: "777" } as never);
-    Object.assign(ask.data, { resolved: { attachments: { "777": { id: "777", filename: "cat.png", content_type: "image/png", size: PNG.byteLength, url: "https://cdn.discord.test/attachments/1/2/cat.png?ex=1&is=2&hm=3" } } } });
+    Object.assign(ask.data, {
+      resolved: {
+        attachments: {
+          "777": {
+            id: "777",
+            filename: "cat.png",
+            content_type: "image/png",
+            size: PNG.byteLength,
+            url: "https://cdn.discord.test/attachments/1/2/cat.png?ex=1&is=2&hm=3",
+          },
+        },
+      },
+    });
     expect(await (await toDiscord(ask)).json()).toEqual({ type: 5 });
     await settle();
     expect(discordCdn.requests.map((r) => r.authorization)).toEqual([null]);

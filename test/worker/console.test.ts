@@ -47,7 +47,16 @@ describe("the console's files", () => {
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
     const csp = page.headers.get("content-security-policy")!;
-    for (const part of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"]) expect(csp).toContain(part);
+    for (const part of [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "connect-src 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+      "form-action 'self'",
+    ])
+      expect(csp).toContain(part);
     expect(csp).not.toContain("unsafe");
     expect(page.headers.get("x-content-type-options")).toBe("nosniff");
     const html = await page.text();
@@ -130,7 +139,8 @@ describe("/v1 with the console cookie", () => {
   it("reads with the cookie; changes need the console's own Origin (403 without, or from elsewhere)", async () => {
     const cookie = await tabOf(await signIn(TOKEN));
     expect((await withCookie("/v1/sessions?limit=1", cookie)).status).toBe(200);
-    const create = (origin?: string) => withCookie("/v1/sessions", cookie, { method: "POST", body: JSON.stringify({ title: "from the console" }), ...(origin ? { origin } : {}) });
+    const create = (origin?: string) =>
+      withCookie("/v1/sessions", cookie, { method: "POST", body: JSON.stringify({ title: "from the console" }), ...(origin ? { origin } : {}) });
     for (const origin of [undefined, "https://evil.test", "http://edge.test"]) {
       const res = await create(origin);
       expect(res.status, String(origin)).toBe(403);
@@ -184,7 +194,8 @@ describe("routes the console reads", () => {
   it("GET /v1/sessions?q= finds sessions by part of the title or id, case-insensitively", async () => {
     const a = await newSession("Quarterly PLANNING with 100% focus_");
     const b = await newSession("something else");
-    const find = async (q: string) => ((await (await call(`/v1/sessions?limit=200&q=${encodeURIComponent(q)}`)).json()) as { sessions: Array<{ id: string }> }).sessions.map((s) => s.id);
+    const find = async (q: string) =>
+      ((await (await call(`/v1/sessions?limit=200&q=${encodeURIComponent(q)}`)).json()) as { sessions: Array<{ id: string }> }).sessions.map((s) => s.id);
     expect(await find("planning")).toContain(a);
     expect(await find("planning")).not.toContain(b);
     // No wildcards: % and _ are themselves.
@@ -194,7 +205,10 @@ describe("routes the console reads", () => {
   });
 
   it("GET /v1/platforms says what each platform lacks and the setup command for this Worker", async () => {
-    const { platforms, worker } = (await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; missing: string[]; setup: string }>; worker: unknown };
+    const { platforms, worker } = (await (await call("/v1/platforms")).json()) as {
+      platforms: Array<{ name: string; missing: string[]; setup: string }>;
+      worker: unknown;
+    };
     expect(platforms.find((p) => p.name === "telegram")).toMatchObject({ missing: [], setup: "npx hermes-edge setup telegram --url http://edge.test" });
     expect(worker).toEqual({ origin: "http://edge.test", local: false });
     const bare = await exports.default.fetch(new Request("http://edge.test/v1/platforms", { headers: { authorization: `Bearer ${TOKEN}` } }));
@@ -204,7 +218,8 @@ describe("routes the console reads", () => {
   it("regression: the Platforms page told a local Worker to `wrangler secret put` a var: GET /v1/platforms says where the Worker runs, how each missing setting is declared, and whether *_ALLOWED_USERS is set", async () => {
     const unset = { ...env, DISCORD_PUBLIC_KEY: "", DISCORD_BOT_TOKEN: "", DISCORD_ALLOWED_USERS: "" };
     type Answer = { platforms: Array<{ name: string; missing_settings: unknown; allowed_users: unknown }>; worker: { local: boolean; origin: string } };
-    const ask = async (base: string) => (await (await app.fetch(new Request(`${base}/v1/platforms`, { headers: { authorization: `Bearer ${TOKEN}` } }), unset)).json()) as Answer;
+    const ask = async (base: string) =>
+      (await (await app.fetch(new Request(`${base}/v1/platforms`, { headers: { authorization: `Bearer ${TOKEN}` } }), unset)).json()) as Answer;
     const local = await ask("http://127.0.0.1:8787");
     expect(local.worker).toEqual({ origin: "http://127.0.0.1:8787", local: true });
     expect(local.platforms.find((p) => p.name === "discord")).toMatchObject({
@@ -214,7 +229,10 @@ describe("routes the console reads", () => {
       ],
       allowed_users: { setting: "DISCORD_ALLOWED_USERS", set: false },
     });
-    expect(local.platforms.find((p) => p.name === "telegram")).toMatchObject({ missing_settings: [], allowed_users: { setting: "TELEGRAM_ALLOWED_USERS", set: true } });
+    expect(local.platforms.find((p) => p.name === "telegram")).toMatchObject({
+      missing_settings: [],
+      allowed_users: { setting: "TELEGRAM_ALLOWED_USERS", set: true },
+    });
     expect((await ask("http://localhost:8787")).worker.local).toBe(true);
     expect((await ask("https://edge.example.workers.dev")).worker.local).toBe(false);
   });

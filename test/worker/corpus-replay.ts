@@ -24,14 +24,19 @@ const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 function contentFor(name: string | null, mime: string | null, kind: string): { bytes: Uint8Array | string; mime: string } {
   if (kind === "photo" || mime?.startsWith("image/")) return { bytes: PNG, mime: "image/png" };
   if (mime === "application/pdf" || /\.pdf$/i.test(name ?? "")) return { bytes: pdfWithText("corpus PDF text"), mime: "application/pdf" };
-  if (kind === "voice" || kind === "audio" || mime?.startsWith("audio/")) return { bytes: new Uint8Array([0x4f, 0x67, 0x67, 0x53, 0, 2]), mime: mime ?? "audio/ogg" };
-  if (kind === "video" || kind === "video_note" || mime?.startsWith("video/")) return { bytes: new Uint8Array([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70]), mime: mime ?? "video/mp4" };
+  if (kind === "voice" || kind === "audio" || mime?.startsWith("audio/"))
+    return { bytes: new Uint8Array([0x4f, 0x67, 0x67, 0x53, 0, 2]), mime: mime ?? "audio/ogg" };
+  if (kind === "video" || kind === "video_note" || mime?.startsWith("video/"))
+    return { bytes: new Uint8Array([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70]), mime: mime ?? "video/mp4" };
   return { bytes: `corpus file ${name ?? ""}\nsecond line`, mime: mime ?? "text/plain" };
 }
 
 /** Replaces `@from` (any case) by `@to` in a message's text or caption, moving its entities along. */
 function renameMention(msg: Json, from: string, to: string): void {
-  for (const [textKey, entKey] of [["text", "entities"], ["caption", "caption_entities"]] as const) {
+  for (const [textKey, entKey] of [
+    ["text", "entities"],
+    ["caption", "caption_entities"],
+  ] as const) {
     const text = msg[textKey];
     if (typeof text !== "string") continue;
     const entities = (Array.isArray(msg[entKey]) ? msg[entKey] : []) as Array<{ offset: number; length: number }>;
@@ -74,7 +79,10 @@ function telegramDelivery(entry: CorpusEntry): Json {
     // Each private chat of its own: other tests talk in the allowed users' own chats.
     if (isObj(msg.chat) && msg.chat.type === "private") msg.chat.id = 6_000_000 + fresh();
     if (entry.expect !== "refuse" && entry.expect !== "silence" && isObj(msg.from)) msg.from.id = ALLOWED.telegram;
-    const files: Array<[string, unknown]> = [["photo", Array.isArray(msg.photo) ? msg.photo : []], ...["voice", "audio", "document", "video", "video_note"].map((k): [string, unknown] => [k, msg[k] ? [msg[k]] : []])];
+    const files: Array<[string, unknown]> = [
+      ["photo", Array.isArray(msg.photo) ? msg.photo : []],
+      ...["voice", "audio", "document", "video", "video_note"].map((k): [string, unknown] => [k, msg[k] ? [msg[k]] : []]),
+    ];
     for (const [kind, list] of files) {
       for (const f of list as Json[]) {
         const c = contentFor(typeof f.file_name === "string" ? f.file_name : null, typeof f.mime_type === "string" ? f.mime_type : null, kind);
@@ -93,7 +101,10 @@ function discordDelivery(entry: CorpusEntry): Json {
   if (user && entry.expect !== "refuse") user.id = ALLOWED.discord;
   const data = isObj(i.data) ? i.data : {};
   const resolved = isObj(data.resolved) ? data.resolved : {};
-  const attachments = [...Object.values(isObj(resolved.attachments) ? resolved.attachments : {}), ...Object.values(isObj(resolved.messages) ? resolved.messages : {}).flatMap((m) => (isObj(m) && Array.isArray(m.attachments) ? m.attachments : []))];
+  const attachments = [
+    ...Object.values(isObj(resolved.attachments) ? resolved.attachments : {}),
+    ...Object.values(isObj(resolved.messages) ? resolved.messages : {}).flatMap((m) => (isObj(m) && Array.isArray(m.attachments) ? m.attachments : [])),
+  ];
   for (const a of attachments as Json[]) {
     if (typeof a.url !== "string") continue;
     const url = new URL(a.url);
@@ -174,5 +185,7 @@ export function corpusDelivery(entry: CorpusEntry): { body: string; contentType:
   if (entry.platform === "discord") return { body: JSON.stringify(discordDelivery(entry)), contentType: "application/json" };
   if (entry.platform === "whatsapp") return { body: JSON.stringify(whatsappDelivery(entry)), contentType: "application/json" };
   const { payload } = slackDelivery(entry);
-  return typeof payload === "string" ? { body: payload, contentType: "application/x-www-form-urlencoded" } : { body: JSON.stringify(payload), contentType: "application/json" };
+  return typeof payload === "string"
+    ? { body: payload, contentType: "application/x-www-form-urlencoded" }
+    : { body: JSON.stringify(payload), contentType: "application/json" };
 }

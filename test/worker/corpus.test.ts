@@ -19,7 +19,10 @@ async function headersFor(entry: CorpusEntry, body: string, contentType: string,
   if (entry.platform === "telegram") return telegramHeaders();
   if (entry.platform === "discord") return discordHeaders(body);
   if (entry.platform === "whatsapp") return whatsappHeaders(body);
-  return { ...(await slackHeaders(body, undefined, undefined, contentType)), ...(retry ? { "x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout" } : {}) };
+  return {
+    ...(await slackHeaders(body, undefined, undefined, contentType)),
+    ...(retry ? { "x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout" } : {}),
+  };
 }
 
 /** Messages the platform was asked to show (sent, edited, or posted to a response_url). */
@@ -64,7 +67,10 @@ describe("the webhook corpus, replayed through the Worker", () => {
     switch (entry.expect) {
       case "reply":
         expect(turns).toBe(1);
-        expect(said.some((t) => t.startsWith("echo:")), said.join(" | ")).toBe(true);
+        expect(
+          said.some((t) => t.startsWith("echo:")),
+          said.join(" | "),
+        ).toBe(true);
         break;
       case "silence":
         expect(turns).toBe(0);
@@ -78,7 +84,10 @@ describe("the webhook corpus, replayed through the Worker", () => {
       case "refuse": {
         expect(turns).toBe(0);
         const inline = firstKind.endsWith(" 4") ? ((await first.json()) as { data: { content: string } }).data.content : "";
-        expect([inline, ...said].some((t) => REFUSED.test(t)), `${inline} | ${said.join(" | ")}`).toBe(true);
+        expect(
+          [inline, ...said].some((t) => REFUSED.test(t)),
+          `${inline} | ${said.join(" | ")}`,
+        ).toBe(true);
         break;
       }
     }

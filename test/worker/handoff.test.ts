@@ -42,7 +42,10 @@ async function finished(id: string) {
 }
 
 async function parseKey(platform: "telegram" | "discord" | "slack", payload: unknown, form = false): Promise<string> {
-  const ingest = adapterFor(env, platform)!.ingest(typeof payload === "string" ? payload : JSON.stringify(payload), new Headers({ "content-type": form ? "application/x-www-form-urlencoded" : "application/json" }));
+  const ingest = adapterFor(env, platform)!.ingest(
+    typeof payload === "string" ? payload : JSON.stringify(payload),
+    new Headers({ "content-type": form ? "application/x-www-form-urlencoded" : "application/json" }),
+  );
   if (ingest.kind !== "event") throw new Error("not an event");
   return buildSessionKey(ingest.event.source);
 }
@@ -55,7 +58,14 @@ describe("handoff requests", () => {
     const code = async (res: Response) => [res.status, ((await res.json()) as { error?: { code: string } }).error?.code];
     expect(await code(await handoff(id, { platform: "irc" }))).toEqual([400, "unknown_platform"]);
     expect(await code(await handoff("nope", { platform: "telegram" }))).toEqual([404, "not_found"]);
-    const disabled = await app.fetch(new Request(`http://edge.test/v1/sessions/${id}/handoff`, { method: "POST", headers: { authorization: "Bearer test-token" }, body: JSON.stringify({ platform: "telegram" }) }), { ...env, TELEGRAM_BOT_TOKEN: "" });
+    const disabled = await app.fetch(
+      new Request(`http://edge.test/v1/sessions/${id}/handoff`, {
+        method: "POST",
+        headers: { authorization: "Bearer test-token" },
+        body: JSON.stringify({ platform: "telegram" }),
+      }),
+      { ...env, TELEGRAM_BOT_TOKEN: "" },
+    );
     expect(await code(disabled)).toEqual([422, "platform_not_configured"]);
     // Other files share this D1 and may have set one (round-trips.test.ts does).
     await env.DB.prepare("DELETE FROM home_channels WHERE platform = 'slack'").run();
@@ -89,18 +99,35 @@ describe("handoff to Telegram", () => {
     const id = await cliSession(["plan a trip to Lisbon", "book the hotel near the river"]);
     const res = await handoff(id, { platform: "telegram" });
     expect(res.status).toBe(202);
-    expect(await res.json()).toEqual({ handoff: { state: "pending", platform: "telegram", to: expect.stringMatching(/^telegram chat -100777, thread: new topic; home set by \/sethome from user 1007 on \d{4}-\d\d-\d\d$/) } });
+    expect(await res.json()).toEqual({
+      handoff: {
+        state: "pending",
+        platform: "telegram",
+        to: expect.stringMatching(/^telegram chat -100777, thread: new topic; home set by \/sethome from user 1007 on \d{4}-\d\d-\d\d$/),
+      },
+    });
 
     const done = await finished(id);
     const topic = telegram.called("/createForumTopic")[0]!;
     expect(topic.body).toMatchObject({ chat_id: Number(FORUM), name: "Handoff: trip planning" });
     const threadId = String(telegram.calls.find((c) => c.path.endsWith("/sendMessage") && c.body.message_thread_id)!.body.message_thread_id);
-    expect(done).toMatchObject({ state: "completed", platform: "telegram", error: null, destination: { chat_id: FORUM, thread_id: threadId, url: `https://t.me/c/777/${threadId}` } });
+    expect(done).toMatchObject({
+      state: "completed",
+      platform: "telegram",
+      error: null,
+      destination: { chat_id: FORUM, thread_id: threadId, url: `https://t.me/c/777/${threadId}` },
+    });
     expect(typeof done.requested_at).toBe("number");
 
     // The synthetic turn saw the CLI transcript and the notice, in valid alternation.
     const sent = conversation(llm.calls.at(-1)!.body) as ChatMessage[];
-    expect(sent.map((m) => m.content?.slice(0, 20))).toEqual(["plan a trip to Lisbo", "echo: plan a trip to", "book the hotel near ", "echo: book the hotel", "[This session (\"trip"]);
+    expect(sent.map((m) => m.content?.slice(0, 20))).toEqual([
+      "plan a trip to Lisbo",
+      "echo: plan a trip to",
+      "book the hotel near ",
+      "echo: book the hotel",
+      '[This session ("trip',
+    ]);
     expect(transcriptProblem(sent)).toBeNull();
     expect(telegram.texts(FORUM).at(-1)).toContain("echo: [This session");
 
@@ -177,8 +204,15 @@ describe("handoff pickup under load", () => {
     const results = await Promise.all(ids.map((id) => finished(id)));
     expect(results.map((r) => r.state)).toEqual(ids.map(() => "completed"));
     // Each summary posted once (later edits of the same message are not new deliveries).
-    const posted = telegram.called("/sendMessage").filter((c) => String(c.body.chat_id) === "1005").map((c) => String(c.body.text));
-    for (let i = 0; i < 20; i++) expect(posted.filter((t) => t.includes(`("load test ${i}")`)), `session ${i}`).toHaveLength(1);
+    const posted = telegram
+      .called("/sendMessage")
+      .filter((c) => String(c.body.chat_id) === "1005")
+      .map((c) => String(c.body.text));
+    for (let i = 0; i < 20; i++)
+      expect(
+        posted.filter((t) => t.includes(`("load test ${i}")`)),
+        `session ${i}`,
+      ).toHaveLength(1);
   });
 });
 
@@ -219,7 +253,10 @@ describe("handoff failures", () => {
     await agent(id).idle();
     expect(telegram.texts(FORUM).length).toBe(sentBefore);
     // Undone: the notice is not left unanswered in the transcript, and the topic is no longer the session's.
-    expect((await messages(id)).map((m) => [m.role, m.content])).toEqual([["user", "something"], ["assistant", "echo: something"]]);
+    expect((await messages(id)).map((m) => [m.role, m.content])).toEqual([
+      ["user", "something"],
+      ["assistant", "echo: something"],
+    ]);
     expect(await routeOf(topicKey)).toBeNull();
     expect(await sessionFor(topicKey)).toBeNull();
     // And the session can be handed off again.

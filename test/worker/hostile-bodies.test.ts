@@ -10,7 +10,13 @@ import { deliver, settle } from "./platform-helpers.ts";
 /** Signs and delivers a raw body; returns its status. */
 async function send(platform: "telegram" | "discord" | "slack" | "whatsapp", body: string): Promise<number> {
   const headers =
-    platform === "telegram" ? telegramHeaders() : platform === "discord" ? await discordHeaders(body) : platform === "whatsapp" ? await whatsappHeaders(body) : await slackHeaders(body);
+    platform === "telegram"
+      ? telegramHeaders()
+      : platform === "discord"
+        ? await discordHeaders(body)
+        : platform === "whatsapp"
+          ? await whatsappHeaders(body)
+          : await slackHeaders(body);
   return (await deliver(platform, body, headers)).status;
 }
 
@@ -25,19 +31,44 @@ async function statuses(platform: "telegram" | "discord" | "slack" | "whatsapp",
 
 describe("regression: correctly signed but malformed bodies answered 500 (platforms retry 5xx for hours)", () => {
   it("Telegram: every hostile update gets a 2xx", async () => {
-    const got = await statuses("telegram", [tg.dm("hi", 1008), tg.group("hey", { mention: true, userId: 1008, chatId: -100801 }), tg.topic("t", 5, { userId: 1008, chatId: -100802 }), tg.command("resume", "x", 1008)], 40, 101);
+    const got = await statuses(
+      "telegram",
+      [
+        tg.dm("hi", 1008),
+        tg.group("hey", { mention: true, userId: 1008, chatId: -100801 }),
+        tg.topic("t", 5, { userId: 1008, chatId: -100802 }),
+        tg.command("resume", "x", 1008),
+      ],
+      40,
+      101,
+    );
     await settle();
     expect(got.filter((s) => s >= 300)).toEqual([]);
   });
 
   it("Discord: every hostile interaction gets a 2xx or a 400, never a 5xx", async () => {
-    const got = await statuses("discord", [dc.ping(), dc.command("ask", { prompt: "hi" }, { channelId: "3801" }), dc.command("resume", { session: "x" }, { thread: { id: "4801", parent: "3801" } }), dc.command("stop", {}, { dm: true, channelId: "3802" })], 40, 202);
+    const got = await statuses(
+      "discord",
+      [
+        dc.ping(),
+        dc.command("ask", { prompt: "hi" }, { channelId: "3801" }),
+        dc.command("resume", { session: "x" }, { thread: { id: "4801", parent: "3801" } }),
+        dc.command("stop", {}, { dm: true, channelId: "3802" }),
+      ],
+      40,
+      202,
+    );
     await settle();
     expect(got.filter((s) => s >= 500 || (s >= 300 && s !== 400))).toEqual([]);
   });
 
   it("Slack: every hostile envelope gets a 2xx", async () => {
-    const got = await statuses("slack", [sl.dm("hi", "U1001", "D1801"), sl.mention("hey", "U1001", "C1801"), sl.threadReply("more", "1700000000.000100", "U1001", "C1802"), sl.challenge()], 40, 303);
+    const got = await statuses(
+      "slack",
+      [sl.dm("hi", "U1001", "D1801"), sl.mention("hey", "U1001", "C1801"), sl.threadReply("more", "1700000000.000100", "U1001", "C1802"), sl.challenge()],
+      40,
+      303,
+    );
     await settle();
     expect(got.filter((s) => s >= 300)).toEqual([]);
   });

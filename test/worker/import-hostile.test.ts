@@ -14,7 +14,23 @@ function sessionLine(id: string, extra: Record<string, unknown> = {}) {
 }
 
 function message(id: string, localId: number, turnId: string, extra: Record<string, unknown> = {}) {
-  const m = { id: localId, role: "user", content: "hi", tool_calls: null, tool_call_id: null, name: null, finish_reason: null, turn_id: turnId, input_tokens: null, output_tokens: null, model: null, user_key: "cli", created_at: 1, active: true, ...extra };
+  const m = {
+    id: localId,
+    role: "user",
+    content: "hi",
+    tool_calls: null,
+    tool_call_id: null,
+    name: null,
+    finish_reason: null,
+    turn_id: turnId,
+    input_tokens: null,
+    output_tokens: null,
+    model: null,
+    user_key: "cli",
+    created_at: 1,
+    active: true,
+    ...extra,
+  };
   return { type: "message", session_id: id, message: m };
 }
 
@@ -22,7 +38,9 @@ const body = (...lines: unknown[]) => lines.map((l) => (typeof l === "string" ? 
 const importBody = (text: string) => call("/v1/sessions/import", { method: "POST", body: text });
 
 async function usageOf(id: string): Promise<{ turns: number; input_tokens: number; output_tokens: number } | undefined> {
-  const { usage } = (await (await call("/v1/usage?group=session")).json()) as { usage: Array<{ key: string; turns: number; input_tokens: number; output_tokens: number }> };
+  const { usage } = (await (await call("/v1/usage?group=session")).json()) as {
+    usage: Array<{ key: string; turns: number; input_tokens: number; output_tokens: number }>;
+  };
   return usage.find((u) => u.key === id);
 }
 
@@ -50,11 +68,22 @@ describe("regression: an imported in-flight handoff was carried out by the next 
   it("pending becomes failed with the reason, nothing is posted, and no running turn blocks the session", async () => {
     const id = freshId();
     const sent = telegram.calls.length;
-    const hostile = sessionLine(id, { handoffState: "pending", handoffPlatform: "telegram", handoffChatId: "-100999", handoffRequestedAt: 1, activeTurnId: "t-stuck", turnStartedAt: 1, handoffDestKey: "agent:main:telegram:dm:1002", handoffDestUrl: "javascript:alert(1)" });
+    const hostile = sessionLine(id, {
+      handoffState: "pending",
+      handoffPlatform: "telegram",
+      handoffChatId: "-100999",
+      handoffRequestedAt: 1,
+      activeTurnId: "t-stuck",
+      turnStartedAt: 1,
+      handoffDestKey: "agent:main:telegram:dm:1002",
+      handoffDestUrl: "javascript:alert(1)",
+    });
     expect((await importBody(body(hostile))).status).toBe(201);
     await runMaintenance(env, Date.now() + 60_000);
     await agent(id).idle();
-    const { handoff } = (await (await call(`/v1/sessions/${id}/handoff`)).json()) as { handoff: { state: string; error: string; destination: { url: string | null } | null } };
+    const { handoff } = (await (await call(`/v1/sessions/${id}/handoff`)).json()) as {
+      handoff: { state: string; error: string; destination: { url: string | null } | null };
+    };
     expect(handoff).toMatchObject({ state: "failed", error: IMPORTED_IN_FLIGHT_ERROR });
     expect(handoff.destination?.url ?? null).toBeNull();
     expect(telegram.calls.slice(sent).filter((c) => JSON.stringify(c.body).includes("-100999"))).toEqual([]);
@@ -88,7 +117,20 @@ describe("regression: imports skipped PATCH's limits and the checks on tool call
 
   it("an attachment naming another session's stored file keeps its note but not the file", async () => {
     const id = freshId();
-    const attachment = { turnId: "t1", index: 0, kind: "document", name: "secret.pdf", mime: "application/pdf", size: 1, seconds: null, status: "inlined", key: "sessions/someone-else/t9/0-secret.pdf", detail: null, note: "[document secret.pdf]", createdAt: 1 };
+    const attachment = {
+      turnId: "t1",
+      index: 0,
+      kind: "document",
+      name: "secret.pdf",
+      mime: "application/pdf",
+      size: 1,
+      seconds: null,
+      status: "inlined",
+      key: "sessions/someone-else/t9/0-secret.pdf",
+      detail: null,
+      note: "[document secret.pdf]",
+      createdAt: 1,
+    };
     expect((await importBody(body(sessionLine(id), message(id, 1, "t1"), { type: "attachment", session_id: id, attachment }))).status).toBe(201);
     const exported = await (await call(`/v1/sessions/${id}/export`)).text();
     expect(exported).toContain("[document secret.pdf]");

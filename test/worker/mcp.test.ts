@@ -10,7 +10,13 @@ function setup() {
   net.route("https://mcp.test", webMcpHandler({ log }));
   net.route("https://down.test", () => new Response("maintenance", { status: 502 }));
   const logged: string[] = [];
-  const env = { MCP_SERVERS: JSON.stringify([{ name: "docs", url: "https://mcp.test/mcp" }, { name: "down", url: "https://down.test/mcp" }]), MCP_TOKEN_DOCS: TOKEN };
+  const env = {
+    MCP_SERVERS: JSON.stringify([
+      { name: "docs", url: "https://mcp.test/mcp" },
+      { name: "down", url: "https://down.test/mcp" },
+    ]),
+    MCP_TOKEN_DOCS: TOKEN,
+  };
   const src = edgeMcpSource(env, { log: (l) => void logged.push(l) })!;
   return { log, src, logged };
 }

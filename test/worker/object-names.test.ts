@@ -130,7 +130,17 @@ describe("an object the runtime gives no name", () => {
     const again = env.INBOX.getByName(key);
     expect(await runInDurableObject(again, (_instance, state) => state.id.name ?? null)).toBeNull();
     const source = { platform: "telegram" as const, chatType: "dm" as const, chatId: "1", userId: "1" };
-    const aside = { kind: "message" as const, deliveryId: "1", messageId: "1", text: "hi", attachments: [], addressed: false, bindsThread: false, source, target };
+    const aside = {
+      kind: "message" as const,
+      deliveryId: "1",
+      messageId: "1",
+      text: "hi",
+      attachments: [],
+      addressed: false,
+      bindsThread: false,
+      source,
+      target,
+    };
     expect(await again.take(aside).then((r) => r, failed)).toBe("ignored");
   });
 
@@ -139,7 +149,17 @@ describe("an object the runtime gives no name", () => {
     const key = buildSessionKey(source);
     const stub = env.INBOX.getByName(key);
     expect(await runInDurableObject(stub, (_instance, state) => state.id.name ?? null)).toBeNull();
-    const aside = { kind: "message" as const, deliveryId: "1", messageId: "1", text: "hi", attachments: [], addressed: false, bindsThread: false, source, target };
+    const aside = {
+      kind: "message" as const,
+      deliveryId: "1",
+      messageId: "1",
+      text: "hi",
+      attachments: [],
+      addressed: false,
+      bindsThread: false,
+      source,
+      target,
+    };
     expect(await stub.take(aside).then((r) => r, failed)).toBe("ignored");
     expect(await runInDurableObject(stub, (_instance, state) => new InboxStore(durableSql(state.storage)).meta("key"))).toBe(key);
   });

@@ -13,8 +13,13 @@ function noting<T extends object>(ns: T, into: Set<string>): T {
     get(target, key) {
       const value = Reflect.get(target, key, target) as unknown;
       if (typeof value !== "function") return value;
-      if (key === "get") return (id: DurableObjectId, ...rest: unknown[]) => (into.add(id.toString()), (value as (...a: unknown[]) => unknown).call(target, id, ...rest));
-      if (key === "getByName") return (name: string, ...rest: unknown[]) => (into.add((target as unknown as DurableObjectNamespace).idFromName(name).toString()), (value as (...a: unknown[]) => unknown).call(target, name, ...rest));
+      if (key === "get")
+        return (id: DurableObjectId, ...rest: unknown[]) => (into.add(id.toString()), (value as (...a: unknown[]) => unknown).call(target, id, ...rest));
+      if (key === "getByName")
+        return (name: string, ...rest: unknown[]) => (
+          into.add((target as unknown as DurableObjectNamespace).idFromName(name).toString()),
+          (value as (...a: unknown[]) => unknown).call(target, name, ...rest)
+        );
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
   });
@@ -123,7 +128,9 @@ export async function settleTouched(before: { inboxes: Set<string>; agents: Set<
         return session === null ? null : env.SESSION_AGENT.idFromName(session).toString();
       }),
     );
-    const agents = [...touched.agents, ...bound.filter((id): id is string => id !== null), ...[...now.agents].filter((id) => !before.agents.has(id))].filter((id) => !doneAgents.has(id));
+    const agents = [...touched.agents, ...bound.filter((id): id is string => id !== null), ...[...now.agents].filter((id) => !before.agents.has(id))].filter(
+      (id) => !doneAgents.has(id),
+    );
     touched.agents.clear();
     if (inboxes.length === 0 && agents.length === 0) return;
     await Promise.all([...new Set(agents)].map(async (id) => (doneAgents.add(id), env.SESSION_AGENT.get(env.SESSION_AGENT.idFromString(id)).idle())));

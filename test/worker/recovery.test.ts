@@ -100,12 +100,27 @@ describe("cron safety net", () => {
         state.storage.sql.exec("UPDATE seen SET at = at - ?", ms);
       });
     await age(SEEN_RETENTION_MS - 60_000);
-    expect(await inbox.take({ kind: "message", deliveryId: String(update.update_id), messageId: "1", text: "once", attachments: [], addressed: true, bindsThread: false, source: { platform: "telegram", chatType: "group", chatId: "-100901", userId: "1004" }, target: { platform: "telegram", private: false, ref: "{}" } })).toBe("duplicate");
+    expect(
+      await inbox.take({
+        kind: "message",
+        deliveryId: String(update.update_id),
+        messageId: "1",
+        text: "once",
+        attachments: [],
+        addressed: true,
+        bindsThread: false,
+        source: { platform: "telegram", chatType: "group", chatId: "-100901", userId: "1004" },
+        target: { platform: "telegram", private: false, ref: "{}" },
+      }),
+    ).toBe("duplicate");
     await age(120_000);
     // Any later delivery prunes the old ids.
     await toTelegram(tg.group("later", { userId: 1004, chatId: -100901, mention: true }));
     await settle();
-    const left = await runInDurableObject(inbox, (_i, state) => state.storage.sql.exec("SELECT COUNT(*) AS n FROM seen WHERE delivery_key = ?", `telegram:${update.update_id}`).one().n);
+    const left = await runInDurableObject(
+      inbox,
+      (_i, state) => state.storage.sql.exec("SELECT COUNT(*) AS n FROM seen WHERE delivery_key = ?", `telegram:${update.update_id}`).one().n,
+    );
     expect(left).toBe(0);
   });
 });
@@ -148,21 +163,32 @@ describe("regression: a newer message overtook the turn a dead instance left", (
     const texts = telegram.texts(1004).filter((t) => t.startsWith("echo:"));
     expect(texts.slice(-2)).toEqual(["echo: first, interrupted by a restart", "echo: second, sent after"]);
     const contents = (await messages(sessionId)).map((m) => m.content);
-    expect(contents.slice(-4)).toEqual(["first, interrupted by a restart", "echo: first, interrupted by a restart", "second, sent after", "echo: second, sent after"]);
+    expect(contents.slice(-4)).toEqual([
+      "first, interrupted by a restart",
+      "echo: first, interrupted by a restart",
+      "second, sent after",
+      "echo: second, sent after",
+    ]);
   });
 });
 
 describe("regression: a final reply waiting on a 429 was lost with its object", () => {
   it("is kept through abortAllDurableObjects, waits out retry_after, and the next instance delivers it", async () => {
     const gate = llm.hold(["first words "], ["and the rest"]);
-    telegram.failNext("/editMessageText", 429, { ok: false, error_code: 429, description: "Too Many Requests: retry after 60", parameters: { retry_after: 60 } });
+    telegram.failNext("/editMessageText", 429, {
+      ok: false,
+      error_code: 429,
+      description: "Too Many Requests: retry after 60",
+      parameters: { retry_after: 60 },
+    });
     await toTelegram(tg.dm("slow platform", 1004));
     const sessionId = (await sessionFor("agent:main:telegram:dm:1004"))!;
     for (let i = 0; i < 1000 && !telegram.texts(1004).includes("first words"); i++) await agent(sessionId).status();
     gate.release();
     await agent(sessionId).idle();
     // Refused once; a minute to wait is left to the object's alarm, with the reply stored.
-    const pending = () => runInDurableObject(agent(sessionId), (_i, state) => state.storage.sql.exec("SELECT text, attempts, not_before FROM deliveries").toArray());
+    const pending = () =>
+      runInDurableObject(agent(sessionId), (_i, state) => state.storage.sql.exec("SELECT text, attempts, not_before FROM deliveries").toArray());
     expect(await pending()).toEqual([{ text: "first words and the rest", attempts: 1, not_before: expect.any(Number) }]);
     // The chat still shows the first words: the one edit carrying the rest was refused.
     expect(telegram.called("/sendMessage").at(-1)!.body.text).toBe("first words");

@@ -7,7 +7,10 @@ import { discord, telegram } from "./setup.ts";
 
 /** A group command, as a member types it, answered once its Inbox handed it on. */
 async function groupCommand(name: string, args: string, userId: number, chatId: number, thread?: number) {
-  const u = thread === undefined ? tg.group(`/${name}${args ? ` ${args}` : ""}`, { userId, chatId }) : tg.topic(`/${name}${args ? ` ${args}` : ""}`, thread, { userId, chatId });
+  const u =
+    thread === undefined
+      ? tg.group(`/${name}${args ? ` ${args}` : ""}`, { userId, chatId })
+      : tg.topic(`/${name}${args ? ` ${args}` : ""}`, thread, { userId, chatId });
   (u.message as Record<string, unknown>).entities = [{ type: "bot_command", offset: 0, length: name.length + 1 }];
   await toTelegram(u);
   await inboxIdle(thread === undefined ? `agent:main:telegram:group:${chatId}:${userId}` : `agent:main:telegram:group:${chatId}:${thread}`);

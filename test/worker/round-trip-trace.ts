@@ -108,7 +108,8 @@ export async function measure(request: Request, until?: (res: Response) => Promi
   return { res, before: over.map(label).sort(), depth: sequentialDepth(trace.calls, answered), calls: trace.calls };
 }
 
-export const hook = (platform: string, body: string, headers: Record<string, string>) => new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body });
+export const hook = (platform: string, body: string, headers: Record<string, string>) =>
+  new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body });
 export const telegramHook = (update: unknown) => hook("telegram", JSON.stringify(update), telegramHeaders());
 export const discordHook = async (interaction: unknown) => {
   const body = JSON.stringify(interaction);

@@ -24,7 +24,12 @@ beforeEach(async () => {
   await adapterFor(env, "telegram")!.warm?.();
 });
 
-const api = (path: string, json: unknown) => new Request(`http://edge.test${path}`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(json) });
+const api = (path: string, json: unknown) =>
+  new Request(`http://edge.test${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(json),
+  });
 
 /**
  * The D1 reads (SELECTs) prepared while `fn` runs, by anyone in this isolate: the objects'

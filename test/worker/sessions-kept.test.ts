@@ -51,7 +51,9 @@ describe("instructions", () => {
     expect(first.content).toMatch(/Today is \w+day, \d{4}-\d{2}-\d{2} \(UTC\)/);
     expect(first.content).toContain("in the hermes-edge CLI");
 
-    const patched = await json<{ session: { title: string; instructions: string } }>(await call(`/v1/sessions/${id}`, { method: "PATCH", json: { title: "french", instructions: "  Answer in French.  " } }));
+    const patched = await json<{ session: { title: string; instructions: string } }>(
+      await call(`/v1/sessions/${id}`, { method: "PATCH", json: { title: "french", instructions: "  Answer in French.  " } }),
+    );
     expect(patched.session).toMatchObject({ title: "french", instructions: "Answer in French." });
     await readEvents(await postTurn(id, "and now?"));
     expect(llm.calls.at(-1)!.body.messages[0]!.content).toContain("Answer in French.");
@@ -120,7 +122,9 @@ describe("/status and /compact", () => {
 
     await tgSay("/compact");
     expect(tgLast()).toMatch(/^Folded 4 older messages into the session's summary/);
-    const summaryRow = await env.DB.prepare("SELECT summary, folded_through FROM summaries WHERE session_id = ?").bind(id).first<{ summary: string; folded_through: number }>();
+    const summaryRow = await env.DB.prepare("SELECT summary, folded_through FROM summaries WHERE session_id = ?")
+      .bind(id)
+      .first<{ summary: string; folded_through: number }>();
     expect(summaryRow?.summary).toBeTruthy();
 
     await tgSay("what were the facts?");
@@ -248,7 +252,13 @@ describe("usage", () => {
 
 async function d1Traces(id: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const [table, col] of [["sessions", "id"], ["messages", "session_id"], ["summaries", "session_id"], ["usage", "session_id"], ["session_routes", "session_id"]] as const) {
+  for (const [table, col] of [
+    ["sessions", "id"],
+    ["messages", "session_id"],
+    ["summaries", "session_id"],
+    ["usage", "session_id"],
+    ["session_routes", "session_id"],
+  ] as const) {
     out[table] = (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${col} = ?`).bind(id).first<{ n: number }>())!.n;
   }
   return out;
@@ -269,7 +279,9 @@ describe("delete", () => {
     expect(await d1Traces(id)).toEqual({ sessions: 0, messages: 0, summaries: 0, usage: 0, session_routes: 0 });
     expect((await env.FILES.list({ prefix: `sessions/${id}/` })).objects).toEqual([]);
     expect((await env.FILES.list({ prefix: `sessions/${id}x/` })).objects).toHaveLength(1);
-    const tables = await runInDurableObject(agent(id), (_i, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray());
+    const tables = await runInDurableObject(agent(id), (_i, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
+    );
     expect(tables).toEqual([]);
     expect((await call(`/v1/sessions/${id}`)).status).toBe(404);
     expect((await call(`/v1/sessions/${id}/messages`)).status).toBe(404);
@@ -288,7 +300,9 @@ describe("delete", () => {
     expect((await call(`/v1/sessions/${id}`)).status).toBe(404);
     expect((await call(`/v1/sessions/${id}`, { method: "DELETE" })).status).toBe(404);
     expect((await call(`/v1/sessions/${id}/compact`, { method: "POST" })).status).toBe(404);
-    const tables = await runInDurableObject(agent(id), (_i, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray());
+    const tables = await runInDurableObject(agent(id), (_i, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray(),
+    );
     expect(tables).toEqual([]);
   });
 });
@@ -303,12 +317,20 @@ describe("export and import", () => {
     // A file that came with the first message: the export carries its reference.
     await runInDurableObject(agent(id), (_i, state) => {
       const turn = state.storage.sql.exec<{ turn_id: string }>("SELECT turn_id FROM messages ORDER BY id LIMIT 1").one().turn_id;
-      state.storage.sql.exec("INSERT INTO attachments (session, turn_id, idx, kind, name, mime, size, seconds, status, key, detail, note, created_at) VALUES (?, ?, 0, 'document', 'notes.txt', 'text/plain', 12, NULL, 'inlined', ?, NULL, '[document notes.txt]', 1)", id, turn, `sessions/${id}/${turn}/0-notes.txt`);
+      state.storage.sql.exec(
+        "INSERT INTO attachments (session, turn_id, idx, kind, name, mime, size, seconds, status, key, detail, note, created_at) VALUES (?, ?, 0, 'document', 'notes.txt', 'text/plain', 12, NULL, 'inlined', ?, NULL, '[document notes.txt]', 1)",
+        id,
+        turn,
+        `sessions/${id}/${turn}/0-notes.txt`,
+      );
     });
     const first = await call(`/v1/sessions/${id}/export`);
     expect(first.headers.get("content-type")).toContain("application/x-ndjson");
     const a = await bodyText(first);
-    const lines = a.trim().split("\n").map((l) => JSON.parse(l) as { type: string });
+    const lines = a
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string });
     expect(lines.map((l) => l.type)).toEqual(["session", ...Array(12).fill("message"), "summary", ...Array(6).fill("usage"), "attachment"]);
     expect(lines.at(-1)).toMatchObject({ attachment: { name: "notes.txt", status: "inlined", key: expect.stringMatching(/0-notes\.txt$/) } });
 
@@ -333,17 +355,32 @@ describe("export and import", () => {
   it("an export's session line is not stale: the title, message count and tokens the API shows (it said null, 0, 0), and the Markdown is headed by the title", async () => {
     const id = await newSession();
     await turns(id, 2, "stale export check");
-    const { session } = await json<{ session: { title: string; message_count: number; input_tokens: number; output_tokens: number } }>(await call(`/v1/sessions/${id}`));
+    const { session } = await json<{ session: { title: string; message_count: number; input_tokens: number; output_tokens: number } }>(
+      await call(`/v1/sessions/${id}`),
+    );
     expect(session.title).toBeTruthy();
     expect(session.message_count).toBeGreaterThan(0);
     expect(session.input_tokens + session.output_tokens).toBeGreaterThan(0);
-    const line = JSON.parse((await (await call(`/v1/sessions/${id}/export`)).text()).split("\n")[0]!) as { session: { title: string; messageCount: number; inputTokens: number; outputTokens: number } };
-    expect(line.session).toMatchObject({ title: session.title, messageCount: session.message_count, inputTokens: session.input_tokens, outputTokens: session.output_tokens });
+    const line = JSON.parse((await (await call(`/v1/sessions/${id}/export`)).text()).split("\n")[0]!) as {
+      session: { title: string; messageCount: number; inputTokens: number; outputTokens: number };
+    };
+    expect(line.session).toMatchObject({
+      title: session.title,
+      messageCount: session.message_count,
+      inputTokens: session.input_tokens,
+      outputTokens: session.output_tokens,
+    });
     expect((await (await call(`/v1/sessions/${id}/export?format=md`)).text()).split("\n")[0]).toBe(`# ${session.title}`);
   });
 
   it("refuses bodies that are not an export, naming the line", async () => {
-    const bad = await json<{ error: { message: string } }>(await call("/v1/sessions/import", { method: "POST", body: '{"type":"session","version":1,"session":{"id":"x","source":"cli","startedAt":1,"lastActiveAt":1}}\nnot json\n' }), 400);
+    const bad = await json<{ error: { message: string } }>(
+      await call("/v1/sessions/import", {
+        method: "POST",
+        body: '{"type":"session","version":1,"session":{"id":"x","source":"cli","startedAt":1,"lastActiveAt":1}}\nnot json\n',
+      }),
+      400,
+    );
     expect(bad.error.message).toMatch(/line 2/);
     expect((await call("/v1/sessions/import", { method: "POST", body: "" })).status).toBe(400);
     expect((await call("/v1/sessions/import", { method: "POST", body: '{"type":"message","session_id":"x","message":{}}\n' })).status).toBe(400);
@@ -359,7 +396,9 @@ describe("RETENTION_DAYS", () => {
     // The first three turns (six messages) are forty days old.
     await runInDurableObject(agent(id), (_i, state) => state.storage.sql.exec("UPDATE messages SET created_at = ? WHERE id <= 6", old));
     await env.DB.prepare("UPDATE messages SET created_at = ? WHERE session_id = ? AND local_id <= 6").bind(old, id).run();
-    const turnIds = await runInDurableObject(agent(id), (_i, state) => state.storage.sql.exec<{ id: number; turn_id: string }>("SELECT id, turn_id FROM messages ORDER BY id").toArray());
+    const turnIds = await runInDurableObject(agent(id), (_i, state) =>
+      state.storage.sql.exec<{ id: number; turn_id: string }>("SELECT id, turn_id FROM messages ORDER BY id").toArray(),
+    );
     const oldTurn = turnIds.find((m) => m.id === 1)!.turn_id;
     const newTurn = turnIds.find((m) => m.id === 12)!.turn_id;
     await env.FILES.put(`sessions/${id}/${oldTurn}/0-photo.jpg`, "old");

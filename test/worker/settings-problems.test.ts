@@ -30,7 +30,9 @@ describe("settings that say what is wrong", () => {
     ]);
     const problems = (body.problems as Array<{ area: string; problem: string; fix: string }>).filter((p) => p.area === "settings");
     expect(problems.map((p) => p.problem)).toEqual([POLICY, BUDGET, SECRETS]);
-    expect(problems[1]!.fix).toBe("correct DAILY_TOKEN_BUDGET in wrangler.toml [vars] and deploy again (npm run deploy); locally: wrangler dev --var DAILY_TOKEN_BUDGET:…");
+    expect(problems[1]!.fix).toBe(
+      "correct DAILY_TOKEN_BUDGET in wrangler.toml [vars] and deploy again (npm run deploy); locally: wrangler dev --var DAILY_TOKEN_BUDGET:…",
+    );
     expect(problems[2]!.fix).toBe("npx wrangler secret put RELAY_SECRETS (locally: .dev.vars)");
     expect(JSON.stringify(body)).not.toContain("s3cr3t");
     // Logged once per isolate, with the component prefix and no secret: not again for a new env object.

@@ -33,7 +33,13 @@ describe("GET /v1/status", () => {
     const s = await status();
     // Home channels are shared with other tests (/sethome): a platform without one is said so.
     const homeless = s.platforms.filter((p) => !p.home_channel).map((p) => p.name);
-    expect(s.problems).toEqual(homeless.map((name) => ({ area: name, problem: `no home channel: handoffs to ${name} need one`, fix: `send /sethome in the chat that should receive them (or set ${name.toUpperCase()}_HOME_CHANNEL)` })));
+    expect(s.problems).toEqual(
+      homeless.map((name) => ({
+        area: name,
+        problem: `no home channel: handoffs to ${name} need one`,
+        fix: `send /sethome in the chat that should receive them (or set ${name.toUpperCase()}_HOME_CHANNEL)`,
+      })),
+    );
     expect(s.model).toEqual({ provider: "openai", model: "fake-model", detail: "answers; lists fake-model" });
     expect(s.migrations).toEqual({ expected: MIGRATIONS.length, applied: MIGRATIONS.length, missing: [] });
     expect(s.platforms.map((p) => [p.name, p.enabled, p.detail])).toEqual([
@@ -48,19 +54,35 @@ describe("GET /v1/status", () => {
   it("names each problem with the command that fixes it", async () => {
     llm.models = ["gpt-4o"];
     telegram.webhookUrl = "https://old.example/webhooks/telegram";
-    telegram.webhookInfo = { last_error_date: Math.floor(Date.now() / 1000) - 120, last_error_message: "Wrong response from the webhook: 401 Unauthorized", pending_update_count: 7 };
+    telegram.webhookInfo = {
+      last_error_date: Math.floor(Date.now() / 1000) - 120,
+      last_error_message: "Wrong response from the webhook: 401 Unauthorized",
+      pending_update_count: 7,
+    };
     discord.interactionsUrl = "";
-    await env.DB.prepare("UPDATE meta SET value = ? WHERE key = 'cron_last_run'").bind(String(Date.now() - 60 * 60_000)).run();
+    await env.DB.prepare("UPDATE meta SET value = ? WHERE key = 'cron_last_run'")
+      .bind(String(Date.now() - 60 * 60_000))
+      .run();
     const s = await status();
     const by = (area: string) => s.problems.filter((p) => p.area === area && !p.problem.startsWith("no home channel"));
-    expect(by("model")).toEqual([{ area: "model", problem: "https://llm.test/v1 does not list the model fake-model", fix: "set LLM_MODEL to one it lists (e.g. gpt-4o)" }]);
+    expect(by("model")).toEqual([
+      { area: "model", problem: "https://llm.test/v1 does not list the model fake-model", fix: "set LLM_MODEL to one it lists (e.g. gpt-4o)" },
+    ]);
     expect(by("telegram").map((p) => p.problem)).toEqual([
       `Telegram delivers to https://old.example/webhooks/telegram, not ${ORIGIN}/webhooks/telegram`,
       "Telegram's last delivery failed 2 min ago: Wrong response from the webhook: 401 Unauthorized",
     ]);
     expect(by("telegram")[0]!.fix).toBe(`npx hermes-edge setup telegram --url ${ORIGIN}`);
-    expect(by("discord")).toEqual([{ area: "discord", problem: "Discord has no interactions endpoint for this application: slash commands go nowhere", fix: `npx hermes-edge setup discord --url ${ORIGIN}` }]);
-    expect(by("cron")).toEqual([{ area: "cron", problem: "the cron last ran 60 min ago", fix: "check [triggers] crons in wrangler.toml and deploy again (npm run deploy)" }]);
+    expect(by("discord")).toEqual([
+      {
+        area: "discord",
+        problem: "Discord has no interactions endpoint for this application: slash commands go nowhere",
+        fix: `npx hermes-edge setup discord --url ${ORIGIN}`,
+      },
+    ]);
+    expect(by("cron")).toEqual([
+      { area: "cron", problem: "the cron last ran 60 min ago", fix: "check [triggers] crons in wrangler.toml and deploy again (npm run deploy)" },
+    ]);
     expect(s.platforms[0]!.detail).toContain("7 update(s) waiting");
   });
 
@@ -70,14 +92,22 @@ describe("GET /v1/status", () => {
     whatsapp.failNext(WHATSAPP_TEST.phoneNumberId, 401, { error: { message: "Error validating access token: Session has expired", code: 190 } });
     try {
       const s = await status();
-      expect(s.problems.find((p) => p.area === "model")).toEqual({ area: "model", problem: "https://llm.test/v1 refused LLM_API_KEY (HTTP 401)", fix: "set the right key: npx wrangler secret put LLM_API_KEY" });
-      expect(s.problems.find((p) => p.area === "telegram")).toMatchObject({ problem: "Telegram refused getWebhookInfo: Unauthorized", fix: "set the right token: npx wrangler secret put TELEGRAM_BOT_TOKEN" });
+      expect(s.problems.find((p) => p.area === "model")).toEqual({
+        area: "model",
+        problem: "https://llm.test/v1 refused LLM_API_KEY (HTTP 401)",
+        fix: "set the right key: npx wrangler secret put LLM_API_KEY",
+      });
+      expect(s.problems.find((p) => p.area === "telegram")).toMatchObject({
+        problem: "Telegram refused getWebhookInfo: Unauthorized",
+        fix: "set the right token: npx wrangler secret put TELEGRAM_BOT_TOKEN",
+      });
       expect(s.problems.find((p) => p.area === "whatsapp")).toMatchObject({
         problem: "Meta refused the phone number lookup: WhatsApp phone number lookup: Error validating access token: Session has expired (code 190)",
         fix: "check WHATSAPP_PHONE_NUMBER_ID and the token: npx wrangler secret put WHATSAPP_ACCESS_TOKEN",
       });
       const text = JSON.stringify(s);
-      for (const secret of ["test-llm-key", env.TELEGRAM_BOT_TOKEN, env.SLACK_BOT_TOKEN, env.DISCORD_BOT_TOKEN, env.WHATSAPP_ACCESS_TOKEN]) expect(text).not.toContain(secret);
+      for (const secret of ["test-llm-key", env.TELEGRAM_BOT_TOKEN, env.SLACK_BOT_TOKEN, env.DISCORD_BOT_TOKEN, env.WHATSAPP_ACCESS_TOKEN])
+        expect(text).not.toContain(secret);
     } finally {
       llm.key = "test-llm-key";
     }

@@ -80,7 +80,11 @@ describe("Telegram webhook", () => {
 
   it("ignores malformed JSON, unknown update types and messages with no text, with a 2xx", async () => {
     const before = await inboxCount();
-    const bodies = ["{not json", JSON.stringify({ update_id: 1, edited_message: tg.dm("x").message }), JSON.stringify({ update_id: 2, message: { ...tg.dm("").message, text: undefined, sticker: {} } })];
+    const bodies = [
+      "{not json",
+      JSON.stringify({ update_id: 1, edited_message: tg.dm("x").message }),
+      JSON.stringify({ update_id: 2, message: { ...tg.dm("").message, text: undefined, sticker: {} } }),
+    ];
     for (const body of bodies) expect((await deliver("telegram", body, telegramHeaders())).status).toBe(200);
     await settle();
     expect(llm.calls).toHaveLength(0);
@@ -127,10 +131,14 @@ describe("Telegram chat commands", () => {
   });
 
   it("/sethome from an allowed user who is no admin is refused, naming TELEGRAM_ADMIN_USERS, and changes nothing", async () => {
-    const before = ((await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; home_channel: unknown }> }).platforms.find((p) => p.name === "telegram")!.home_channel;
+    const before = ((await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; home_channel: unknown }> }).platforms.find(
+      (p) => p.name === "telegram",
+    )!.home_channel;
     await tgCommand("sethome", "", 1002);
     expect(telegram.texts(1002).at(-1)).toBe("Sorry, only TELEGRAM_ADMIN_USERS may set the home channel: ask the bot's owner to add your user id 1002 to it.");
-    const after = ((await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; home_channel: unknown }> }).platforms.find((p) => p.name === "telegram")!.home_channel;
+    const after = ((await (await call("/v1/platforms")).json()) as { platforms: Array<{ name: string; home_channel: unknown }> }).platforms.find(
+      (p) => p.name === "telegram",
+    )!.home_channel;
     expect(after).toEqual(before);
   });
 

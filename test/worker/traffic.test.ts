@@ -19,7 +19,10 @@ describe("Discord autocomplete", () => {
     await toDiscord(dc.command("ask", { prompt: "other channel" }, { userId: "2002", channelId: "3101" }));
     await settle();
     const garden = (await routeOf("agent:main:discord:group:3100:2002"))!;
-    const all = (await (await toDiscord(autocomplete("resume", "session", "", "2002"))).json()) as { type: number; data: { choices: Array<{ name: string; value: string }> } };
+    const all = (await (await toDiscord(autocomplete("resume", "session", "", "2002"))).json()) as {
+      type: number;
+      data: { choices: Array<{ name: string; value: string }> };
+    };
     expect(all.type).toBe(8);
     expect(all.data.choices.map((c) => c.value)).toEqual(expect.arrayContaining([garden, (await routeOf("agent:main:discord:group:3101:2002"))!]));
     const narrowed = (await (await toDiscord(autocomplete("resume", "session", garden.slice(-6), "2002"))).json()) as typeof all;
@@ -43,7 +46,17 @@ describe('Discord "Ask hermes" on a message', () => {
         name: "Ask hermes",
         type: 3,
         target_id: "8001",
-        resolved: { messages: { "8001": { id: "8001", content: "why did the numbers drop?", attachments: [{ id: "a1", filename: "chart.png", content_type: "image/png", size: PNG.byteLength, url: "https://cdn.discord.test/attachments/9/9/chart.png" }] } } },
+        resolved: {
+          messages: {
+            "8001": {
+              id: "8001",
+              content: "why did the numbers drop?",
+              attachments: [
+                { id: "a1", filename: "chart.png", content_type: "image/png", size: PNG.byteLength, url: "https://cdn.discord.test/attachments/9/9/chart.png" },
+              ],
+            },
+          },
+        },
       },
     };
     expect(await (await toDiscord(menu)).json()).toEqual({ type: 5 });
@@ -78,7 +91,9 @@ describe("Telegram commands and mentions", () => {
   it("@thisbot typed as plain text, in any case, with no mention entity, addresses it and is taken out of the words", async () => {
     const chatId = -100821;
     await toTelegram(group(`hey @${TELEGRAM_TEST.username.toUpperCase()} what's new?`, [], chatId));
-    await toTelegram(group(`\`@${TELEGRAM_TEST.username}\` is its name`, [{ type: "code", offset: 0, length: TELEGRAM_TEST.username.length + 3 }], chatId, 1002));
+    await toTelegram(
+      group(`\`@${TELEGRAM_TEST.username}\` is its name`, [{ type: "code", offset: 0, length: TELEGRAM_TEST.username.length + 3 }], chatId, 1002),
+    );
     await settle();
     expect(llm.calls.map((c) => lastUserText(c.body))).toEqual(["hey what's new?"]);
   });

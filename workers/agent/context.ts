@@ -283,10 +283,13 @@ function sameMessage(r: ChatMessage, m: ChatMessage): boolean {
   const a = r.tool_calls;
   const b = m.tool_calls;
   if (!a || !b) return a === b;
-  return a.length === b.length && a.every((c, i) => {
-    const d = itemAt(b, i);
-    return c.id === d.id && c.type === d.type && c.function.name === d.function.name && c.function.arguments === d.function.arguments;
-  });
+  return (
+    a.length === b.length &&
+    a.every((c, i) => {
+      const d = itemAt(b, i);
+      return c.id === d.id && c.type === d.type && c.function.name === d.function.name && c.function.arguments === d.function.arguments;
+    })
+  );
 }
 
 /**
@@ -312,7 +315,10 @@ function fitNewest(
     return { messages, tokens: total(), truncated: sys !== system || sum_ !== summary || msgs.some((m, i) => m !== turn[i]) };
   };
 
-  const results = msgs.map((m, i) => ({ m, i })).filter(({ m }) => m.role === "tool").sort((a, b) => (b.m.content?.length ?? 0) - (a.m.content?.length ?? 0) || a.i - b.i);
+  const results = msgs
+    .map((m, i) => ({ m, i }))
+    .filter(({ m }) => m.role === "tool")
+    .sort((a, b) => (b.m.content?.length ?? 0) - (a.m.content?.length ?? 0) || a.i - b.i);
   for (const { i } of results) {
     if (total() <= limit) return done();
     msgs[i] = shortened(itemAt(msgs, i), chars);
@@ -321,7 +327,12 @@ function fitNewest(
   for (let i = 0; i < msgs.length && total() > limit; i++) {
     const m = itemAt(msgs, i);
     if (m.tool_calls?.some((c) => c.function.arguments.length > 200)) {
-      msgs[i] = { ...m, tool_calls: m.tool_calls.map((c) => (c.function.arguments.length > 200 ? { ...c, function: { name: c.function.name, arguments: '{"truncated":true}' } } : c)) };
+      msgs[i] = {
+        ...m,
+        tool_calls: m.tool_calls.map((c) =>
+          c.function.arguments.length > 200 ? { ...c, function: { name: c.function.name, arguments: '{"truncated":true}' } } : c,
+        ),
+      };
     }
   }
   for (;;) {

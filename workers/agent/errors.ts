@@ -43,10 +43,18 @@ export function errorForStatus(status: number, detail: string, retryAfter?: numb
   }
   if (status === 429) {
     const wait = retryAfter !== undefined ? ` (retry after ${retryAfter}s)` : "";
-    return new ProviderError("provider_rate_limited", `the model provider is rate limiting us (HTTP 429)${wait}${tail}`, { status, ...(retryAfter !== undefined ? { retryAfter } : {}) });
+    return new ProviderError("provider_rate_limited", `the model provider is rate limiting us (HTTP 429)${wait}${tail}`, {
+      status,
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+    });
   }
   if (status >= 500) {
-    return new ProviderError("provider_unavailable", `the model provider failed (HTTP ${status})${tail}`, { status, ...(retryAfter !== undefined ? { retryAfter } : {}) });
+    return new ProviderError("provider_unavailable", `the model provider failed (HTTP ${status})${tail}`, {
+      status,
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+    });
   }
-  return new ProviderError("provider_rejected", `the model provider rejected the request (HTTP ${status}); check LLM_MODEL and LLM_BASE_URL${tail}`, { status });
+  return new ProviderError("provider_rejected", `the model provider rejected the request (HTTP ${status}); check LLM_MODEL and LLM_BASE_URL${tail}`, {
+    status,
+  });
 }

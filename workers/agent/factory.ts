@@ -30,14 +30,19 @@ export interface ModelConfig {
 export function resolveProvider(cfg: ModelConfig): ({ ok: true } & ResolvedProvider) | { ok: false; error: string } {
   const named = cfg.provider?.trim().toLowerCase();
   if (!named) return cfg.baseUrl ? { ok: true, provider: "openai", baseUrl: cfg.baseUrl } : { ok: true, provider: "offline" };
-  if (!(PROVIDERS as readonly string[]).includes(named)) return { ok: false, error: `LLM_PROVIDER must be one of ${PROVIDERS.join(", ")} (got '${cfg.provider}')` };
+  if (!(PROVIDERS as readonly string[]).includes(named))
+    return { ok: false, error: `LLM_PROVIDER must be one of ${PROVIDERS.join(", ")} (got '${cfg.provider}')` };
   if (named === "openai") {
     if (cfg.baseUrl) return { ok: true, provider: "openai", baseUrl: cfg.baseUrl };
     return { ok: false, error: "LLM_PROVIDER=openai needs LLM_BASE_URL (an OpenAI-compatible endpoint)" };
   }
   if (named === "workers-ai") {
     if (cfg.ai) return { ok: true, provider: "workers-ai", ai: cfg.ai };
-    return { ok: false, error: 'LLM_PROVIDER=workers-ai needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (only the Worker has it; locally `wrangler dev` reaches it through your Cloudflare account)' };
+    return {
+      ok: false,
+      error:
+        'LLM_PROVIDER=workers-ai needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml (only the Worker has it; locally `wrangler dev` reaches it through your Cloudflare account)',
+    };
   }
   return { ok: true, provider: "offline" };
 }
@@ -78,5 +83,7 @@ export function createModel(cfg: ModelConfig, fetchImpl?: typeof fetch): ChatMod
  */
 export function toolsFor(model: ChatModel, opts: FetchUrlOptions & { sources?: readonly ToolSource[] } = {}): ToolRegistry | undefined {
   const { sources = [], ...fetchOpts } = opts;
-  return model.id === OFFLINE_MODEL_ID ? undefined : new ToolRegistry([fetchUrlTool({}, { ...fetchOpts, resolve: fetchOpts.resolve ?? dohResolver() })], sources);
+  return model.id === OFFLINE_MODEL_ID
+    ? undefined
+    : new ToolRegistry([fetchUrlTool({}, { ...fetchOpts, resolve: fetchOpts.resolve ?? dohResolver() })], sources);
 }

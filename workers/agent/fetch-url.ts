@@ -17,9 +17,16 @@ const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|xhtml\+xml|[\w.+-
 
 function ipv4Blocked(a: number, b: number): boolean {
   return (
-    a === 0 || a === 10 || a === 127 || a >= 224 ||
-    (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
-    (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19)) || (a === 192 && b === 0)
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    a >= 224 ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 100 && b >= 64 && b <= 127) ||
+    (a === 198 && (b === 18 || b === 19)) ||
+    (a === 192 && b === 0)
   );
 }
 
@@ -53,7 +60,10 @@ function isLiteral(h: string): boolean {
 }
 
 function normalise(hostname: string): string {
-  return hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.+$/, "");
+  return hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.+$/, "");
 }
 
 /**
@@ -180,7 +190,8 @@ export function fetchUrlTool(limits: Partial<FetchUrlLimits> = {}, opts: FetchUr
       try {
         for (let hop = 0; ; hop++) {
           if (url.protocol !== "http:" && url.protocol !== "https:") return toolError(`only http and https URLs can be fetched, not ${url.protocol}`);
-          if (isBlockedHost(url.hostname, opts.localNames)) return toolError(`refusing to fetch a local or private address (${url.hostname}): only public hosts can be fetched`);
+          if (isBlockedHost(url.hostname, opts.localNames))
+            return toolError(`refusing to fetch a local or private address (${url.hostname}): only public hosts can be fetched`);
           if (opts.resolve && !isLiteral(normalise(url.hostname))) {
             const addresses = await opts.resolve(normalise(url.hostname), ctrl.signal).catch(() => null);
             if (!addresses || addresses.length === 0) return toolError(`cannot resolve ${url.hostname}`);
@@ -189,7 +200,12 @@ export function fetchUrlTool(limits: Partial<FetchUrlLimits> = {}, opts: FetchUr
           }
           let res: Response;
           try {
-            res = await ctx.fetch(url.toString(), { method: "GET", redirect: "manual", signal: ctrl.signal, headers: { accept: "text/*, application/json;q=0.9, */*;q=0.1", "user-agent": "hermes-edge fetch_url" } });
+            res = await ctx.fetch(url.toString(), {
+              method: "GET",
+              redirect: "manual",
+              signal: ctrl.signal,
+              headers: { accept: "text/*, application/json;q=0.9, */*;q=0.1", "user-agent": "hermes-edge fetch_url" },
+            });
           } catch (err) {
             if (ctx.signal?.aborted) throw err;
             if (ctrl.signal.aborted) return toolError(`timed out after ${lim.timeoutMs} ms`);
@@ -211,7 +227,13 @@ export function fetchUrlTool(limits: Partial<FetchUrlLimits> = {}, opts: FetchUr
           let text = new TextDecoder().decode(bytes);
           if (/html/i.test(type) || /^\s*<(!doctype html|html)/i.test(text)) text = htmlToText(text);
           const cut = text.length > lim.maxChars;
-          return JSON.stringify({ url: url.toString(), status: res.status, content_type: type || null, truncated: truncated || cut, text: cut ? text.slice(0, lim.maxChars) : text });
+          return JSON.stringify({
+            url: url.toString(),
+            status: res.status,
+            content_type: type || null,
+            truncated: truncated || cut,
+            text: cut ? text.slice(0, lim.maxChars) : text,
+          });
         }
       } finally {
         clearTimeout(timer);

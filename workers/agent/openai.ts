@@ -122,7 +122,7 @@ async function errorDetail(res: Response): Promise<string> {
   const text = (await res.text().catch(() => "")).slice(0, 2000);
   try {
     const parsed = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
-    const msg = typeof parsed.error === "string" ? parsed.error : parsed.error?.message ?? parsed.message;
+    const msg = typeof parsed.error === "string" ? parsed.error : (parsed.error?.message ?? parsed.message);
     if (msg) return String(msg).slice(0, 300);
   } catch {
     // not JSON: fall through to the raw text

@@ -9,7 +9,12 @@ function dohAnswer(body: unknown): { Status: number; Answer: Array<{ type: numbe
   const b = body as { Status?: unknown; Answer?: unknown } | null;
   if (typeof b !== "object" || b === null || typeof b.Status !== "number") throw new Error("DNS-over-HTTPS answered something that is not a DNS answer");
   const answers = Array.isArray(b.Answer) ? b.Answer : [];
-  return { Status: b.Status, Answer: answers.filter((a): a is { type: number; data: string } => typeof a === "object" && a !== null && typeof a.type === "number" && typeof a.data === "string") };
+  return {
+    Status: b.Status,
+    Answer: answers.filter(
+      (a): a is { type: number; data: string } => typeof a === "object" && a !== null && typeof a.type === "number" && typeof a.data === "string",
+    ),
+  };
 }
 
 /** DNS record types: A and AAAA. */

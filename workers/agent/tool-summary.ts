@@ -4,7 +4,22 @@ import { itemAt } from "./item-at.ts";
 export const SUMMARY_MAX_CHARS = 80;
 
 const MASK = "***";
-const SECRET_WORDS = new Set(["token", "key", "apikey", "password", "passwd", "pwd", "passphrase", "secret", "authorization", "auth", "cookie", "credential", "credentials", "bearer"]);
+const SECRET_WORDS = new Set([
+  "token",
+  "key",
+  "apikey",
+  "password",
+  "passwd",
+  "pwd",
+  "passphrase",
+  "secret",
+  "authorization",
+  "auth",
+  "cookie",
+  "credential",
+  "credentials",
+  "bearer",
+]);
 
 /**
  * True for argument names that look like they hold a secret: any word of the name (split
@@ -54,7 +69,7 @@ function oneLine(text: string): string {
 }
 
 function show(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  return typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
 }
 
 /**
@@ -74,9 +89,10 @@ export function summarizeCall(name: string, rawArguments: string): string {
   if (args !== null && typeof args === "object" && !Array.isArray(args)) {
     const entries = Object.entries(maskSecrets(args) as Record<string, unknown>);
     const only = entries.length === 1 ? itemAt(entries, 0) : null;
-    const rest = only && !isSecretKey(only[0]) && (only[1] === null || typeof only[1] !== "object")
-      ? show(only[1])
-      : entries.map(([k, v]) => `${k}=${typeof v === "string" && v !== MASK ? JSON.stringify(v) : show(v)}`).join(" ");
+    const rest =
+      only && !isSecretKey(only[0]) && (only[1] === null || typeof only[1] !== "object")
+        ? show(only[1])
+        : entries.map(([k, v]) => `${k}=${typeof v === "string" && v !== MASK ? JSON.stringify(v) : show(v)}`).join(" ");
     if (rest) text = `${name} ${oneLine(rest)}`;
   }
   return text.length <= SUMMARY_MAX_CHARS ? text : `${text.slice(0, SUMMARY_MAX_CHARS - 1)}…`;

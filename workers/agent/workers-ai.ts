@@ -56,7 +56,9 @@ class Accumulator {
     if (typeof c.response === "string") text += c.response;
     else if (c.response !== undefined && c.response !== null) text += JSON.stringify(c.response);
     if (Array.isArray(c.tool_calls)) this.#calls(c.tool_calls);
-    const choice = (Array.isArray(c.choices) ? c.choices[0] : undefined) as { delta?: Record<string, unknown>; message?: Record<string, unknown>; finish_reason?: string | null } | undefined;
+    const choice = (Array.isArray(c.choices) ? c.choices[0] : undefined) as
+      | { delta?: Record<string, unknown>; message?: Record<string, unknown>; finish_reason?: string | null }
+      | undefined;
     const delta = choice?.delta ?? choice?.message;
     if (delta) {
       text += deltaText(delta.content);
@@ -165,7 +167,12 @@ export class WorkersAiModel implements ChatModel {
   }
 
   complete(req: ModelRequest): Promise<ModelResult> {
-    return withRetries(req, this.#o, () => this.#toolsOrNot(req), (err) => FINAL.has(err));
+    return withRetries(
+      req,
+      this.#o,
+      () => this.#toolsOrNot(req),
+      (err) => FINAL.has(err),
+    );
   }
 
   /** One attempt; a model that refuses the tools is asked again at once without them (and from now on). */

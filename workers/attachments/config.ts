@@ -13,6 +13,9 @@ export function attachmentSettings(v: { maxBytes: string | undefined; transcribe
   const max = Number(v.maxBytes);
   const provider = resolveProvider(v.model);
   const base = v.model.baseUrl;
-  const transcribe = v.transcribeModel && base && provider.ok && provider.provider === "openai" ? { baseUrl: base, model: v.transcribeModel, ...(v.model.apiKey ? { apiKey: v.model.apiKey } : {}) } : null;
+  const transcribe =
+    v.transcribeModel && base && provider.ok && provider.provider === "openai"
+      ? { baseUrl: base, model: v.transcribeModel, ...(v.model.apiKey ? { apiKey: v.model.apiKey } : {}) }
+      : null;
   return { maxBytes: v.maxBytes !== undefined && Number.isInteger(max) && max > 0 ? max : DEFAULT_ATTACHMENT_MAX_BYTES, transcribe };
 }

@@ -18,8 +18,10 @@ export function isPdf(bytes: Uint8Array): boolean {
   return bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46 && bytes[4] === 0x2d;
 }
 
-const TEXT_MIMES = /^(text\/|application\/(json|ld\+json|xml|x-yaml|yaml|toml|javascript|typescript|x-sh|x-python|sql|csv|x-ndjson|graphql)\b)|[+/](json|xml|yaml)$/i;
-const TEXT_NAMES = /\.(txt|md|markdown|rst|csv|tsv|json|jsonl|ndjson|ya?ml|toml|ini|cfg|conf|env|log|xml|html?|css|scss|svg|js|mjs|cjs|jsx|ts|tsx|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|pl|lua|r|sql|sh|bash|zsh|fish|ps1|bat|dockerfile|makefile|gradle|tf|proto|graphql|diff|patch|tex)$/i;
+const TEXT_MIMES =
+  /^(text\/|application\/(json|ld\+json|xml|x-yaml|yaml|toml|javascript|typescript|x-sh|x-python|sql|csv|x-ndjson|graphql)\b)|[+/](json|xml|yaml)$/i;
+const TEXT_NAMES =
+  /\.(txt|md|markdown|rst|csv|tsv|json|jsonl|ndjson|ya?ml|toml|ini|cfg|conf|env|log|xml|html?|css|scss|svg|js|mjs|cjs|jsx|ts|tsx|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|pl|lua|r|sql|sh|bash|zsh|fish|ps1|bat|dockerfile|makefile|gradle|tf|proto|graphql|diff|patch|tex)$/i;
 
 /** Whether a file is meant to be read as text (by its type or, when the type is generic, its name). */
 export function looksTextual(mime: string | null, name: string | null): boolean {

@@ -10,7 +10,15 @@ import type { TurnAttachments } from "./types.ts";
  */
 export function withAttachments(model: ChatModel, got: TurnAttachments): ChatModel {
   if (got.records.length === 0) return model;
-  const files = got.records.map(({ kind, name, mime, size, seconds, status, note }) => ({ kind, name, mime, size, status, note, label: describe({ kind, name, mime, size, seconds }) }));
+  const files = got.records.map(({ kind, name, mime, size, seconds, status, note }) => ({
+    kind,
+    name,
+    mime,
+    size,
+    status,
+    note,
+    label: describe({ kind, name, mime, size, seconds }),
+  }));
   const attached = { images: got.images, files };
   return {
     id: model.id,

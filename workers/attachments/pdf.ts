@@ -78,7 +78,11 @@ export async function pdfText(bytes: Uint8Array, o: PdfReadOptions = {}): Promis
       texts.push(text);
       chars += text.length;
     }
-    const joined = texts.join("\n").replace(/[^\S\n]+/g, " ").replace(/ ?\n ?/g, "\n").replace(/\n{3,}/g, "\n\n");
+    const joined = texts
+      .join("\n")
+      .replace(/[^\S\n]+/g, " ")
+      .replace(/ ?\n ?/g, "\n")
+      .replace(/\n{3,}/g, "\n\n");
     const clean = joined.slice(0, limits.maxChars).trim();
     return { text: clean === "" ? null : clean, pages, read: texts.length, stopped };
   } finally {

@@ -79,18 +79,34 @@ export async function readAttachments(items: readonly AttachmentIn[], deps: Read
       continue;
     }
     if (await deps.marks?.has(index).catch(() => false)) {
-      record({ status: "described", note: `[${describe(a)}: not read: reading it stopped the previous attempt at this turn]`, detail: "reading it stopped the previous attempt" }, a.size);
+      record(
+        {
+          status: "described",
+          note: `[${describe(a)}: not read: reading it stopped the previous attempt at this turn]`,
+          detail: "reading it stopped the previous attempt",
+        },
+        a.size,
+      );
       continue;
     }
-    const got = a.unavailable ? ({ ok: false, reason: "failed", detail: a.unavailable } as const) : signal.aborted ? ({ ok: false, reason: "failed", detail: "the turn was stopped" } as const) : await deps.download(a, signal).catch((err: unknown): Download => ({ ok: false, reason: "failed", detail: why(err) }));
+    const got = a.unavailable
+      ? ({ ok: false, reason: "failed", detail: a.unavailable } as const)
+      : signal.aborted
+        ? ({ ok: false, reason: "failed", detail: "the turn was stopped" } as const)
+        : await deps.download(a, signal).catch((err: unknown): Download => ({ ok: false, reason: "failed", detail: why(err) }));
     if (!got.ok) {
-      const note = got.reason === "too_large" ? `[${describe(a)}: larger than the ${formatBytes(deps.maxBytes)} this agent fetches, so it was not read]` : `[${describe(a)}: it could not be fetched (${got.detail}), so its content is not known]`;
+      const note =
+        got.reason === "too_large"
+          ? `[${describe(a)}: larger than the ${formatBytes(deps.maxBytes)} this agent fetches, so it was not read]`
+          : `[${describe(a)}: it could not be fetched (${got.detail}), so its content is not known]`;
       record({ status: got.reason === "too_large" ? "too_large" : "failed", note, detail: got.detail }, a.size);
       continue;
     }
     // An image is the type its bytes are; otherwise the server's word, else the sender's.
     const mime = sniffImage(got.bytes) ?? got.mime ?? a.mime;
-    const key = deps.keep ? await deps.keep(a, index, got.bytes, mime).catch((err: unknown) => (deps.log?.(`attachment ${index} not kept: ${why(err)}`), null)) : null;
+    const key = deps.keep
+      ? await deps.keep(a, index, got.bytes, mime).catch((err: unknown) => (deps.log?.(`attachment ${index} not kept: ${why(err)}`), null))
+      : null;
     const reading = await markedWhile(deps, index, isPdf(got.bytes), () => read({ ...a, mime }, got.bytes, deps, signal, budget));
     if (reading.status === "inlined") budget -= reading.note.length;
     record(reading, got.bytes.length, key, mime);
@@ -101,17 +117,33 @@ export async function readAttachments(items: readonly AttachmentIn[], deps: Read
 async function read(a: AttachmentIn, bytes: Uint8Array, deps: ReadDeps, signal: AbortSignal, budget: number): Promise<Reading> {
   const what = describe(a, bytes.length);
   const image = sniffImage(bytes);
-  if (image) return { status: "image", note: `[${what}: the image is attached]`, image: { type: "image_url", image_url: { url: `data:${image};base64,${base64(bytes)}` } } };
+  if (image)
+    return {
+      status: "image",
+      note: `[${what}: the image is attached]`,
+      image: { type: "image_url", image_url: { url: `data:${image};base64,${base64(bytes)}` } },
+    };
   if (a.kind === "image") return { status: "described", note: `[${what}: an image in a format the model cannot be shown]` };
   if (a.kind === "voice" || a.kind === "audio" || a.mime?.startsWith("audio/")) return hear(a, bytes, what, deps, signal);
   if (a.kind === "video") return { status: "described", note: `[${what}: a video, which this agent cannot watch]` };
   let text: string | null = null;
   let bound = "";
   if (isPdf(bytes)) {
-    const pdf = await (deps.pdfText ?? pdfText)(bytes, { signal }).catch((err: unknown): PdfReading => (deps.log?.(`PDF text not extracted: ${why(err)}`), { text: null, pages: 0, read: 0, stopped: null }));
+    const pdf = await (deps.pdfText ?? pdfText)(bytes, { signal }).catch(
+      (err: unknown): PdfReading => (deps.log?.(`PDF text not extracted: ${why(err)}`), { text: null, pages: 0, read: 0, stopped: null }),
+    );
     bound = pdfBound(pdf);
-    if (pdf.stopped === "inflated") return { status: "described", note: `[${what}: a PDF whose compressed content inflates past ${formatBytes(PDF_LIMITS.maxInflatedBytes)}, so it was not read]`, detail: "inflates past the limit" };
-    if (pdf.text === null) return { status: "described", note: `[${what}: ${bound ? `${bound}, and no text was found in them` : "a PDF without text that could be extracted (scanned pages, say)"}]` };
+    if (pdf.stopped === "inflated")
+      return {
+        status: "described",
+        note: `[${what}: a PDF whose compressed content inflates past ${formatBytes(PDF_LIMITS.maxInflatedBytes)}, so it was not read]`,
+        detail: "inflates past the limit",
+      };
+    if (pdf.text === null)
+      return {
+        status: "described",
+        note: `[${what}: ${bound ? `${bound}, and no text was found in them` : "a PDF without text that could be extracted (scanned pages, say)"}]`,
+      };
     text = pdf.text;
   } else if (looksTextual(a.mime, a.name)) {
     text = decodeText(bytes);
@@ -148,7 +180,10 @@ async function markedWhile<T>(deps: ReadDeps, index: number, mark: boolean, fn: 
 
 async function hear(a: AttachmentIn, bytes: Uint8Array, what: string, deps: ReadDeps, signal: AbortSignal): Promise<Reading> {
   if (!deps.transcribe) {
-    return { status: "unheard", note: `[${what}: this agent cannot hear audio (no speech-to-text is configured), so it does not know what was said; it should tell the sender and ask them to type it]` };
+    return {
+      status: "unheard",
+      note: `[${what}: this agent cannot hear audio (no speech-to-text is configured), so it does not know what was said; it should tell the sender and ask them to type it]`,
+    };
   }
   try {
     const text = await deps.transcribe({ bytes, mime: a.mime, name: a.name }, signal);

@@ -19,7 +19,18 @@ export class TranscribeError extends Error {
 /** A file name the provider recognises the format by (it reads the extension). */
 function fileName(name: string | null, mime: string | null): string {
   if (name && /\.\w{2,5}$/.test(name)) return name;
-  const ext = mime?.includes("ogg") || mime?.includes("opus") ? "ogg" : mime?.includes("mpeg") || mime?.includes("mp3") ? "mp3" : mime?.includes("wav") ? "wav" : mime?.includes("mp4") || mime?.includes("m4a") ? "m4a" : mime?.includes("webm") ? "webm" : "ogg";
+  const ext =
+    mime?.includes("ogg") || mime?.includes("opus")
+      ? "ogg"
+      : mime?.includes("mpeg") || mime?.includes("mp3")
+        ? "mp3"
+        : mime?.includes("wav")
+          ? "wav"
+          : mime?.includes("mp4") || mime?.includes("m4a")
+            ? "m4a"
+            : mime?.includes("webm")
+              ? "webm"
+              : "ogg";
   return `${name ?? "voice"}.${ext}`;
 }
 
@@ -27,14 +38,23 @@ function fileName(name: string | null, mime: string | null): string {
  * Speech to text through the provider's OpenAI-compatible `POST {baseUrl}/audio/transcriptions`
  * (multipart: `file`, `model`): the text, or a {@link TranscribeError}.
  */
-export async function transcribe(cfg: TranscribeConfig, audio: { bytes: Uint8Array; mime: string | null; name: string | null }, opts: { fetch?: typeof fetch; signal?: AbortSignal } = {}): Promise<string> {
+export async function transcribe(
+  cfg: TranscribeConfig,
+  audio: { bytes: Uint8Array; mime: string | null; name: string | null },
+  opts: { fetch?: typeof fetch; signal?: AbortSignal } = {},
+): Promise<string> {
   const form = new FormData();
   form.append("model", cfg.model);
   form.append("file", new Blob([audio.bytes], { type: audio.mime ?? "application/octet-stream" }), fileName(audio.name, audio.mime));
   const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(TRANSCRIBE_TIMEOUT_MS)]) : AbortSignal.timeout(TRANSCRIBE_TIMEOUT_MS);
   let res: Response;
   try {
-    res = await (opts.fetch ?? fetch)(joinUrl(cfg.baseUrl, "audio/transcriptions"), { method: "POST", body: form, headers: cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {}, signal });
+    res = await (opts.fetch ?? fetch)(joinUrl(cfg.baseUrl, "audio/transcriptions"), {
+      method: "POST",
+      body: form,
+      headers: cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {},
+      signal,
+    });
   } catch (err) {
     throw new TranscribeError(`the speech-to-text endpoint could not be reached (${errorMessage(err)})`, null);
   }

@@ -4,17 +4,19 @@ import { base64, readAttachments, type ReadDeps } from "./read.ts";
 import type { AttachmentIn, AttachmentRecord, ImagePart, TurnAttachments } from "./types.ts";
 
 /** Attachments as a turn's `meta` carries them (stored JSON: checked again when read back). */
-const Items = z.array(
-  z.object({
-    kind: z.enum(["image", "audio", "voice", "video", "document"]),
-    name: z.string().nullable(),
-    mime: z.string().nullable(),
-    size: z.number().nullable(),
-    seconds: z.number().nullish(),
-    ref: z.string(),
-    unavailable: z.string().nullish(),
-  }),
-).max(20);
+const Items = z
+  .array(
+    z.object({
+      kind: z.enum(["image", "audio", "voice", "video", "document"]),
+      name: z.string().nullable(),
+      mime: z.string().nullable(),
+      size: z.number().nullable(),
+      seconds: z.number().nullish(),
+      ref: z.string(),
+      unavailable: z.string().nullish(),
+    }),
+  )
+  .max(20);
 
 /** The attachments a turn's `meta.attachments` lists (none when absent or not of that shape). */
 export function turnAttachments(meta: Record<string, unknown>): AttachmentIn[] {
@@ -33,7 +35,12 @@ export interface TurnReadDeps extends ReadDeps {
  * transcribes); a turn run again after a restart has its `earlier` records, so nothing is
  * fetched or transcribed twice: its kept images are loaded back, the notes are the same.
  */
-export async function readTurnAttachments(meta: Record<string, unknown>, earlier: readonly AttachmentRecord[], deps: TurnReadDeps, signal: AbortSignal): Promise<TurnAttachments | null> {
+export async function readTurnAttachments(
+  meta: Record<string, unknown>,
+  earlier: readonly AttachmentRecord[],
+  deps: TurnReadDeps,
+  signal: AbortSignal,
+): Promise<TurnAttachments | null> {
   if (earlier.length > 0) {
     const images: ImagePart[] = [];
     for (const r of earlier) {

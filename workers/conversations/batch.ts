@@ -35,11 +35,7 @@ export async function takeBatch(input: BatchInput): Promise<IntakeResult[]> {
   for (const note of batch.notes) {
     if (!isAllowed(allowed, note.source.userId)) continue;
     if (await inbox(env, refusalKey(platform, note.source.chatId)).firstSight(`${platform}:${note.deliveryId}`)) {
-      waitUntil(
-        adapter
-          .post(note.target, note.text)
-          .catch((err: unknown) => log.error("follow-up failed", { err })),
-      );
+      waitUntil(adapter.post(note.target, note.text).catch((err: unknown) => log.error("follow-up failed", { err })));
     }
   }
   return results;

@@ -54,7 +54,9 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
       if (!event.args) {
         const recent = await recentForSource(d, env, source);
         if (recent.length === 0) return "There are no sessions you can resume yet.";
-        return ["Recent sessions you can resume:", ...recent.map((s, i) => `${i + 1}. ${describeSession(s)}`), "Resume one with /resume <id or title>."].join("\n");
+        return ["Recent sessions you can resume:", ...recent.map((s, i) => `${i + 1}. ${describeSession(s)}`), "Resume one with /resume <id or title>."].join(
+          "\n",
+        );
       }
       const found = await resolveForSource(d, env, source, event.args);
       if (found.kind === "none") return `No session matches "${event.args.slice(0, 100)}" that you can resume here.`;
@@ -84,7 +86,9 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
       const sessionId = ctx.current();
       const r = sessionId ? await sessionAgent(env, sessionId).compact() : null;
       if (!r?.ok) return "No session here yet: your next message starts one.";
-      return r.compacted ? `Folded ${r.folded_messages} older messages into the session's summary; the newest turns stay verbatim.` : "Nothing to fold yet: this session is still short.";
+      return r.compacted
+        ? `Folded ${r.folded_messages} older messages into the session's summary; the newest turns stay verbatim.`
+        : "Nothing to fold yet: this session is still short.";
     }
     case "instructions":
       return instructions(ctx);
@@ -110,7 +114,9 @@ async function instructions(ctx: CommandContext): Promise<string> {
   if (!args) {
     const found = existing ? await sessionAgent(ctx.env, existing).describe() : null;
     const text = found?.ok ? found.session.instructions : null;
-    return text ? `This session's instructions:\n${text}` : `This session has no instructions of its own. Set them with ${ctx.adapter.commands.prefix}instructions <text>.`;
+    return text
+      ? `This session's instructions:\n${text}`
+      : `This session has no instructions of its own. Set them with ${ctx.adapter.commands.prefix}instructions <text>.`;
   }
   const sessionId = existing ?? (await startSession(ctx));
   const clear = args.trim().toLowerCase() === "clear";

@@ -13,7 +13,13 @@ export const EXPORT_VERSION = 1;
 export const IMPORT_MAX_DEPTH = 16;
 
 /** A tool call exactly as the agent stores it (`tool_calls: [null, 42]` made every later turn fail). */
-const ToolCall = z.object({ id: z.string().min(1).max(200), type: z.literal("function"), function: z.object({ name: z.string().min(1).max(200), arguments: z.string() }).strict() }).strict();
+const ToolCall = z
+  .object({
+    id: z.string().min(1).max(200),
+    type: z.literal("function"),
+    function: z.object({ name: z.string().min(1).max(200), arguments: z.string() }).strict(),
+  })
+  .strict();
 
 const ExportedMessage = z.object({
   id: z.number().int().positive(),
@@ -48,7 +54,15 @@ const ExportedAttachment = z.object({
   createdAt: z.number().int(),
 });
 
-const ExportedUsage = z.object({ turnId: z.string(), session: z.string(), userKey: z.string(), day: z.string(), input: z.number().int(), output: z.number().int(), createdAt: z.number().int() });
+const ExportedUsage = z.object({
+  turnId: z.string(),
+  session: z.string(),
+  userKey: z.string(),
+  day: z.string(),
+  input: z.number().int(),
+  output: z.number().int(),
+  createdAt: z.number().int(),
+});
 
 /**
  * The session row as exported (every column of `sessions`): ids and times must be right,
@@ -110,7 +124,8 @@ export function fromJsonl(text: string): { ok: true; sessions: SessionExport[] }
       continue;
     }
     const current = out.at(-1);
-    if (!current || current.session.id !== line.session_id) return { ok: false, error: `line ${i + 1}: belongs to session ${line.session_id}, which has no session line before it` };
+    if (!current || current.session.id !== line.session_id)
+      return { ok: false, error: `line ${i + 1}: belongs to session ${line.session_id}, which has no session line before it` };
     if (line.type === "message") current.messages.push(line.message);
     else if (line.type === "summary") current.summary = { summary: line.summary, folded_through: line.folded_through };
     else if (line.type === "usage") current.usage.push(line.usage);
@@ -140,12 +155,18 @@ export function nestingOf(line: string): number {
 export function toMarkdown(e: SessionExport): string {
   const s = e.session;
   const when = (t: number) => new Date(t).toISOString().replace("T", " ").slice(0, 16);
-  const parts = [`# ${typeof s.title === "string" && s.title ? s.title : s.id}`, "", `Session \`${s.id}\` · ${s.source} · started ${when(s.startedAt)} UTC`, ""];
+  const parts = [
+    `# ${typeof s.title === "string" && s.title ? s.title : s.id}`,
+    "",
+    `Session \`${s.id}\` · ${s.source} · started ${when(s.startedAt)} UTC`,
+    "",
+  ];
   if (e.summary) parts.push("> **Summary of the earlier conversation:** " + e.summary.summary.replace(/\n/g, "\n> "), "");
   for (const m of e.messages) {
     if (!m.active) continue;
     if (m.role === "tool") parts.push(`<details><summary>tool result (${m.name ?? "tool"})</summary>\n\n\`\`\`\n${m.content ?? ""}\n\`\`\`\n</details>`, "");
-    else if (m.role === "assistant" && m.tool_calls?.length) parts.push(`**assistant** called ${m.tool_calls.length} tool(s)${m.content ? `: ${m.content}` : ""}`, "");
+    else if (m.role === "assistant" && m.tool_calls?.length)
+      parts.push(`**assistant** called ${m.tool_calls.length} tool(s)${m.content ? `: ${m.content}` : ""}`, "");
     else parts.push(`**${m.role}** (${when(m.created_at)}):`, "", m.content ?? "", "");
   }
   return parts.join("\n");

@@ -67,5 +67,11 @@ export function edgeReadDeps(env: Env, where: { platform: string | null; prefix:
 
 /** How a session object reads its turns' attachments (`RuntimeHost.attachments`), kept under the session's prefix. */
 export function edgeAttachments(env: Env, sessionId: string, log: (line: string) => void): NonNullable<RuntimeHost["attachments"]> {
-  return (turn, earlier, signal) => readTurnAttachments(turn.meta, earlier, edgeReadDeps(env, { platform: turn.target?.platform ?? null, prefix: sessionFilesPrefix(sessionId), turnId: turn.turnId }, log), signal);
+  return (turn, earlier, signal) =>
+    readTurnAttachments(
+      turn.meta,
+      earlier,
+      edgeReadDeps(env, { platform: turn.target?.platform ?? null, prefix: sessionFilesPrefix(sessionId), turnId: turn.turnId }, log),
+      signal,
+    );
 }

@@ -66,7 +66,8 @@ function staticAnswer(env: Env, adapter: PlatformAdapter, event: PlatformEvent):
   // Only commands for anyone have an answer that needs nothing but config.
   if (commandSpec(event.name).who !== "anyone") return null;
   if (event.name === "help") return helpText(adapter.commands);
-  if (event.name === "whoami") return whoamiText(adapter.name, event.source.userId, isAllowed(settings(env).platforms[adapter.name].allowed, event.source.userId));
+  if (event.name === "whoami")
+    return whoamiText(adapter.name, event.source.userId, isAllowed(settings(env).platforms[adapter.name].allowed, event.source.userId));
   return null;
 }
 
@@ -96,7 +97,8 @@ export async function takeIn(input: IntakeInput): Promise<IntakeResult> {
   const allowed = isAllowed(ps.allowed, event.source.userId);
   if (known !== null && !allowed) return answerOnce(input, known);
   const permission = event.kind === "command" ? commandPermission(env, event.name, event.source) : null;
-  if (event.kind === "command" && permission && !permission.ok && permission.need !== "allowed") return refuseCommand(input, permissionRefusal(event.name, event.source, permission.need));
+  if (event.kind === "command" && permission && !permission.ok && permission.need !== "allowed")
+    return refuseCommand(input, permissionRefusal(event.name, event.source, permission.need));
   // Only allowed users reach an Inbox, and admins for an admin's command (`/sethome`).
   const admitted = allowed || (event.kind === "command" && permission?.ok === true && commandSpec(event.name).who === "admin");
   if (!admitted) return refuse(input);
@@ -164,13 +166,18 @@ async function relayIn(input: IntakeInput, key: string, gatewayId: string): Prom
   if (event.kind === "command" && event.name === "stop") {
     const reached = await relay.interruptInbound({ deliveryKey, sessionKey: key, chatId: event.source.chatId });
     // A redelivery gets the same kind of answer as the first delivery, and does nothing.
-    const text = reached === "duplicate" ? "This /stop was already received." : reached === "sent" ? "Stopping…" : "Nothing is running here: the gateway is offline.";
+    const text =
+      reached === "duplicate" ? "This /stop was already received." : reached === "sent" ? "Stopping…" : "Nothing is running here: the gateway is offline.";
     if (input.inline) return { kind: "answered", text };
     if (reached === "duplicate") return { kind: "ignored", reason: "duplicate" };
     after(input, adapter.post(event.target, text));
     return { kind: "ignored", reason: "answered_by_post" };
   }
   const media = event.kind === "message" && event.attachments.length > 0 ? { platform: adapter.name, attachments: event.attachments } : undefined;
-  await relay.deliver({ deliveryKey, event: inboundFrameEvent(event, key, { ...adapter.describeTarget(event.target), chatType: adapter.wireChatType?.(event.source) }), ...(media ? { media } : {}) });
+  await relay.deliver({
+    deliveryKey,
+    event: inboundFrameEvent(event, key, { ...adapter.describeTarget(event.target), chatType: adapter.wireChatType?.(event.source) }),
+    ...(media ? { media } : {}),
+  });
   return { kind: "accepted" };
 }

@@ -10,7 +10,12 @@ const ATTEMPTS = 4;
  * A new session under a fresh id. The session's object creates it only if that id is
  * free: on a collision another id is made, so a new session never joins an existing one.
  */
-export async function createSession(env: Env, seed: SessionSeed, now: () => number = Date.now, makeId: (now: number) => string = newSessionId): Promise<SessionJson> {
+export async function createSession(
+  env: Env,
+  seed: SessionSeed,
+  now: () => number = Date.now,
+  makeId: (now: number) => string = newSessionId,
+): Promise<SessionJson> {
   for (let i = 0; i < ATTEMPTS; i++) {
     const id = makeId(now());
     const created = await sessionAgent(env, id).create(seed);

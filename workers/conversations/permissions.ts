@@ -16,7 +16,9 @@ export function commandPermission(env: Env, name: CommandName, source: SessionSo
 /** What a refused command answers: the setting that would let the user run it, or where it works. */
 export function permissionRefusal(name: CommandName, source: SessionSource, need: "allowed" | "admin" | "place"): string {
   const spec = commandSpec(name);
-  if (need === "admin") return `Sorry, only ${adminUsersSetting(source.platform)} may ${spec.action}: ask the bot's owner to add your user id ${source.userId} to it.`;
-  if (need === "allowed") return `Sorry, only ${allowedUsersSetting(source.platform)} may ${spec.action}: ask the bot's owner to add your user id ${source.userId} to it.`;
+  if (need === "admin")
+    return `Sorry, only ${adminUsersSetting(source.platform)} may ${spec.action}: ask the bot's owner to add your user id ${source.userId} to it.`;
+  if (need === "allowed")
+    return `Sorry, only ${allowedUsersSetting(source.platform)} may ${spec.action}: ask the bot's owner to add your user id ${source.userId} to it.`;
   return `This command (${spec.name}) works only in these chats: ${spec.where.join(", ")}.`;
 }

@@ -18,7 +18,15 @@ export function modelName(env: Env): string {
 
 /** The seed of a session for a platform chat. */
 export function seedFor(env: Env, source: SessionSource, key: string): SessionSeed {
-  return { source: source.platform, userId: source.userId, chatId: source.chatId, chatType: source.chatType, threadId: source.threadId ?? null, sessionKey: key, model: modelName(env) };
+  return {
+    source: source.platform,
+    userId: source.userId,
+    chatId: source.chatId,
+    chatType: source.chatType,
+    threadId: source.threadId ?? null,
+    sessionKey: key,
+    model: modelName(env),
+  };
 }
 
 /**

@@ -44,4 +44,3 @@ export interface WorkerStatus {
   setting_problems: SettingProblemJson[];
   problems: StatusProblem[];
 }
-

@@ -50,7 +50,10 @@ export async function reserveTurn(d1: D1Database, r: Reservation): Promise<{ ok:
     .bind(...args)
     .first();
   if (taken) return { ok: true };
-  const held = await d1.prepare(`SELECT ${HELD} AS n, (SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage WHERE user_key = ?2 AND day = ?3) AS used`).bind(...args.slice(0, 6)).first<{ n: number; used: number }>();
+  const held = await d1
+    .prepare(`SELECT ${HELD} AS n, (SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage WHERE user_key = ?2 AND day = ?3) AS used`)
+    .bind(...args.slice(0, 6))
+    .first<{ n: number; used: number }>();
   return { ok: false, used: Number(held?.used ?? r.budget), held: Number(held?.n ?? r.budget) };
 }
 
@@ -60,7 +63,9 @@ export async function reserveTurn(d1: D1Database, r: Reservation): Promise<{ ok:
  */
 export async function settleTurn(d1: D1Database, r: { turnId: string; sessionId: string; tokens: number; now: number }): Promise<void> {
   await d1.batch([
-    d1.prepare("UPDATE budget_reservations SET tokens = ?1, expires_at = ?2 WHERE session_id = ?3 AND turn_id = ?4").bind(r.tokens, r.now + 2 * 24 * 60 * 60_000, r.sessionId, r.turnId),
+    d1
+      .prepare("UPDATE budget_reservations SET tokens = ?1, expires_at = ?2 WHERE session_id = ?3 AND turn_id = ?4")
+      .bind(r.tokens, r.now + 2 * 24 * 60 * 60_000, r.sessionId, r.turnId),
     d1.prepare("DELETE FROM budget_reservations WHERE expires_at < ?1").bind(r.now - 24 * 60 * 60_000),
   ]);
 }

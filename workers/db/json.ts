@@ -14,7 +14,11 @@ export function handoffJson(row: SessionRow) {
     claimed_at: row.handoffClaimedAt,
     finished_at: row.handoffFinishedAt,
     destination: row.handoffDestChatId
-      ? { chat_id: row.handoffDestChatId, thread_id: row.handoffDestThreadId, url: row.handoffDestUrl ?? chatLink(row.handoffPlatform ?? "", row.handoffDestChatId, row.handoffDestThreadId ?? null) }
+      ? {
+          chat_id: row.handoffDestChatId,
+          thread_id: row.handoffDestThreadId,
+          url: row.handoffDestUrl ?? chatLink(row.handoffPlatform ?? "", row.handoffDestChatId, row.handoffDestThreadId ?? null),
+        }
       : null,
   };
 }

@@ -2,8 +2,6 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { meta } from "./schema.ts";
 
-
-
 /** Migrations recorded in wrangler's `d1_migrations` table (names with or without `.sql`). */
 export async function appliedMigrations(d: Db): Promise<string[]> {
   try {
@@ -19,7 +17,10 @@ const CRON_KEY = "cron_last_run";
 
 /** Records that the cron ran at `now`. */
 export async function markCronRun(d: Db, now: number): Promise<void> {
-  await d.insert(meta).values({ key: CRON_KEY, value: String(now), updatedAt: now }).onConflictDoUpdate({ target: meta.key, set: { value: String(now), updatedAt: now } });
+  await d
+    .insert(meta)
+    .values({ key: CRON_KEY, value: String(now), updatedAt: now })
+    .onConflictDoUpdate({ target: meta.key, set: { value: String(now), updatedAt: now } });
 }
 
 /** When the cron last ran, or null if never (or before this table existed). */

@@ -9,9 +9,36 @@ import { messages, sessionRoutes, sessions, summaries, usage, type SessionRow } 
  */
 
 const SESSION_COLUMNS = [
-  "source", "userId", "chatId", "chatType", "threadId", "sessionKey", "title", "model", "parentSessionId", "startedAt", "endedAt", "lastActiveAt", "endReason",
-  "messageCount", "toolCallCount", "inputTokens", "outputTokens", "activeTurnId", "turnStartedAt", "handoffState", "handoffPlatform", "handoffError",
-  "handoffRequestedAt", "handoffClaimedAt", "handoffFinishedAt", "handoffChatId", "handoffThread", "handoffDestChatId", "handoffDestThreadId", "handoffDestUrl",
+  "source",
+  "userId",
+  "chatId",
+  "chatType",
+  "threadId",
+  "sessionKey",
+  "title",
+  "model",
+  "parentSessionId",
+  "startedAt",
+  "endedAt",
+  "lastActiveAt",
+  "endReason",
+  "messageCount",
+  "toolCallCount",
+  "inputTokens",
+  "outputTokens",
+  "activeTurnId",
+  "turnStartedAt",
+  "handoffState",
+  "handoffPlatform",
+  "handoffError",
+  "handoffRequestedAt",
+  "handoffClaimedAt",
+  "handoffFinishedAt",
+  "handoffChatId",
+  "handoffThread",
+  "handoffDestChatId",
+  "handoffDestThreadId",
+  "handoffDestUrl",
 ] as const satisfies ReadonlyArray<keyof SessionRow>;
 
 /** The session's row as its object has it. */
@@ -67,7 +94,10 @@ function messagesStatement(d: Db, sessionId: string, rows: readonly StoredMessag
 
 /** A session's rolling summary as its object has it. */
 export function summaryUpsert(d: Db, s: { sessionId: string; summary: string; foldedThrough: number; updatedAt: number }) {
-  return d.insert(summaries).values(s).onConflictDoUpdate({ target: summaries.sessionId, set: { summary: s.summary, foldedThrough: s.foldedThrough, updatedAt: s.updatedAt } });
+  return d
+    .insert(summaries)
+    .values(s)
+    .onConflictDoUpdate({ target: summaries.sessionId, set: { summary: s.summary, foldedThrough: s.foldedThrough, updatedAt: s.updatedAt } });
 }
 
 /** Turns' token counts as their object recorded them, as statements within D1's parameter limit. */
@@ -76,17 +106,45 @@ export function usageUpsert(d: Db, rows: readonly TurnUsage[]) {
 }
 
 function usageStatement(d: Db, rows: readonly TurnUsage[]) {
-  return d
-    .insert(usage)
-    .values(rows.map((u) => ({ turnId: u.turnId, sessionId: u.session, userKey: u.userKey, day: u.day, inputTokens: u.input, outputTokens: u.output, createdAt: u.createdAt })))
-    // A turn id another session has is never that session's to change (an import reused one).
-    .onConflictDoUpdate({ target: usage.turnId, set: { inputTokens: sql`excluded.input_tokens`, outputTokens: sql`excluded.output_tokens` }, setWhere: sql`${usage.sessionId} = excluded.session_id` });
+  return (
+    d
+      .insert(usage)
+      .values(
+        rows.map((u) => ({
+          turnId: u.turnId,
+          sessionId: u.session,
+          userKey: u.userKey,
+          day: u.day,
+          inputTokens: u.input,
+          outputTokens: u.output,
+          createdAt: u.createdAt,
+        })),
+      )
+      // A turn id another session has is never that session's to change (an import reused one).
+      .onConflictDoUpdate({
+        target: usage.turnId,
+        set: { inputTokens: sql`excluded.input_tokens`, outputTokens: sql`excluded.output_tokens` },
+        setWhere: sql`${usage.sessionId} = excluded.session_id`,
+      })
+  );
 }
 
 /** A key's binding as its Inbox has it. */
 export function routeUpsert(d: Db, route: { sessionKey: string; sessionId: string; origin: unknown; bound: boolean; updatedAt: number }) {
-  const values = { sessionKey: route.sessionKey, sessionId: route.sessionId, origin: JSON.stringify(route.origin), bound: route.bound ? 1 : 0, updatedAt: route.updatedAt };
-  return d.insert(sessionRoutes).values(values).onConflictDoUpdate({ target: sessionRoutes.sessionKey, set: { sessionId: values.sessionId, origin: values.origin, bound: values.bound, updatedAt: values.updatedAt } });
+  const values = {
+    sessionKey: route.sessionKey,
+    sessionId: route.sessionId,
+    origin: JSON.stringify(route.origin),
+    bound: route.bound ? 1 : 0,
+    updatedAt: route.updatedAt,
+  };
+  return d
+    .insert(sessionRoutes)
+    .values(values)
+    .onConflictDoUpdate({
+      target: sessionRoutes.sessionKey,
+      set: { sessionId: values.sessionId, origin: values.origin, bound: values.bound, updatedAt: values.updatedAt },
+    });
 }
 
 /** Removes a key's binding, if it still points at `sessionId`. */

@@ -22,4 +22,3 @@ export async function setHome(d: Db, platform: string, home: Omit<StoredHome, "u
     .values({ platform, ...home, updatedAt: now })
     .onConflictDoUpdate({ target: homeChannels.platform, set: { ...home, updatedAt: now } });
 }
-

@@ -52,13 +52,9 @@ export const sessions = sqliteTable(
     index("sessions_title_idx").on(t.title),
     index("sessions_source_user_idx").on(t.source, t.userId),
     // Sessions with a turn in flight, for the cron safety net.
-    index("sessions_running_idx")
-      .on(t.turnStartedAt)
-      .where(sql`active_turn_id IS NOT NULL`),
+    index("sessions_running_idx").on(t.turnStartedAt).where(sql`active_turn_id IS NOT NULL`),
     // Finds pending/running handoffs without scanning every session.
-    index("sessions_handoff_open_idx")
-      .on(t.handoffState, t.handoffRequestedAt)
-      .where(sql`handoff_state IN ('pending', 'running')`),
+    index("sessions_handoff_open_idx").on(t.handoffState, t.handoffRequestedAt).where(sql`handoff_state IN ('pending', 'running')`),
   ],
 );
 
@@ -94,7 +90,11 @@ export const messages = sqliteTable(
     /** Whose turn it was: `<platform>:<user id>`, or `cli` for turns from the API. */
     userKey: text("user_key"),
   },
-  (t) => [index("messages_session_idx").on(t.sessionId, t.id), uniqueIndex("messages_local_idx").on(t.sessionId, t.localId), index("messages_created_idx").on(t.createdAt)],
+  (t) => [
+    index("messages_session_idx").on(t.sessionId, t.id),
+    uniqueIndex("messages_local_idx").on(t.sessionId, t.localId),
+    index("messages_created_idx").on(t.createdAt),
+  ],
 );
 
 /** Session key → session id: which session a chat, thread or user talks to. */

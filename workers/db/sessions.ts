@@ -20,12 +20,17 @@ export function decodeCursor(raw: string): ListCursor | null {
 }
 
 /** Newest first: most recently active, then the newest id; after `before` when paging; `q` matches part of the title or id. */
-export async function listSessions(d: Db, opts: { limit: number; source?: string | undefined; q?: string | undefined; before?: ListCursor | undefined }): Promise<SessionRow[]> {
+export async function listSessions(
+  d: Db,
+  opts: { limit: number; source?: string | undefined; q?: string | undefined; before?: ListCursor | undefined },
+): Promise<SessionRow[]> {
   const where: SQL[] = [];
   if (opts.source) where.push(eq(sessions.source, opts.source));
   // instr(), not LIKE: no wildcards to escape, and no D1 limit on the pattern's length.
-  if (opts.q) where.push(anyOf(sql`instr(lower(coalesce(${sessions.title}, '')), lower(${opts.q})) > 0`, sql`instr(lower(${sessions.id}), lower(${opts.q})) > 0`));
-  if (opts.before) where.push(anyOf(lt(sessions.lastActiveAt, opts.before.at), allOf(eq(sessions.lastActiveAt, opts.before.at), lt(sessions.id, opts.before.id))));
+  if (opts.q)
+    where.push(anyOf(sql`instr(lower(coalesce(${sessions.title}, '')), lower(${opts.q})) > 0`, sql`instr(lower(${sessions.id}), lower(${opts.q})) > 0`));
+  if (opts.before)
+    where.push(anyOf(lt(sessions.lastActiveAt, opts.before.at), allOf(eq(sessions.lastActiveAt, opts.before.at), lt(sessions.id, opts.before.id))));
   return d
     .select()
     .from(sessions)
@@ -52,7 +57,13 @@ export async function resolveSession(d: Db, ref: string, scope?: SQL): Promise<R
   const order = [desc(sessions.lastActiveAt), desc(sessions.startedAt)] as const;
   const where = (c: SQL | undefined) => (scope ? and(scope, c) : c);
   if (r === "latest") {
-    const row = await d.select().from(sessions).where(scope).orderBy(...order).limit(1).get();
+    const row = await d
+      .select()
+      .from(sessions)
+      .where(scope)
+      .orderBy(...order)
+      .limit(1)
+      .get();
     return row ? { kind: "found", session: row } : { kind: "none" };
   }
   const exact = await d

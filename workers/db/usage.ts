@@ -31,11 +31,21 @@ export async function usageReport(d: Db, group: "session" | "user" | "day", sinc
     .groupBy(col)
     .orderBy(group === "day" ? desc(usage.day) : desc(sql`SUM(${usage.inputTokens}) + SUM(${usage.outputTokens})`))
     .limit(1000);
-  return rows.map((r) => ({ key: r.key, turns: Number(r.turns), input_tokens: Number(r.input ?? 0), output_tokens: Number(r.output ?? 0), ...(group === "session" ? { title: r.title ?? null } : {}) }));
+  return rows.map((r) => ({
+    key: r.key,
+    turns: Number(r.turns),
+    input_tokens: Number(r.input ?? 0),
+    output_tokens: Number(r.output ?? 0),
+    ...(group === "session" ? { title: r.title ?? null } : {}),
+  }));
 }
 
 /** Tokens a platform user used on one UTC day (for `DAILY_TOKEN_BUDGET`). */
 export async function usedToday(d: Db, userKey: string, day: string): Promise<number> {
-  const row = await d.select({ total: sql<number>`COALESCE(SUM(${usage.inputTokens} + ${usage.outputTokens}), 0)` }).from(usage).where(and(eq(usage.userKey, userKey), eq(usage.day, day))).get();
+  const row = await d
+    .select({ total: sql<number>`COALESCE(SUM(${usage.inputTokens} + ${usage.outputTokens}), 0)` })
+    .from(usage)
+    .where(and(eq(usage.userKey, userKey), eq(usage.day, day)))
+    .get();
   return Number(row?.total ?? 0);
 }

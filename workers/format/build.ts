@@ -150,7 +150,11 @@ class Builder {
   #inline(t: Token): void {
     if (this.#table) {
       const row = this.#table.rows[this.#table.rows.length - 1];
-      row?.push(inlineLines(t.children ?? []).map(plainSpans).join(" "));
+      row?.push(
+        inlineLines(t.children ?? [])
+          .map(plainSpans)
+          .join(" "),
+      );
       return;
     }
     const top = this.#stack.length === 0;

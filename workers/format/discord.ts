@@ -39,7 +39,9 @@ const style: MarkerStyle = {
   },
   // Discord refuses a masked link whose label looks like another URL: write both out instead.
   link: (label, url) =>
-    LOOKS_LIKE_URL.test(label) ? `${escapeDiscord(label, false)} (${url})` : `[${escapeDiscord(label, false)}](${url.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)})`,
+    LOOKS_LIKE_URL.test(label)
+      ? `${escapeDiscord(label, false)} (${url})`
+      : `[${escapeDiscord(label, false)}](${url.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)})`,
   quote: () => "> ",
   heading: (level) => (level <= 3 ? `${"#".repeat(level)} ` : null),
   wordBoundaries: false,

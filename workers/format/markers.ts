@@ -57,7 +57,12 @@ export function markerLine(line: Line, style: MarkerStyle): Piece {
   if (headingPrefix) out += headingPrefix;
   const cells = cellsOf(spans);
   const visible = cells.map((c) => c.text).join("");
-  const ranges = adjust(nest(cells.map((c) => ({ len: c.text.length, keys: KEYS.filter(([bit]) => c.marks & bit).map(([, k]) => k) }))), visible, atomicAt(cells), style);
+  const ranges = adjust(
+    nest(cells.map((c) => ({ len: c.text.length, keys: KEYS.filter(([bit]) => c.marks & bit).map(([, k]) => k) }))),
+    visible,
+    atomicAt(cells),
+    style,
+  );
   const opens = new Map<number, Range[]>();
   const closes = new Map<number, Range[]>();
   for (const r of ranges) {

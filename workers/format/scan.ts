@@ -151,7 +151,12 @@ export function scanTail(s: string): TailFix {
   const withoutOpeners = new Set(removed);
   for (const o of open) for (let p = o.pos; p < o.pos + o.left; p++) withoutOpeners.add(p);
   const codeCloser = code ? (text.endsWith("`") ? " " : "") + "`".repeat(code.len) : "";
-  const closers = codeCloser + open.reverse().map((o) => o.ch.repeat(o.left)).join("");
+  const closers =
+    codeCloser +
+    open
+      .reverse()
+      .map((o) => o.ch.repeat(o.left))
+      .join("");
   return { text, closers, fallback: keep(withoutOpeners) + codeCloser };
 }
 

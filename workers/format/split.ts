@@ -188,7 +188,10 @@ function splitLine(line: Line, room: number, m: Meter, wordsOnly: boolean, fresh
     if (e === text.length || bounds.has(e) || e >= window) words.push([i, e]);
   }
   const wordEnd = new Map(words);
-  const word = largest(words.map(([s]) => s), fits);
+  const word = largest(
+    words.map(([s]) => s),
+    fits,
+  );
   const rest = (from: number) => (from >= text.length ? null : sliceLine(line, from, text.length));
   if (word !== null && (wordsOnly || m.line(sliceLine(line, 0, word)) >= room / 2)) {
     const end = wordEnd.get(word);
@@ -196,7 +199,17 @@ function splitLine(line: Line, room: number, m: Meter, wordsOnly: boolean, fresh
     return { head: sliceLine(line, 0, word), rest: rest(end) };
   }
   if (wordsOnly) return null;
-  const hard = largest([...bounds].filter((at) => at <= window && at > line.prefix.length && !inLink.has(at)), fits) ?? (fresh ? largest(codePointCuts(text, window).filter((at) => !inLink.has(at)), fits) : null);
+  const hard =
+    largest(
+      [...bounds].filter((at) => at <= window && at > line.prefix.length && !inLink.has(at)),
+      fits,
+    ) ??
+    (fresh
+      ? largest(
+          codePointCuts(text, window).filter((at) => !inLink.has(at)),
+          fits,
+        )
+      : null);
   if (hard !== null) {
     // A cut next to spaces is a cut between words after all: drop the spaces, as there.
     let a = hard;
@@ -263,9 +276,16 @@ function takeCode(block: Block & { kind: "code" }, budget: number, m: Meter, fre
   const room = budget - m.frame(block.lang);
   const fits = (at: number) => m.codeLine(first.slice(0, at)) <= room;
   const window = Math.min(first.length, reach(first, room, m.unit) + 1);
-  const at = room > 0 ? (largest(graphemeCuts(first, window + 1).filter((c) => c <= window), fits) ?? (fresh ? largest(codePointCuts(first, window), fits) : null)) : null;
+  const at =
+    room > 0
+      ? (largest(
+          graphemeCuts(first, window + 1).filter((c) => c <= window),
+          fits,
+        ) ?? (fresh ? largest(codePointCuts(first, window), fits) : null))
+      : null;
   // Indentation longer than a whole part: it is whitespace at a cut, so it goes.
-  if (at !== null && first.slice(0, at).trim() === "") return fresh ? takeCode({ ...block, lines: [first.trimStart(), ...block.lines.slice(1)] }, budget, m, fresh) : null;
+  if (at !== null && first.slice(0, at).trim() === "")
+    return fresh ? takeCode({ ...block, lines: [first.trimStart(), ...block.lines.slice(1)] }, budget, m, fresh) : null;
   if (at !== null) return make([first.slice(0, at)], [first.slice(at), ...block.lines.slice(1)]);
   // Too small a part for this fence's language: write the block without it.
   if (fresh && block.lang !== "") return takeCode({ ...block, lang: "" }, budget, m, fresh);

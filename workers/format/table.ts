@@ -14,7 +14,11 @@ export function tableLines(rows: readonly string[][], aligns: readonly Align[]):
   const cells = rows.map((r) => Array.from({ length: cols }, (_, c) => (r[c] ?? "").replace(/\s+/g, " ").trim()));
   const widths = new Array<number>(cols).fill(1);
   for (const r of cells) r.forEach((cell, c) => (widths[c] = Math.max(itemAt(widths, c), displayWidth(cell))));
-  const row = (r: string[]) => r.map((cell, c) => pad(cell, itemAt(widths, c), aligns[c] ?? "")).join(" | ").trimEnd();
+  const row = (r: string[]) =>
+    r
+      .map((cell, c) => pad(cell, itemAt(widths, c), aligns[c] ?? ""))
+      .join(" | ")
+      .trimEnd();
   const out = cells.map(row);
   out.splice(1, 0, widths.map((w) => "-".repeat(w)).join("-+-"));
   return out;

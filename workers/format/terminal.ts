@@ -51,7 +51,12 @@ function paint(words: readonly Word[]): string {
 
 /** Word-wraps styled pieces at `width` columns; continuation lines start with `indent`. */
 function wrap(words: readonly Word[], first: string, indent: string, width: number | undefined): string[] {
-  const all = words.flatMap((w) => w.text.split(/( +)/).filter((t) => t !== "").map((text) => ({ text, style: w.style })));
+  const all = words.flatMap((w) =>
+    w.text
+      .split(/( +)/)
+      .filter((t) => t !== "")
+      .map((text) => ({ text, style: w.style })),
+  );
   if (!width) return [first + paint(all)];
   const lines: string[] = [];
   let cur: Word[] = [];

@@ -38,7 +38,8 @@ export function writePart(blocks: readonly Block[], w: Writer): Piece {
       const body = block.lines.map((l) => w.codeLine(l)).join(LINE_SEP);
       const offset = text.length + open.length;
       text += open + body + close;
-      if (w.entities && body.length > 0) entities.push(block.lang ? { type: "pre", offset, length: body.length, language: block.lang } : { type: "pre", offset, length: body.length });
+      if (w.entities && body.length > 0)
+        entities.push(block.lang ? { type: "pre", offset, length: body.length, language: block.lang } : { type: "pre", offset, length: body.length });
       return;
     }
     let quoteStart = -1;

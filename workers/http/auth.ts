@@ -49,7 +49,8 @@ export const requireApiToken: MiddlewareHandler<{ Bindings: Env }> = async (c, n
     if (!judged.ok) throw new ApiError(401, "unauthorized", "missing or wrong bearer token");
     return next();
   }
-  if (!(await consoleSignedIn(c.req.raw, expected, Date.now()))) throw new ApiError(401, "unauthorized", "missing or wrong bearer token (a console request needs its cookie and this tab's key: sign in again in this tab)");
+  if (!(await consoleSignedIn(c.req.raw, expected, Date.now())))
+    throw new ApiError(401, "unauthorized", "missing or wrong bearer token (a console request needs its cookie and this tab's key: sign in again in this tab)");
   if (!SAFE_METHODS.has(c.req.method) && !sameOrigin(c.req.raw)) {
     throw new ApiError(403, "forbidden", "a console request that changes something must come from the console's own origin");
   }

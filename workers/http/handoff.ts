@@ -32,7 +32,12 @@ export const handoffRoutes = new Hono<{ Bindings: Env }>()
     if (!isPlatformName(platform)) throw new ApiError(400, "unknown_platform", `unknown platform '${body.platform}' (telegram, discord, slack)`);
     const ps = settings(c.env).platforms[platform];
     if (!ps.enabled) throw new ApiError(422, "platform_not_configured", `${platform} is not configured on this Worker (set ${ps.missing.join(", ")})`);
-    if (ps.gateway) throw new ApiError(422, "platform_not_configured", `${platform} turns run on a relay gateway, which keeps its own transcripts; hand off to a platform the Worker serves`);
+    if (ps.gateway)
+      throw new ApiError(
+        422,
+        "platform_not_configured",
+        `${platform} turns run on a relay gateway, which keeps its own transcripts; hand off to a platform the Worker serves`,
+      );
     // The session's object checks the destination (a home channel set by an admin) before it stores anything.
     const result = await sessionAgent(c.env, id).requestHandoff({ platform, chatId: body.chat_id ?? null, thread: body.thread ?? true });
     if (!result.ok && result.code === "not_found") throw notFound(`session ${id}`);
@@ -46,7 +51,10 @@ export const handoffRoutes = new Hono<{ Bindings: Env }>()
     const q = WaitQuery.safeParse(c.req.query());
     if (!q.success) throw new ApiError(400, "bad_request", q.error.issues[0]?.message ?? "bad query");
     const agent = sessionAgent(c.env, id);
-    const found = q.data.wait === 0 || q.data.state === undefined ? await agent.handoff() : await agent.waitHandoff(q.data.state === "none" ? null : q.data.state, q.data.wait * 1000);
+    const found =
+      q.data.wait === 0 || q.data.state === undefined
+        ? await agent.handoff()
+        : await agent.waitHandoff(q.data.state === "none" ? null : q.data.state, q.data.wait * 1000);
     if (!found.ok) throw notFound(`session ${id}`);
     return c.json({ handoff: found.handoff });
   })

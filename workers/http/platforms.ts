@@ -29,7 +29,15 @@ export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) =
         // Who set it and when, and where a handoff (in a fresh thread) lands: shown before one is
         // queued. `refused`: why handoffs may not go there (set by someone not in *_ADMIN_USERS).
         home_channel: home
-          ? { chat_id: home.chat_id, thread_id: home.thread_id, source: home.source, set_by: home.set_by, set_at: home.set_at, handoff_to: describeHandoffDestination(name, home, { thread: true }), refused: homeRefusal(c.env, name, home) }
+          ? {
+              chat_id: home.chat_id,
+              thread_id: home.thread_id,
+              source: home.source,
+              set_by: home.set_by,
+              set_at: home.set_at,
+              handoff_to: describeHandoffDestination(name, home, { thread: true }),
+              refused: homeRefusal(c.env, name, home),
+            }
           : null,
         missing: p.missing,
         missing_settings: p.missing.map((setting) => ({ name: setting, kind: settingKind(setting) })),

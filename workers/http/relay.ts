@@ -59,8 +59,17 @@ export async function relayMedia(request: Request, env: Env): Promise<Response> 
   const secrets = gatewayId ? settings(env).relaySecrets.get(gatewayId) : undefined;
   if (!gatewayId || !secrets || key.split("/").includes("..")) return Response.json(errorBody("not_found", "no such attachment"), { status: 404 });
   const check = await checkMediaLink(key, url.searchParams.get("exp"), url.searchParams.get("sig"), secrets, Math.floor(Date.now() / 1000));
-  if (!check.ok) return Response.json(errorBody("unauthorized", check.reason === "expired" ? "this media link has expired" : "bad or missing media link signature"), { status: 401 });
+  if (!check.ok)
+    return Response.json(errorBody("unauthorized", check.reason === "expired" ? "this media link has expired" : "bad or missing media link signature"), {
+      status: 401,
+    });
   const obj = await env.FILES.get(key);
   if (!obj) return Response.json(errorBody("not_found", "this attachment is gone"), { status: 404 });
-  return new Response(obj.body, { headers: { "content-type": obj.httpMetadata?.contentType ?? "application/octet-stream", "content-length": String(obj.size), "cache-control": "private, no-store" } });
+  return new Response(obj.body, {
+    headers: {
+      "content-type": obj.httpMetadata?.contentType ?? "application/octet-stream",
+      "content-length": String(obj.size),
+      "cache-control": "private, no-store",
+    },
+  });
 }

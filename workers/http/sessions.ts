@@ -63,7 +63,10 @@ export const sessionRoutes = new Hono<{ Bindings: Env }>()
     const id = sessionIdOf(c.req.param("id"));
     const body = await jsonBody(c, PatchSession);
     const instructions = body.instructions === undefined ? undefined : body.instructions?.trim() || null;
-    const found = await sessionAgent(c.env, id).update({ ...(body.title !== undefined ? { title: body.title } : {}), ...(instructions !== undefined ? { instructions } : {}) });
+    const found = await sessionAgent(c.env, id).update({
+      ...(body.title !== undefined ? { title: body.title } : {}),
+      ...(instructions !== undefined ? { instructions } : {}),
+    });
     if (!found.ok) throw notFound(`session ${id}`);
     return c.json({ session: found.session });
   })

@@ -42,7 +42,14 @@ const EVERYWHERE = ["dm", "group", "channel", "thread"] as const satisfies reado
 
 /** Every chat command, in the order `/help` lists them. */
 export const CHAT_COMMANDS = [
-  { name: "stop", help: "stop the reply that is running here", description: "Stop the reply that is running in this chat", who: "allowed", where: EVERYWHERE, action: "stop a reply" },
+  {
+    name: "stop",
+    help: "stop the reply that is running here",
+    description: "Stop the reply that is running in this chat",
+    who: "allowed",
+    where: EVERYWHERE,
+    action: "stop a reply",
+  },
   { name: "new", help: "start a fresh session here", description: "Start a fresh session here", who: "allowed", where: EVERYWHERE, action: "start a session" },
   {
     name: "resume",
@@ -53,7 +60,14 @@ export const CHAT_COMMANDS = [
     where: EVERYWHERE,
     action: "resume a session",
   },
-  { name: "status", help: "this chat's session, its context use, and whether a reply is running", description: "This chat's session: model, context use, whether a turn runs", who: "allowed", where: EVERYWHERE, action: "see the session's status" },
+  {
+    name: "status",
+    help: "this chat's session, its context use, and whether a reply is running",
+    description: "This chat's session: model, context use, whether a turn runs",
+    who: "allowed",
+    where: EVERYWHERE,
+    action: "see the session's status",
+  },
   {
     name: "instructions",
     help: "show or set this session's own instructions",
@@ -63,10 +77,31 @@ export const CHAT_COMMANDS = [
     where: EVERYWHERE,
     action: "change the session's instructions",
   },
-  { name: "compact", help: "fold the older part of this session into its summary now", description: "Fold the older part of this session into its summary now", who: "allowed", where: EVERYWHERE, action: "compact the session" },
+  {
+    name: "compact",
+    help: "fold the older part of this session into its summary now",
+    description: "Fold the older part of this session into its summary now",
+    who: "allowed",
+    where: EVERYWHERE,
+    action: "compact the session",
+  },
   { name: "tools", help: "what the agent can use", description: "What the agent can use", who: "allowed", where: EVERYWHERE, action: "list the tools" },
-  { name: "sethome", help: "make this chat the home channel for handoffs from the CLI", description: "Make this chat the home channel for handoffs", who: "admin", where: EVERYWHERE, action: "set the home channel" },
-  { name: "whoami", help: "your user id here", description: "Your user id here, and whether you may use this bot", who: "anyone", where: EVERYWHERE, action: "ask who you are" },
+  {
+    name: "sethome",
+    help: "make this chat the home channel for handoffs from the CLI",
+    description: "Make this chat the home channel for handoffs",
+    who: "admin",
+    where: EVERYWHERE,
+    action: "set the home channel",
+  },
+  {
+    name: "whoami",
+    help: "your user id here",
+    description: "Your user id here, and whether you may use this bot",
+    who: "anyone",
+    where: EVERYWHERE,
+    action: "ask who you are",
+  },
   { name: "help", help: "this help", description: "What this bot can do", who: "anyone", where: EVERYWHERE, action: "see the help" },
 ] as const satisfies readonly ChatCommandSpec[];
 

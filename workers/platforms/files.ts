@@ -9,13 +9,24 @@ export const DOWNLOAD_TIMEOUT_MS = 4 * PLATFORM_TIMEOUT_MS;
  * to be: by its Content-Length, or mid-stream). `what` names the source in failures, never
  * the URL: a Telegram file URL carries the bot token.
  */
-export async function fetchCapped(fetchImpl: typeof fetch, url: string, init: RequestInit, maxBytes: number, what: string, signal?: AbortSignal): Promise<Download> {
+export async function fetchCapped(
+  fetchImpl: typeof fetch,
+  url: string,
+  init: RequestInit,
+  maxBytes: number,
+  what: string,
+  signal?: AbortSignal,
+): Promise<Download> {
   const timeout = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
   let res: Response;
   try {
     res = await fetchImpl(url, { redirect: "follow", ...init, method: "GET", signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
   } catch (err) {
-    return { ok: false, reason: "failed", detail: signal?.aborted ? "the turn was stopped" : timeout.aborted ? `${what} took too long` : `${what} could not be reached` };
+    return {
+      ok: false,
+      reason: "failed",
+      detail: signal?.aborted ? "the turn was stopped" : timeout.aborted ? `${what} took too long` : `${what} could not be reached`,
+    };
   }
   if (!res.ok) {
     await res.body?.cancel();

@@ -4,7 +4,12 @@ import { slackLink } from "./slack/link.ts";
 import { telegramLink } from "./telegram/link.ts";
 import { whatsappLink } from "./whatsapp/link.ts";
 
-const LINKS: Record<PlatformName, (chatId: string, threadId: string | null) => string | null> = { telegram: telegramLink, discord: discordLink, slack: slackLink, whatsapp: whatsappLink };
+const LINKS: Record<PlatformName, (chatId: string, threadId: string | null) => string | null> = {
+  telegram: telegramLink,
+  discord: discordLink,
+  slack: slackLink,
+  whatsapp: whatsappLink,
+};
 
 /**
  * A web link to a chat (and thread) on its platform, for people (the console's handoff

@@ -32,7 +32,19 @@ export function isOperatorSource(source: string): source is OperatorSource {
  * every other setting is a var (`[vars]` in wrangler.toml). The names `HermesSecrets`
  * declares in env.d.ts (a test compares them), plus the `MCP_TOKEN_<NAME>` family.
  */
-export const SECRET_SETTINGS: readonly string[] = ["API_TOKEN", "LLM_API_KEY", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN", "RELAY_SECRETS"];
+export const SECRET_SETTINGS: readonly string[] = [
+  "API_TOKEN",
+  "LLM_API_KEY",
+  "TELEGRAM_BOT_TOKEN",
+  "TELEGRAM_WEBHOOK_SECRET",
+  "DISCORD_BOT_TOKEN",
+  "SLACK_BOT_TOKEN",
+  "SLACK_SIGNING_SECRET",
+  "WHATSAPP_ACCESS_TOKEN",
+  "WHATSAPP_APP_SECRET",
+  "WHATSAPP_VERIFY_TOKEN",
+  "RELAY_SECRETS",
+];
 
 /** How a setting is declared: a secret or a `[vars]` entry. */
 export function settingKind(name: string): "secret" | "var" {

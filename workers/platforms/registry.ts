@@ -15,7 +15,12 @@ function build(env: Env, name: PlatformName): PlatformAdapter {
     case "telegram":
       return new TelegramAdapter({ token: a.telegram.token ?? "", webhookSecret: a.telegram.webhookSecret ?? "", apiRoot: a.telegram.apiRoot });
     case "discord":
-      return new DiscordAdapter({ applicationId: a.discord.applicationId ?? "", publicKey: a.discord.publicKey ?? "", botToken: a.discord.botToken, apiBase: a.discord.apiBase });
+      return new DiscordAdapter({
+        applicationId: a.discord.applicationId ?? "",
+        publicKey: a.discord.publicKey ?? "",
+        botToken: a.discord.botToken,
+        apiBase: a.discord.apiBase,
+      });
     case "slack":
       return new SlackAdapter({ botToken: a.slack.botToken ?? "", signingSecret: a.slack.signingSecret ?? "", apiUrl: a.slack.apiUrl });
     case "whatsapp": {

@@ -23,7 +23,10 @@ export const CLOSE = {
 } as const;
 
 const id = z.union([z.string(), z.number()]).transform(String);
-const optText = z.string().nullish().transform((v) => v ?? null);
+const optText = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? null);
 
 /** Where a platform message came from, as the gateway sees it. */
 export const WireSource = z.object({
@@ -33,7 +36,10 @@ export const WireSource = z.object({
   user_id: id,
   user_name: optText,
   user_handle: optText.optional(),
-  thread_id: z.union([z.string(), z.number()]).nullish().transform((v) => (v === null || v === undefined ? null : String(v))),
+  thread_id: z
+    .union([z.string(), z.number()])
+    .nullish()
+    .transform((v) => (v === null || v === undefined ? null : String(v))),
   /** Slack workspace id. */
   scope_id: optText.optional(),
 });
@@ -43,10 +49,16 @@ export type WireSource = z.infer<typeof WireSource>;
 export const WireMedia = z.object({
   kind: z.enum(["image", "audio", "voice", "video", "document"]),
   mime: optText,
-  size: z.number().nullish().transform((v) => v ?? null),
+  size: z
+    .number()
+    .nullish()
+    .transform((v) => v ?? null),
   filename: optText,
   /** Seconds, for voice notes, audio and video. */
-  seconds: z.number().nullish().transform((v) => v ?? null),
+  seconds: z
+    .number()
+    .nullish()
+    .transform((v) => v ?? null),
   /** Why the connector could not fetch it (its `media_urls` entry is then ""). */
   error: optText.optional(),
 });
@@ -104,7 +116,10 @@ export const OutboundAction = z.object({
   /** `final`: the reply is complete (all of it is shown, in several messages if long). */
   final: z.boolean().optional(),
   /** Hermes gateways put a reply's thread here. */
-  metadata: z.object({ thread_id: z.union([z.string(), z.number()]).nullish() }).passthrough().optional(),
+  metadata: z
+    .object({ thread_id: z.union([z.string(), z.number()]).nullish() })
+    .passthrough()
+    .optional(),
 });
 export type OutboundAction = z.infer<typeof OutboundAction>;
 export type OutboundActionIn = z.input<typeof OutboundAction>;
@@ -160,7 +175,11 @@ export function encodeFrame(frame: GatewayFrameIn | ConnectorFrameIn): string {
 /** What one decoded object is: a known frame, a frame of an unknown type (ignored), or malformed. */
 export type Checked<F> = { kind: "frame"; frame: F } | { kind: "unknown"; type: string } | { kind: "malformed"; type: string; why: string };
 
-function check<S extends typeof GatewayFrame | typeof ConnectorFrame>(schema: S, known: readonly string[], obj: Record<string, unknown> & { type: string }): Checked<z.infer<S>> {
+function check<S extends typeof GatewayFrame | typeof ConnectorFrame>(
+  schema: S,
+  known: readonly string[],
+  obj: Record<string, unknown> & { type: string },
+): Checked<z.infer<S>> {
   if (!known.includes(obj.type)) return { kind: "unknown", type: obj.type };
   const parsed = schema.safeParse(obj);
   if (parsed.success) return { kind: "frame", frame: parsed.data as z.infer<S> };
@@ -220,7 +239,11 @@ export class FrameDecoder {
  * contract's word for the chat where the adapter has its own (`forum`), and the user's
  * display name and handle go as `user_name` and `user_handle`.
  */
-export function inboundFrameEvent(event: PlatformEvent, sessionKey: string, where: { chatId: string; threadId: string | null; chatType?: string | undefined }): InboundEventIn {
+export function inboundFrameEvent(
+  event: PlatformEvent,
+  sessionKey: string,
+  where: { chatId: string; threadId: string | null; chatType?: string | undefined },
+): InboundEventIn {
   const { source } = event;
   const text = event.kind === "message" ? event.text : event.kind === "command" ? `/${event.name}${event.args ? ` ${event.args}` : ""}` : `/${event.name}`;
   return {

@@ -105,7 +105,14 @@ export class ContextKeeper {
   }
 
   #plan(rec: ContextState, turn: TurnRecord | null, history: readonly ChatMessage[], count: TokenCounter) {
-    return planContext({ system: this.#system(rec, turn), summary: rec.summary ?? null, history, modelId: this.#h.model().id, counter: count, budget: this.#h.settings().budget });
+    return planContext({
+      system: this.#system(rec, turn),
+      summary: rec.summary ?? null,
+      history,
+      modelId: this.#h.model().id,
+      counter: count,
+      budget: this.#h.settings().budget,
+    });
   }
 
   get lastTokens(): number {
@@ -114,7 +121,9 @@ export class ContextKeeper {
 
   #system(rec: ContextState, turn: TurnRecord | null): ChatMessage {
     const s = this.#h.settings();
-    const where = turn ? whereFor(rec, turn) : { platform: (isPlatformName(rec.source) ? rec.source : "cli") as AgentPlatform, chatType: rec.chatType as AgentChatType | null };
+    const where = turn
+      ? whereFor(rec, turn)
+      : { platform: (isPlatformName(rec.source) ? rec.source : "cli") as AgentPlatform, chatType: rec.chatType as AgentChatType | null };
     return systemMessage({ systemPrompt: s.systemPrompt, sessionInstructions: rec.instructions, now: this.#h.now(), where });
   }
 

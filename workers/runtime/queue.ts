@@ -123,10 +123,7 @@ export class TurnQueue extends SessionRows {
 
   /** Was this delivery key taken in already (queued, running or finished)? */
   seen(deliveryKey: string): boolean {
-    return (
-      this.sql.exec("SELECT 1 AS x FROM turns WHERE delivery_key = ?", deliveryKey).length > 0 ||
-      this.#seen.has(deliveryKey)
-    );
+    return this.sql.exec("SELECT 1 AS x FROM turns WHERE delivery_key = ?", deliveryKey).length > 0 || this.#seen.has(deliveryKey);
   }
 
   /** This session's turns, oldest first (optionally of one state). */

@@ -23,7 +23,13 @@ interface Active {
 /** Shown when whether a turn may start could not be checked (its store did not answer). */
 const NOT_ADMITTED = "This message was not answered: the daily token allowance could not be checked just now. Please send it again in a minute.";
 
-const failed = (code: string, message: string): TurnOutcome => ({ finishReason: "error", text: "", error: { code, message }, usage: { input: 0, output: 0 }, toolCalls: 0 });
+const failed = (code: string, message: string): TurnOutcome => ({
+  finishReason: "error",
+  text: "",
+  error: { code, message },
+  usage: { input: 0, output: 0 },
+  toolCalls: 0,
+});
 
 /**
  * The turn runtime of one session, the same at the edge (inside `SessionAgent`) and on a
@@ -114,9 +120,21 @@ export class SessionRuntime {
    */
   enqueue(input: NewTurn): { turnId: string; position: number } | null {
     const turnId = crypto.randomUUID();
-    const taken = this.queue.add({ turnId, content: input.content, origin: input.origin, state: "queued", target: input.target ?? null, deliveryKey: input.deliveryKey ?? null, meta: input.meta ?? {} }, this.#h.clock.now());
+    const taken = this.queue.add(
+      {
+        turnId,
+        content: input.content,
+        origin: input.origin,
+        state: "queued",
+        target: input.target ?? null,
+        deliveryKey: input.deliveryKey ?? null,
+        meta: input.meta ?? {},
+      },
+      this.#h.clock.now(),
+    );
     if (!taken) return null;
-    if (this.#active && input.origin !== "internal" && this.#h.busyPolicy() === "interrupt") this.#active.controller.abort(new Error("superseded by a newer message"));
+    if (this.#active && input.origin !== "internal" && this.#h.busyPolicy() === "interrupt")
+      this.#active.controller.abort(new Error("superseded by a newer message"));
     void this.pump().catch((err: unknown) => this.#h.log("queue: pumping failed", err));
     return { turnId, position: taken.position };
   }
@@ -128,7 +146,10 @@ export class SessionRuntime {
   start(input: NewTurn, sink: TurnSink): { ok: true; turnId: string } | { ok: false } {
     if (this.busy) return { ok: false };
     const turnId = crypto.randomUUID();
-    this.queue.add({ turnId, content: input.content, origin: input.origin, state: "running", target: null, deliveryKey: input.deliveryKey ?? null, meta: input.meta ?? {} }, this.#h.clock.now());
+    this.queue.add(
+      { turnId, content: input.content, origin: input.origin, state: "running", target: null, deliveryKey: input.deliveryKey ?? null, meta: input.meta ?? {} },
+      this.#h.clock.now(),
+    );
     const active: Active = { turnId, controller: new AbortController() };
     this.#active = active;
     const rec = this.queue.get(turnId);
@@ -262,7 +283,14 @@ export class SessionRuntime {
         onEvent: (e) => sink.event(e),
         append: async (m, usage) => {
           const stored = m.role === "assistant" ? { ...m, model: model.id } : m;
-          const id = this.transcript.appendOne({ message: stored, turnId: rec.turnId, usage, model: m.role === "assistant" ? model.id : null, userKey: userKeyOf(rec), at: this.#h.clock.now() });
+          const id = this.transcript.appendOne({
+            message: stored,
+            turnId: rec.turnId,
+            usage,
+            model: m.role === "assistant" ? model.id : null,
+            userKey: userKeyOf(rec),
+            at: this.#h.clock.now(),
+          });
           this.#history?.push({ id, message: stored });
           this.#h.onStored?.();
         },
@@ -281,7 +309,16 @@ export class SessionRuntime {
       // The turn ends and its reply becomes a pending delivery in one step: nothing between
       // can lose the reply. A reply the live updates already show in full needs none.
       this.#h.sql.transaction(() => {
-        if (!end.shown) this.deliveries.put({ turnId: rec.turnId, target, text: end.text, ids: end.ids, attempts: 0, notBefore: end.notBefore, createdAt: this.#h.clock.now() });
+        if (!end.shown)
+          this.deliveries.put({
+            turnId: rec.turnId,
+            target,
+            text: end.text,
+            ids: end.ids,
+            attempts: 0,
+            notBefore: end.notBefore,
+            createdAt: this.#h.clock.now(),
+          });
         this.queue.forget(rec, this.#h.clock.now());
       });
       if (this.#active === active) this.#active = null;
@@ -302,7 +339,13 @@ export class SessionRuntime {
   async #refuse(rec: TurnRecord, active: Active, notice: string | null): Promise<void> {
     this.#h.log(`turn ${rec.turnId} was not started${notice ? `: ${notice}` : ""}`);
     if (this.#active === active) this.#active = null;
-    const outcome: TurnOutcome = { finishReason: "error", text: notice ?? "", error: { code: "not_admitted", message: notice ?? "not admitted" }, usage: { input: 0, output: 0 }, toolCalls: 0 };
+    const outcome: TurnOutcome = {
+      finishReason: "error",
+      text: notice ?? "",
+      error: { code: "not_admitted", message: notice ?? "not admitted" },
+      usage: { input: 0, output: 0 },
+      toolCalls: 0,
+    };
     if (notice) return this.#end.endStored(rec, outcome, notice);
     this.#end.endUndelivered(rec, outcome);
     this.#wake();

@@ -32,7 +32,21 @@ const COLUMN_COUNT = 13;
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 function columnValues(session: string, { message: m, turnId, usage, model, userKey, at }: NewMessage): SqlValue[] {
-  return [session, m.role, m.content, m.tool_calls ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null, m.finish_reason ?? null, turnId ?? null, usage ? usage.input : null, usage ? usage.output : null, model ?? null, userKey ?? null, at];
+  return [
+    session,
+    m.role,
+    m.content,
+    m.tool_calls ? JSON.stringify(m.tool_calls) : null,
+    m.tool_call_id ?? null,
+    m.name ?? null,
+    m.finish_reason ?? null,
+    turnId ?? null,
+    usage ? usage.input : null,
+    usage ? usage.output : null,
+    model ?? null,
+    userKey ?? null,
+    at,
+  ];
 }
 
 const SCHEMA = [
@@ -110,12 +124,16 @@ export class SqlTranscript extends SessionRows {
 
   /** The active messages after message `afterId` (0: all), oldest first, with their ids. */
   load(afterId = 0): Array<{ id: number; message: ChatMessage }> {
-    return this.sql.exec("SELECT * FROM messages WHERE session = ? AND active = 1 AND id > ? ORDER BY id", this.session, afterId).map((r) => ({ id: num(r.id), message: rowMessage(r) }));
+    return this.sql
+      .exec("SELECT * FROM messages WHERE session = ? AND active = 1 AND id > ? ORDER BY id", this.session, afterId)
+      .map((r) => ({ id: num(r.id), message: rowMessage(r) }));
   }
 
   /** Every stored message with its facts (for the API and exports), oldest first. */
   rows(opts: { includeInactive?: boolean } = {}): StoredMessage[] {
-    const q = opts.includeInactive ? "SELECT * FROM messages WHERE session = ? ORDER BY id" : "SELECT * FROM messages WHERE session = ? AND active = 1 ORDER BY id";
+    const q = opts.includeInactive
+      ? "SELECT * FROM messages WHERE session = ? ORDER BY id"
+      : "SELECT * FROM messages WHERE session = ? AND active = 1 ORDER BY id";
     return this.sql.exec(q, this.session).map(stored);
   }
 
@@ -130,7 +148,11 @@ export class SqlTranscript extends SessionRows {
 
   /** Appends one message; returns its id. */
   appendOne(item: NewMessage, opts: { synced?: boolean } = {}): number {
-    const row = this.sql.exec(`INSERT INTO messages (${COLUMNS}, synced) VALUES (${marks(COLUMN_COUNT + 1)}) RETURNING id`, ...columnValues(this.session, item), opts.synced ? 1 : 0)[0];
+    const row = this.sql.exec(
+      `INSERT INTO messages (${COLUMNS}, synced) VALUES (${marks(COLUMN_COUNT + 1)}) RETURNING id`,
+      ...columnValues(this.session, item),
+      opts.synced ? 1 : 0,
+    )[0];
     if (!row) throw new MissingRowError(`session ${this.session}: INSERT INTO messages … RETURNING id returned no row`);
     return num(row.id);
   }
@@ -172,7 +194,11 @@ export class SqlTranscript extends SessionRows {
 
   /** Hides a turn's messages from replay without deleting them (an abandoned handoff notice). */
   deactivateTurn(turnId: string): number {
-    const rows = this.sql.exec("UPDATE messages SET active = 0, synced = 0 WHERE session = ? AND turn_id = ? AND active = 1 RETURNING id", this.session, turnId);
+    const rows = this.sql.exec(
+      "UPDATE messages SET active = 0, synced = 0 WHERE session = ? AND turn_id = ? AND active = 1 RETURNING id",
+      this.session,
+      turnId,
+    );
     return rows.length;
   }
 
@@ -183,7 +209,12 @@ export class SqlTranscript extends SessionRows {
 
   /** Deletes up to `limit` messages created before `cutoff` (retention); returns how many, and their turns. */
   deleteBefore(cutoff: number, limit = 1000): { deleted: number; turnIds: string[] } {
-    const rows = this.sql.exec("DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE session = ? AND created_at < ? ORDER BY id LIMIT ?) RETURNING turn_id", this.session, cutoff, limit);
+    const rows = this.sql.exec(
+      "DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE session = ? AND created_at < ? ORDER BY id LIMIT ?) RETURNING turn_id",
+      this.session,
+      cutoff,
+      limit,
+    );
     const turnIds = [...new Set(rows.map((r) => str(r.turn_id)).filter((t): t is string => t !== null))];
     return { deleted: rows.length, turnIds };
   }

@@ -53,7 +53,10 @@ export class UsageStore extends SessionRows {
 
   /** This session's totals. */
   totals(): Usage & { turns: number } {
-    const r = this.sql.exec("SELECT COUNT(*) AS turns, COALESCE(SUM(input), 0) AS i, COALESCE(SUM(output), 0) AS o FROM usage_turns WHERE session = ?", this.session)[0];
+    const r = this.sql.exec(
+      "SELECT COUNT(*) AS turns, COALESCE(SUM(input), 0) AS i, COALESCE(SUM(output), 0) AS o FROM usage_turns WHERE session = ?",
+      this.session,
+    )[0];
     return { turns: num(r?.turns), input: num(r?.i), output: num(r?.o) };
   }
 

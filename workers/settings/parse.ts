@@ -92,5 +92,6 @@ export function httpUrl<U>(unset: U, whenBad: string): Parser<string | U> {
 /** A hex string of `length` characters; kept as given either way (`consequence`: what a bad one does). */
 export function hex(length: number, consequence: string): Parser<string | undefined> {
   const schema = z.string().regex(new RegExp(`^[0-9a-fA-F]{${length}}$`));
-  return (raw) => (raw === undefined || schema.safeParse(raw).success ? { value: raw } : { value: raw, problem: `is not ${length} hex characters: ${consequence}` });
+  return (raw) =>
+    raw === undefined || schema.safeParse(raw).success ? { value: raw } : { value: raw, problem: `is not ${length} hex characters: ${consequence}` };
 }

@@ -55,7 +55,8 @@ function checkCommand(entry: Record<string, unknown>): string | Omit<McpCommandE
   const args = entry.args ?? [];
   if (!Array.isArray(args) || args.some((a) => typeof a !== "string")) return "args must be a list of strings";
   const env = entry.env ?? {};
-  if (typeof env !== "object" || env === null || Array.isArray(env) || Object.values(env).some((v) => typeof v !== "string")) return "env must be an object of string values";
+  if (typeof env !== "object" || env === null || Array.isArray(env) || Object.values(env).some((v) => typeof v !== "string"))
+    return "env must be an object of string values";
   return { command: entry.command, args: args as string[], env: env as Record<string, string> };
 }
 
@@ -90,7 +91,8 @@ export function parseMcpServers(text: string | undefined, opts: { source: string
     }
     const key = tokenSecretName(name);
     const clash = seen.get(key);
-    if (clash !== undefined) return void out.problems.push(`${where}: server name "${name}" is already used by "${clash}" (names must differ after upper-casing)`);
+    if (clash !== undefined)
+      return void out.problems.push(`${where}: server name "${name}" is already used by "${clash}" (names must differ after upper-casing)`);
     seen.set(key, name);
     const hasUrl = entry.url !== undefined;
     const hasCommand = entry.command !== undefined;

@@ -95,7 +95,9 @@ export class McpServerConnection {
       const tools: McpTool[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const res = await this.#tracked(scope, () => client.listTools(cursor ? { cursor } : undefined, { signal: scope.signal, timeout: this.#o.listTimeoutMs + 5_000 }));
+        const res = await this.#tracked(scope, () =>
+          client.listTools(cursor ? { cursor } : undefined, { signal: scope.signal, timeout: this.#o.listTimeoutMs + 5_000 }),
+        );
         tools.push(...res.tools);
         cursor = res.nextCursor;
         if (!cursor) break;
@@ -217,7 +219,8 @@ export class McpServerConnection {
     const status = httpStatus(err);
     const text = errorMessage(err);
     let reason: string;
-    if (status === 401 || status === 403) reason = `the server refused the credentials (HTTP ${status})${this.#o.tokenName ? `; check the secret ${this.#o.tokenName}` : ""}`;
+    if (status === 401 || status === 403)
+      reason = `the server refused the credentials (HTTP ${status})${this.#o.tokenName ? `; check the secret ${this.#o.tokenName}` : ""}`;
     else if (status !== undefined && status >= 500) reason = `the server failed (HTTP ${status})`;
     else if (status !== undefined) reason = `the server answered HTTP ${status}`;
     else if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) reason = "the request timed out";

@@ -22,7 +22,10 @@ export function parseToolTimeout(raw: string | undefined): { ms: number; problem
   if (!text) return { ms: DEFAULT_TOOL_TIMEOUT_MS };
   const n = Number(text);
   if (Number.isInteger(n) && n > 0 && n <= MAX_TOOL_TIMEOUT_MS) return { ms: n };
-  return { ms: DEFAULT_TOOL_TIMEOUT_MS, problem: `TOOL_TIMEOUT_MS must be 1-${MAX_TOOL_TIMEOUT_MS} milliseconds (got '${text}'); using ${DEFAULT_TOOL_TIMEOUT_MS}` };
+  return {
+    ms: DEFAULT_TOOL_TIMEOUT_MS,
+    problem: `TOOL_TIMEOUT_MS must be 1-${MAX_TOOL_TIMEOUT_MS} milliseconds (got '${text}'); using ${DEFAULT_TOOL_TIMEOUT_MS}`,
+  };
 }
 
 /** Limits and network of remote servers. */

@@ -66,7 +66,10 @@ export function capText(text: string, max: number): string {
 export function formatCallResult(result: unknown, opts: { maxChars: number; redact: Redactor }): string {
   const r = (typeof result === "object" && result !== null ? result : {}) as CallResultShape;
   const blocks = Array.isArray(r.content) ? r.content : [];
-  let text = blocks.map(blockText).filter((t) => t !== "").join("\n");
+  let text = blocks
+    .map(blockText)
+    .filter((t) => t !== "")
+    .join("\n");
   if (text === "" && r.structuredContent !== undefined) text = JSON.stringify(r.structuredContent) ?? "";
   // Redacted before the cut, so a secret split by the cut cannot show half.
   text = capText(opts.redact(text), opts.maxChars);

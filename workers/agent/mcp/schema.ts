@@ -42,7 +42,19 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const META_KEYS = new Set(["$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary"]);
 const MAP_KEYS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
 const LIST_KEYS = new Set(["anyOf", "oneOf", "allOf", "prefixItems"]);
-const ONE_KEYS = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems"]);
+const ONE_KEYS = new Set([
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "additionalItems",
+]);
 // Not allowed at the top of a function's parameters by OpenAI.
 const TOP_FORBIDDEN = new Set(["anyOf", "oneOf", "allOf", "not", "enum", "const", "if", "then", "else"]);
 

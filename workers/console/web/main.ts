@@ -59,7 +59,8 @@ async function route(): Promise<void> {
   nav.hidden = signOut.hidden = false;
   const hash = location.hash;
   const found = matchRoute(hash);
-  for (const a of nav.querySelectorAll("a")) a.toggleAttribute("aria-current", a.getAttribute("href") === (hash.startsWith("#/sessions/") ? "#/" : hash || "#/"));
+  for (const a of nav.querySelectorAll("a"))
+    a.toggleAttribute("aria-current", a.getAttribute("href") === (hash.startsWith("#/sessions/") ? "#/" : hash || "#/"));
   if (!found) {
     replace(main, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the sessions")));
     return;

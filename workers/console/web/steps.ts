@@ -24,12 +24,22 @@ export function platformSteps(p: Platform, where: "local" | "deployed", origin: 
   const steps: Step[] = [];
   if (where === "local") {
     const lines = [...missing.map((m) => `${m.name}=…`), ...(needAllowed ? [`${allowed.setting}=<your ${label(p.name)} user id>`] : [])];
-    if (lines.length > 0) steps.push({ text: "Add these lines to .dev.vars (beside wrangler.toml; locally it holds vars as well as secrets), then restart npm start or npm run dev:", code: lines.join("\n") });
-    steps.push({ text: `${label(p.name)} cannot reach ${new URL(origin).host}: open a public tunnel to this Worker (in another terminal) and note the https address it prints:`, code: `cloudflared tunnel --url ${origin}` });
+    if (lines.length > 0)
+      steps.push({
+        text: "Add these lines to .dev.vars (beside wrangler.toml; locally it holds vars as well as secrets), then restart npm start or npm run dev:",
+        code: lines.join("\n"),
+      });
+    steps.push({
+      text: `${label(p.name)} cannot reach ${new URL(origin).host}: open a public tunnel to this Worker (in another terminal) and note the https address it prints:`,
+      code: `cloudflared tunnel --url ${origin}`,
+    });
     steps.push({ text: `Point ${label(p.name)} at the tunnel:`, code: setupFor("https://<the tunnel's address>") });
   } else {
     const secrets = missing.filter((m) => m.kind === "secret");
-    const vars = [...missing.filter((m) => m.kind === "var").map((m) => `${m.name} = "…"`), ...(needAllowed ? [`${allowed.setting} = "<your ${label(p.name)} user id>"`] : [])];
+    const vars = [
+      ...missing.filter((m) => m.kind === "var").map((m) => `${m.name} = "…"`),
+      ...(needAllowed ? [`${allowed.setting} = "<your ${label(p.name)} user id>"`] : []),
+    ];
     if (secrets.length > 0) steps.push({ text: "Set the secrets:", code: secrets.map((m) => `npx wrangler secret put ${m.name}`).join("\n") });
     if (vars.length > 0) steps.push({ text: "Set the vars under [vars] in wrangler.toml, then deploy (npm run deploy):", code: `[vars]\n${vars.join("\n")}` });
     steps.push({ text: `Point ${label(p.name)} at this Worker:`, code: p.setup ?? setupFor(origin) });

@@ -10,11 +10,26 @@ import { errorMessage } from "../../log/index.ts";
 export async function discordHealth(opts: { botToken: string | undefined; apiBase: string; fetch: typeof fetch }, origin: string): Promise<PlatformHealth> {
   const expected = `${origin}/webhooks/discord`;
   const fix = `npx hermes-edge setup discord --url ${origin}`;
-  if (!opts.botToken) return { detail: "no bot token: Discord cannot be asked", problems: [{ problem: "DISCORD_BOT_TOKEN is not set (handoff threads and this check need it)", fix: "npx wrangler secret put DISCORD_BOT_TOKEN" }] };
+  if (!opts.botToken)
+    return {
+      detail: "no bot token: Discord cannot be asked",
+      problems: [{ problem: "DISCORD_BOT_TOKEN is not set (handoff threads and this check need it)", fix: "npx wrangler secret put DISCORD_BOT_TOKEN" }],
+    };
   try {
-    const res = await opts.fetch(joinUrl(opts.apiBase, "applications/@me"), { headers: { authorization: `Bot ${opts.botToken}` }, signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS) });
-    if (res.status === 401) return { detail: "token refused", problems: [{ problem: "Discord refused the bot token (401)", fix: "set the right token: npx wrangler secret put DISCORD_BOT_TOKEN" }] };
-    if (!res.ok) return { detail: `HTTP ${res.status}`, problems: [{ problem: `Discord answered GET /applications/@me with HTTP ${res.status}`, fix: "try again later" }] };
+    const res = await opts.fetch(joinUrl(opts.apiBase, "applications/@me"), {
+      headers: { authorization: `Bot ${opts.botToken}` },
+      signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
+    });
+    if (res.status === 401)
+      return {
+        detail: "token refused",
+        problems: [{ problem: "Discord refused the bot token (401)", fix: "set the right token: npx wrangler secret put DISCORD_BOT_TOKEN" }],
+      };
+    if (!res.ok)
+      return {
+        detail: `HTTP ${res.status}`,
+        problems: [{ problem: `Discord answered GET /applications/@me with HTTP ${res.status}`, fix: "try again later" }],
+      };
     const app = (await res.json()) as { interactions_endpoint_url?: string | null; name?: string };
     const url = app.interactions_endpoint_url ?? "";
     const problems: PlatformHealth["problems"] = [];

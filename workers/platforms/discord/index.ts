@@ -107,7 +107,12 @@ export class DiscordAdapter implements PlatformAdapter {
     }
     let res: Response;
     try {
-      res = await this.#fetch(joinUrl(this.#s.apiBase, path), { method, headers, signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS), ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      res = await this.#fetch(joinUrl(this.#s.apiBase, path), {
+        method,
+        headers,
+        signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
     } catch (err) {
       throw new PlatformApiError("discord", "network", `Discord unreachable: ${errorMessage(err)}`);
     }
@@ -151,7 +156,11 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
-    const io = { scope: `discord|${target.ref}`, send: (p: Part, i: number) => this.#send(target, p, i === 0 && ids.length === 0), edit: (id: string, p: Part) => this.#edit(target, id, p) };
+    const io = {
+      scope: `discord|${target.ref}`,
+      send: (p: Part, i: number) => this.#send(target, p, i === 0 && ids.length === 0),
+      edit: (id: string, p: Part) => this.#edit(target, id, p),
+    };
     return showMarkdown(io, markdown, DISCORD_RENDER, ids, mode);
   }
 
@@ -175,7 +184,12 @@ export class DiscordAdapter implements PlatformAdapter {
     if (!this.#s.botToken) return null;
     try {
       const seed = await this.#request<{ id: string }>("POST", `channels/${parentChatId}/messages`, { content: HANDOFF_SEED }, true);
-      const thread = await this.#request<{ id: string; guild_id?: string }>("POST", `channels/${parentChatId}/messages/${seed.id}/threads`, { name: threadName(name), auto_archive_duration: 1440 }, true);
+      const thread = await this.#request<{ id: string; guild_id?: string }>(
+        "POST",
+        `channels/${parentChatId}/messages/${seed.id}/threads`,
+        { name: threadName(name), auto_archive_duration: 1440 },
+        true,
+      );
       // Messages in a thread are keyed on the thread itself (see discordSource).
       return { chatId: thread.id, threadId: thread.id, url: discordThreadLink(thread.guild_id, thread.id) };
     } catch (err) {

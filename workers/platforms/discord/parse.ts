@@ -23,13 +23,22 @@ const STRING_OPTION = 3;
 /** A chat command of the table as Discord registers it: its argument is a string option named `arg.name`. */
 function discordCommand(spec: ChatCommandSpec) {
   const { arg } = spec;
-  const options = arg ? [{ type: STRING_OPTION, name: arg.name, description: arg.description, required: arg.required, ...(arg.suggest ? { autocomplete: true } : {}) }] : undefined;
+  const options = arg
+    ? [{ type: STRING_OPTION, name: arg.name, description: arg.description, required: arg.required, ...(arg.suggest ? { autocomplete: true } : {}) }]
+    : undefined;
   return { name: spec.name, description: spec.description, ...(options ? { options } : {}) };
 }
 
 /** The commands this app registers (see setup): `ask` carries a message, then every chat command of the table, then the message command. */
 export const DISCORD_COMMANDS = [
-  { name: "ask", description: "Talk to the agent", options: [{ type: STRING_OPTION, name: "prompt", description: "Your message", required: true }, { type: ATTACHMENT_OPTION, name: "file", description: "A file, picture or voice note for the agent", required: false }] },
+  {
+    name: "ask",
+    description: "Talk to the agent",
+    options: [
+      { type: STRING_OPTION, name: "prompt", description: "Your message", required: true },
+      { type: ATTACHMENT_OPTION, name: "file", description: "A file, picture or voice note for the agent", required: false },
+    ],
+  },
   ...CHAT_COMMANDS.map(discordCommand),
   { name: ASK_MESSAGE_COMMAND, type: MESSAGE_COMMAND },
 ];
@@ -38,7 +47,10 @@ export const DISCORD_COMMANDS = [
 const ARG_OPTION: Record<string, string> = Object.fromEntries(CHAT_COMMANDS.flatMap((c: ChatCommandSpec) => (c.arg ? [[c.name, c.arg.name]] : [])));
 
 export function ephemeral(content: string): Response {
-  return Response.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content, flags: InteractionResponseFlags.EPHEMERAL, allowed_mentions: { parse: [] } } });
+  return Response.json({
+    type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE,
+    data: { content, flags: InteractionResponseFlags.EPHEMERAL, allowed_mentions: { parse: [] } },
+  });
 }
 
 /**
@@ -56,7 +68,15 @@ export function discordSource(i: Pick<DiscordInteraction, "guild_id" | "channel_
 function attachment(a: DiscordAttachment): Attachment {
   const mime = a.content_type ?? null;
   // Voice messages are audio files with a duration.
-  const kind: Attachment["kind"] = mime?.startsWith("image/") ? "image" : mime?.startsWith("audio/") ? (a.duration_secs !== undefined ? "voice" : "audio") : mime?.startsWith("video/") ? "video" : "document";
+  const kind: Attachment["kind"] = mime?.startsWith("image/")
+    ? "image"
+    : mime?.startsWith("audio/")
+      ? a.duration_secs !== undefined
+        ? "voice"
+        : "audio"
+      : mime?.startsWith("video/")
+        ? "video"
+        : "document";
   return { kind, name: a.filename ?? null, mime, size: a.size ?? null, seconds: a.duration_secs ?? null, ref: a.url ?? "" };
 }
 
@@ -90,7 +110,12 @@ export interface DiscordAppIdentity {
 export function parseDiscordInteraction(body: string, app: DiscordAppIdentity = { applicationId: "" }): Ingest {
   const checked = checkJson(body, DiscordInteraction);
   // Discord does not retry interactions: a malformed one is answered 400 (and logged).
-  if (!checked.ok) return { kind: "respond", response: Response.json({ error: { code: "bad_request", message: checked.reason } }, { status: 400 }), malformed: checked.reason };
+  if (!checked.ok)
+    return {
+      kind: "respond",
+      response: Response.json({ error: { code: "bad_request", message: checked.reason } }, { status: 400 }),
+      malformed: checked.reason,
+    };
   const i = checked.value;
   const user = i.member?.user ?? i.user;
   if (i.type === InteractionType.PING) return { kind: "respond", response: Response.json({ type: InteractionResponseType.PONG }) };
@@ -104,7 +129,12 @@ export function parseDiscordInteraction(body: string, app: DiscordAppIdentity = 
   const source = discordSource(i, user);
   const interaction = { applicationId, token: i.token };
   const target = discordTarget(source.threadId ?? source.chatId, source.threadId ?? null, source.chatType === "dm", interaction);
-  if (!discordTargets.decode(target)) return { kind: "respond", response: Response.json({ error: { code: "bad_request", message: "the interaction's channel or token cannot be answered" } }, { status: 400 }), malformed: "channel or token the target codec refuses" };
+  if (!discordTargets.decode(target))
+    return {
+      kind: "respond",
+      response: Response.json({ error: { code: "bad_request", message: "the interaction's channel or token cannot be answered" } }, { status: 400 }),
+      malformed: "channel or token the target codec refuses",
+    };
   const base = { deliveryId: i.id, messageId: i.id, source, target, addressed: true as const };
 
   if (i.data?.type === MESSAGE_COMMAND && name === ASK_MESSAGE_COMMAND) {
@@ -114,10 +144,19 @@ export function parseDiscordInteraction(body: string, app: DiscordAppIdentity = 
     if (!m.content?.trim() && attachments.length === 0) return { kind: "respond", response: ephemeral("That message has nothing to ask about.") };
     return { kind: "event", event: { ...base, kind: "message", text: m.content ?? "", attachments, bindsThread: false } };
   }
-  if (i.data?.type !== undefined && i.data.type !== CHAT_INPUT) return { kind: "respond", response: ephemeral(`"${name}" is not a command of this bot; try /ask or /help.`) };
+  if (i.data?.type !== undefined && i.data.type !== CHAT_INPUT)
+    return { kind: "respond", response: ephemeral(`"${name}" is not a command of this bot; try /ask or /help.`) };
   const options = i.data?.options ?? [];
-  if (!isCommandName(name) && name !== "ask") return { kind: "respond", response: ephemeral(`/${name} is not a command of this bot (it may be left over from an older setup): use /ask, or /help for the list.`) };
-  if (options.some((o) => o.options !== undefined)) return { kind: "respond", response: ephemeral(`/${name} has options this bot does not know; re-register its commands with \`hermes-edge setup discord\`.`) };
+  if (!isCommandName(name) && name !== "ask")
+    return {
+      kind: "respond",
+      response: ephemeral(`/${name} is not a command of this bot (it may be left over from an older setup): use /ask, or /help for the list.`),
+    };
+  if (options.some((o) => o.options !== undefined))
+    return {
+      kind: "respond",
+      response: ephemeral(`/${name} has options this bot does not know; re-register its commands with \`hermes-edge setup discord\`.`),
+    };
   const option = (n: string) => {
     const v = options.find((o) => o.name === n)?.value;
     return typeof v === "string" ? v : "";
@@ -135,5 +174,8 @@ export function parseDiscordInteraction(body: string, app: DiscordAppIdentity = 
 
 /** "Thinking…", answered later by editing it; ephemeral for command answers (nobody else's business). */
 export function deferredResponse(opts: { ephemeral: boolean }): Response {
-  return Response.json({ type: InteractionResponseType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, ...(opts.ephemeral ? { data: { flags: InteractionResponseFlags.EPHEMERAL } } : {}) });
+  return Response.json({
+    type: InteractionResponseType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE,
+    ...(opts.ephemeral ? { data: { flags: InteractionResponseFlags.EPHEMERAL } } : {}),
+  });
 }

@@ -54,12 +54,22 @@ export function applicationIdFromToken(token: string): string | null {
  * Registers the slash commands (a bulk overwrite, so re-running is safe) and tries to set
  * the interactions endpoint URL, which Discord only accepts once the Worker answers its PING.
  */
-export async function setupDiscord(opts: { botToken: string; applicationId: string; workerUrl: string; apiBase: string; fetch: typeof fetch }): Promise<DiscordSetupResult> {
+export async function setupDiscord(opts: {
+  botToken: string;
+  applicationId: string;
+  workerUrl: string;
+  apiBase: string;
+  fetch: typeof fetch;
+}): Promise<DiscordSetupResult> {
   const headers = { authorization: `Bot ${opts.botToken}`, "content-type": "application/json" };
   const interactionsUrl = `${opts.workerUrl.replace(/\/+$/, "")}/webhooks/discord`;
   let res: Response;
   try {
-    res = await opts.fetch(joinUrl(opts.apiBase, `applications/${opts.applicationId}/commands`), { method: "PUT", headers, body: JSON.stringify(DISCORD_COMMANDS) });
+    res = await opts.fetch(joinUrl(opts.apiBase, `applications/${opts.applicationId}/commands`), {
+      method: "PUT",
+      headers,
+      body: JSON.stringify(DISCORD_COMMANDS),
+    });
   } catch (err) {
     throw new Error(`cannot reach Discord at ${opts.apiBase}: ${errorMessage(err)}`);
   }
@@ -71,9 +81,18 @@ export async function setupDiscord(opts: { botToken: string; applicationId: stri
   const registered = (await res.json()) as Array<{ name: string }>;
   let endpointSet = false;
   let endpointError: string | null = null;
-  const patch = await opts.fetch(joinUrl(opts.apiBase, "applications/@me"), { method: "PATCH", headers, body: JSON.stringify({ interactions_endpoint_url: interactionsUrl }) }).catch((err: unknown) => err as Error);
+  const patch = await opts
+    .fetch(joinUrl(opts.apiBase, "applications/@me"), { method: "PATCH", headers, body: JSON.stringify({ interactions_endpoint_url: interactionsUrl }) })
+    .catch((err: unknown) => err as Error);
   if (patch instanceof Error) endpointError = patch.message;
   else if (patch.ok) endpointSet = true;
   else endpointError = `HTTP ${patch.status} ${((await patch.json().catch(() => ({}))) as { message?: string }).message ?? ""}`.trim();
-  return { applicationId: opts.applicationId, inviteUrl: discordInviteUrl(opts.applicationId), commands: registered.map((c) => c.name), interactionsUrl, endpointSet, endpointError };
+  return {
+    applicationId: opts.applicationId,
+    inviteUrl: discordInviteUrl(opts.applicationId),
+    commands: registered.map((c) => c.name),
+    interactionsUrl,
+    endpointSet,
+    endpointError,
+  };
 }

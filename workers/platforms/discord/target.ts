@@ -14,18 +14,34 @@ export interface DiscordTarget {
 /** A snowflake, as the interaction schema accepts it. */
 const id = z.string().regex(/^[\w-]{1,64}$/);
 /** An interaction token goes into a URL path (`webhooks/<app>/<token>`): no `/`, `?`, `%` or `..` can move it elsewhere. */
-const token = z.string().regex(/^[\w-]+(\.[\w-]+)*$/).max(1000);
+const token = z
+  .string()
+  .regex(/^[\w-]+(\.[\w-]+)*$/)
+  .max(1000);
 
 /** The stored ref `{c?, t?, a?, k?}`: channel, thread, the interaction's application id and token (both or neither). */
 export const discordTargets = targetCodec<DiscordTarget, { c?: string | undefined; t?: string | undefined; a?: string | undefined; k?: string | undefined }>({
   platform: "discord",
-  wire: z.strictObject({ c: id.optional(), t: id.optional(), a: id.optional(), k: token.optional() }).refine((w) => (w.a === undefined) === (w.k === undefined), "an interaction needs its application id and token").refine((w) => w.c !== undefined || w.k !== undefined, "a target names a channel or an interaction"),
+  wire: z
+    .strictObject({ c: id.optional(), t: id.optional(), a: id.optional(), k: token.optional() })
+    .refine((w) => (w.a === undefined) === (w.k === undefined), "an interaction needs its application id and token")
+    .refine((w) => w.c !== undefined || w.k !== undefined, "a target names a channel or an interaction"),
   toWire: (t) => ({ c: t.channel, t: t.thread, a: t.interaction?.applicationId, k: t.interaction?.token }),
-  fromWire: (w, isPrivate) => ({ channel: w.c ?? null, thread: w.t ?? null, interaction: w.a !== undefined && w.k !== undefined ? { applicationId: w.a, token: w.k } : null, private: isPrivate }),
+  fromWire: (w, isPrivate) => ({
+    channel: w.c ?? null,
+    thread: w.t ?? null,
+    interaction: w.a !== undefined && w.k !== undefined ? { applicationId: w.a, token: w.k } : null,
+    private: isPrivate,
+  }),
   where: (t) => ({ chatId: t.channel ?? "", threadId: t.thread }),
 });
 
 /** The reply target of an interaction (its token edits the deferred response) or of a channel. */
-export function discordTarget(channelId: string, threadId: string | null, isPrivate: boolean, interaction?: { applicationId: string; token: string }): ReplyTarget {
+export function discordTarget(
+  channelId: string,
+  threadId: string | null,
+  isPrivate: boolean,
+  interaction?: { applicationId: string; token: string },
+): ReplyTarget {
   return discordTargets.encode({ channel: channelId || null, thread: threadId, interaction: interaction ?? null, private: isPrivate });
 }

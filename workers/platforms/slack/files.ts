@@ -18,8 +18,19 @@ export function isSlackFileUrl(url: string, apiUrl: string): boolean {
 }
 
 /** A shared file: `url_private(_download)` with the bot token (files:read). */
-export async function downloadSlackFile(where: { apiUrl: string; botToken: string; fetch: typeof fetch }, a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
+export async function downloadSlackFile(
+  where: { apiUrl: string; botToken: string; fetch: typeof fetch },
+  a: Attachment,
+  opts: { maxBytes: number; signal?: AbortSignal },
+): Promise<Download> {
   if (!isSlackFileUrl(a.ref, where.apiUrl)) return { ok: false, reason: "failed", detail: "its URL is not on Slack's file host" };
   // No redirects: a redirect elsewhere would take the token along.
-  return fetchCapped(where.fetch, a.ref, { headers: { authorization: `Bearer ${where.botToken}` }, redirect: "manual" }, opts.maxBytes, "Slack's file server", opts.signal);
+  return fetchCapped(
+    where.fetch,
+    a.ref,
+    { headers: { authorization: `Bearer ${where.botToken}` }, redirect: "manual" },
+    opts.maxBytes,
+    "Slack's file server",
+    opts.signal,
+  );
 }

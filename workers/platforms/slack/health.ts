@@ -15,7 +15,12 @@ export async function slackHealth(client: WebClient, origin: string): Promise<Pl
     const refused = code === "invalid_auth" || code === "not_authed" || code === "account_inactive" || code === "token_revoked";
     return {
       detail: refused ? "token refused" : "not reachable",
-      problems: [{ problem: refused ? `Slack refused the bot token (${code})` : `cannot reach Slack: ${errorMessage(err)}`, fix: refused ? "set the right token: npx wrangler secret put SLACK_BOT_TOKEN" : "try again later" }],
+      problems: [
+        {
+          problem: refused ? `Slack refused the bot token (${code})` : `cannot reach Slack: ${errorMessage(err)}`,
+          fix: refused ? "set the right token: npx wrangler secret put SLACK_BOT_TOKEN" : "try again later",
+        },
+      ],
     };
   }
 }

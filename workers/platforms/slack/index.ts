@@ -65,10 +65,18 @@ function toPlatformError(err: unknown): Error {
   }
   if (e.code === ErrorCode.PlatformError) {
     const slack = (err as WebAPIPlatformError).data.error;
-    const code = slack === "invalid_auth" || slack === "not_authed" || slack === "token_revoked" || slack === "account_inactive" ? "unauthorized" : slack === "channel_not_found" || slack === "message_not_found" ? "not_found" : slack === "fatal_error" || slack === "service_unavailable" ? "unavailable" : "rejected";
+    const code =
+      slack === "invalid_auth" || slack === "not_authed" || slack === "token_revoked" || slack === "account_inactive"
+        ? "unauthorized"
+        : slack === "channel_not_found" || slack === "message_not_found"
+          ? "not_found"
+          : slack === "fatal_error" || slack === "service_unavailable"
+            ? "unavailable"
+            : "rejected";
     return new PlatformApiError("slack", code, `Slack: ${slack}`);
   }
-  if (e.code === ErrorCode.HTTPError) return new PlatformApiError("slack", (e.statusCode ?? 500) >= 500 ? "unavailable" : "rejected", `Slack answered HTTP ${e.statusCode ?? "?"}`);
+  if (e.code === ErrorCode.HTTPError)
+    return new PlatformApiError("slack", (e.statusCode ?? 500) >= 500 ? "unavailable" : "rejected", `Slack answered HTTP ${e.statusCode ?? "?"}`);
   if (e.code === ErrorCode.RequestError) return new PlatformApiError("slack", "network", `Slack unreachable: ${e.message ?? ""}`);
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -80,7 +88,10 @@ export class SlackAdapter implements PlatformAdapter {
   readonly name = "slack" as const;
   readonly capabilities = SLACK_CAPABILITIES;
   readonly targets = slackTargets;
-  readonly commands: CommandStyle = { prefix: "/hermes ", howToTalk: "Message me directly, mention me in a channel, reply in a thread I am in, or type /hermes <your question>." };
+  readonly commands: CommandStyle = {
+    prefix: "/hermes ",
+    howToTalk: "Message me directly, mention me in a channel, reply in a thread I am in, or type /hermes <your question>.",
+  };
   readonly #s: SlackSettings;
   readonly #client: WebClient;
   readonly #fetch: typeof fetch;
@@ -126,12 +137,23 @@ export class SlackAdapter implements PlatformAdapter {
   async #respond(url: string, text: string): Promise<string> {
     let res: Response;
     try {
-      res = await this.#fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ response_type: "ephemeral", text }), signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS) });
+      res = await this.#fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ response_type: "ephemeral", text }),
+        signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
+      });
     } catch (err) {
       throw new PlatformApiError("slack", "network", `Slack unreachable: ${errorMessage(err)}`);
     }
     await res.body?.cancel();
-    if (!res.ok) throw new PlatformApiError("slack", res.status >= 500 ? "unavailable" : res.status === 404 ? "not_found" : "rejected", `Slack response_url answered HTTP ${res.status}`, { status: res.status });
+    if (!res.ok)
+      throw new PlatformApiError(
+        "slack",
+        res.status >= 500 ? "unavailable" : res.status === 404 ? "not_found" : "rejected",
+        `Slack response_url answered HTTP ${res.status}`,
+        { status: res.status },
+      );
     return "response_url";
   }
 

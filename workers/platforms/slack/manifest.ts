@@ -2,7 +2,18 @@ import { CHAT_COMMANDS, commandUsage } from "../commands.ts";
 import { SLACK_SLASH_COMMAND } from "./parse.ts";
 
 /** Bot scopes the Worker needs: read what it is sent (files shared with it too), write replies, the slash command. */
-export const SLACK_BOT_SCOPES = ["app_mentions:read", "chat:write", "commands", "files:read", "im:history", "im:read", "im:write", "channels:history", "groups:history", "mpim:history"];
+export const SLACK_BOT_SCOPES = [
+  "app_mentions:read",
+  "chat:write",
+  "commands",
+  "files:read",
+  "im:history",
+  "im:read",
+  "im:write",
+  "channels:history",
+  "groups:history",
+  "mpim:history",
+];
 export const SLACK_BOT_EVENTS = ["app_mention", "message.im", "message.channels", "message.groups", "message.mpim"];
 
 /** The slash command's description: a prompt, or any chat command of the table (`/hermes resume <id or title>`). */

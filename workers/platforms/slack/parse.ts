@@ -26,12 +26,21 @@ export function slackSource(team: string, channel: string, channelType: string |
 
 function stripMention(text: string, botUserId: string | null): string {
   if (!botUserId) return text.trim();
-  return text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), "").replace(/[ \t]+/g, " ").trim();
+  return text
+    .replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), "")
+    .replace(/[ \t]+/g, " ")
+    .trim();
 }
 
 function fileOf(f: NonNullable<SlackEvent["files"]>[number]): Attachment {
   const mime = f.mimetype ?? null;
-  const kind: Attachment["kind"] = mime?.startsWith("image/") ? "image" : mime?.startsWith("audio/") ? "audio" : mime?.startsWith("video/") ? "video" : "document";
+  const kind: Attachment["kind"] = mime?.startsWith("image/")
+    ? "image"
+    : mime?.startsWith("audio/")
+      ? "audio"
+      : mime?.startsWith("video/")
+        ? "video"
+        : "document";
   return { kind, name: f.name ?? null, mime, size: f.size ?? null, ref: f.url_private_download ?? f.url_private ?? "" };
 }
 
@@ -65,7 +74,10 @@ function parseSlashCommand(body: string): Ingest {
   if (text === "") return { kind: "event", event: { ...base, kind: "command", name: "help", args: "" } };
   const name = word.toLowerCase();
   if (isCommandName(name)) return { kind: "event", event: { ...base, kind: "command", name, args: rest.join(" ") } };
-  return { kind: "event", event: { ...base, target: slackTarget(channel, null, source.chatType === "dm"), kind: "message", text, attachments: [], bindsThread: false } };
+  return {
+    kind: "event",
+    event: { ...base, target: slackTarget(channel, null, source.chatType === "dm"), kind: "message", text, attachments: [], bindsThread: false },
+  };
 }
 
 /**

@@ -16,8 +16,14 @@ export const slackTargets = targetCodec<SlackTarget, { c: string; t?: string | u
   platform: "slack",
   wire: z.strictObject({
     c: z.string().regex(/^[A-Za-z0-9]{1,64}$/),
-    t: z.string().regex(/^\d{1,12}\.\d{1,12}$/).optional(),
-    u: z.url({ protocol: /^https$/ }).max(2048).optional(),
+    t: z
+      .string()
+      .regex(/^\d{1,12}\.\d{1,12}$/)
+      .optional(),
+    u: z
+      .url({ protocol: /^https$/ })
+      .max(2048)
+      .optional(),
   }),
   toWire: (t) => ({ c: t.channel, t: t.threadTs, u: t.responseUrl }),
   fromWire: (w, isPrivate) => ({ channel: w.c, threadTs: w.t ?? null, responseUrl: w.u ?? null, private: isPrivate }),

@@ -8,7 +8,12 @@ import { errorMessage } from "../../log/index.ts";
  * A file of a message: `getFile` for its path (Telegram lets bots download up to 20 MB),
  * then `<apiRoot>/file/bot<token>/<path>`. The URL holds the token, so no failure names it.
  */
-export async function downloadTelegramFile(api: Api, where: { apiRoot: string; token: string; fetch: typeof fetch }, a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
+export async function downloadTelegramFile(
+  api: Api,
+  where: { apiRoot: string; token: string; fetch: typeof fetch },
+  a: Attachment,
+  opts: { maxBytes: number; signal?: AbortSignal },
+): Promise<Download> {
   let file: Awaited<ReturnType<Api["getFile"]>>;
   try {
     file = await api.getFile(a.ref);

@@ -20,12 +20,20 @@ export async function telegramHealth(opts: { token: string; apiRoot: string; fet
     else if (info.url !== expected) problems.push({ problem: `Telegram delivers to ${info.url}, not ${expected}`, fix });
     const lastError = info.last_error_date ? info.last_error_date * 1000 : 0;
     if (lastError > now - RECENT_ERROR_MS) {
-      problems.push({ problem: `Telegram's last delivery failed ${Math.max(1, Math.round((now - lastError) / 60_000))} min ago: ${info.last_error_message ?? "no reason given"}`, fix: `check the Worker's log (npx wrangler tail), then ${fix}` });
+      problems.push({
+        problem: `Telegram's last delivery failed ${Math.max(1, Math.round((now - lastError) / 60_000))} min ago: ${info.last_error_message ?? "no reason given"}`,
+        fix: `check the Worker's log (npx wrangler tail), then ${fix}`,
+      });
     }
     return { detail: `webhook ${info.url || "(none)"} · ${info.pending_update_count} update(s) waiting`, problems };
   } catch (err) {
     const refused = err instanceof GrammyError && (err.error_code === 401 || err.error_code === 404);
     const why = err instanceof GrammyError ? `Telegram refused getWebhookInfo: ${err.description}` : `cannot reach Telegram: ${errorMessage(err)}`;
-    return { detail: "not reachable", problems: [{ problem: why, fix: refused ? "set the right token: npx wrangler secret put TELEGRAM_BOT_TOKEN" : `try again; ${opts.apiRoot} did not answer` }] };
+    return {
+      detail: "not reachable",
+      problems: [
+        { problem: why, fix: refused ? "set the right token: npx wrangler secret put TELEGRAM_BOT_TOKEN" : `try again; ${opts.apiRoot} did not answer` },
+      ],
+    };
   }
 }

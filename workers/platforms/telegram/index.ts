@@ -64,7 +64,10 @@ export function botIdFromToken(token: string): number {
 function toPlatformError(err: unknown): Error {
   if (err instanceof GrammyError) {
     const retryAfter = err.parameters.retry_after;
-    return new PlatformApiError("telegram", codeForStatus(err.error_code), `Telegram ${err.method}: ${err.description}`, { status: err.error_code, ...(retryAfter !== undefined ? { retryAfter } : {}) });
+    return new PlatformApiError("telegram", codeForStatus(err.error_code), `Telegram ${err.method}: ${err.description}`, {
+      status: err.error_code,
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+    });
   }
   if (err instanceof HttpError) return new PlatformApiError("telegram", "network", `Telegram unreachable: ${err.message}`);
   return err instanceof Error ? err : new Error(String(err));
@@ -160,7 +163,9 @@ export class TelegramAdapter implements PlatformAdapter {
       link_preview_options: { is_disabled: true },
     };
     try {
-      const sent = await call(() => this.#api.sendMessage(chatId, part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }));
+      const sent = await call(() =>
+        this.#api.sendMessage(chatId, part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }),
+      );
       return String(sent.message_id);
     } catch (err) {
       if (!part.entities?.length || !isEntityError(err)) throw err;
@@ -174,7 +179,9 @@ export class TelegramAdapter implements PlatformAdapter {
     const { chatId } = this.#where(target);
     const opts = { link_preview_options: { is_disabled: true } };
     try {
-      await call(() => this.#api.editMessageText(chatId, Number(id), part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }));
+      await call(() =>
+        this.#api.editMessageText(chatId, Number(id), part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }),
+      );
     } catch (err) {
       // Editing to the same text is not an error worth reporting.
       if (err instanceof PlatformApiError && /message is not modified/i.test(err.message)) return;
@@ -187,7 +194,11 @@ export class TelegramAdapter implements PlatformAdapter {
 
   show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
     const { replyTo } = this.#where(target);
-    const io = { scope: `telegram|${target.ref}`, send: (p: Part, i: number) => this.#send(target, p, i === 0 ? replyTo : null), edit: (id: string, p: Part) => this.#edit(target, id, p) };
+    const io = {
+      scope: `telegram|${target.ref}`,
+      send: (p: Part, i: number) => this.#send(target, p, i === 0 ? replyTo : null),
+      edit: (id: string, p: Part) => this.#edit(target, id, p),
+    };
     return showMarkdown(io, markdown, TELEGRAM_RENDER, ids, mode);
   }
 

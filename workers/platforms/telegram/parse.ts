@@ -19,7 +19,11 @@ const slice = (text: string, e: TelegramEntity) => text.slice(e.offset, e.offset
  * adds its thread), groups are groups, and a forum topic is its group plus the topic as
  * thread (shared by everyone in it; the General topic is thread "1").
  */
-export function telegramSource(chat: { id: number; type: string; is_forum?: boolean | undefined }, threadId: number | undefined, from: { id: number; username?: string | undefined; first_name?: string | undefined; last_name?: string | undefined } | undefined): SessionSource | null {
+export function telegramSource(
+  chat: { id: number; type: string; is_forum?: boolean | undefined },
+  threadId: number | undefined,
+  from: { id: number; username?: string | undefined; first_name?: string | undefined; last_name?: string | undefined } | undefined,
+): SessionSource | null {
   if (chat.type === "channel") return null;
   const userId = from ? String(from.id) : String(chat.id);
   const display = [from?.first_name, from?.last_name].filter((n) => n?.trim()).join(" ");
@@ -48,7 +52,9 @@ const LITERAL = new Set(["code", "pre", "url", "text_link", "email"]);
 /** The text with code, links and e-mail addresses blanked out (UTF-16 offsets kept). */
 function prose(text: string, entities: readonly TelegramEntity[]): string {
   let out = text;
-  for (const e of entities) if (LITERAL.has(e.type)) out = out.slice(0, e.offset) + " ".repeat(Math.max(0, Math.min(e.length, text.length - e.offset))) + out.slice(e.offset + e.length);
+  for (const e of entities)
+    if (LITERAL.has(e.type))
+      out = out.slice(0, e.offset) + " ".repeat(Math.max(0, Math.min(e.length, text.length - e.offset))) + out.slice(e.offset + e.length);
   return out;
 }
 
@@ -59,7 +65,10 @@ function mentionsIn(text: string): string[] {
 
 /** Removes `@name` (any case) where it stands as a word, and the spaces it leaves. */
 function stripName(text: string, name: string): string {
-  return text.replace(new RegExp(`(^|[^\\w@])@${name}\\b`, "gi"), "$1").replace(/[ \t]{2,}/g, " ").trim();
+  return text
+    .replace(new RegExp(`(^|[^\\w@])@${name}\\b`, "gi"), "$1")
+    .replace(/[ \t]{2,}/g, " ")
+    .trim();
 }
 
 type TelegramFile = NonNullable<TelegramMessage["voice"]>;
@@ -73,7 +82,8 @@ function largest(sizes: readonly TelegramFile[] | undefined): TelegramFile | und
 function attachmentsOf(msg: TelegramMessage): Attachment[] {
   const out: Attachment[] = [];
   const add = (kind: Attachment["kind"], f: TelegramFile | undefined | null, fallbackMime: string | null) => {
-    if (f) out.push({ kind, name: f.file_name ?? null, mime: f.mime_type ?? fallbackMime, size: f.file_size ?? null, seconds: f.duration ?? null, ref: f.file_id });
+    if (f)
+      out.push({ kind, name: f.file_name ?? null, mime: f.mime_type ?? fallbackMime, size: f.file_size ?? null, seconds: f.duration ?? null, ref: f.file_id });
   };
   add("image", largest(msg.photo), "image/jpeg");
   add("voice", msg.voice, "audio/ogg");
@@ -91,7 +101,11 @@ function attachmentsOf(msg: TelegramMessage): Attachment[] {
  */
 function leadingCommand(text: string, entities: readonly TelegramEntity[], isPrivate: boolean): { name: string; at: string | null; args: string } | null {
   const entity = entities.find((e) => e.type === "bot_command" && e.offset === 0);
-  const word = entity ? slice(text, entity) : isPrivate && entities.length === 0 ? /^\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?(?=\s|$)/.exec(text)?.[0] : undefined;
+  const word = entity
+    ? slice(text, entity)
+    : isPrivate && entities.length === 0
+      ? /^\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?(?=\s|$)/.exec(text)?.[0]
+      : undefined;
   if (!word) return null;
   const [name = "", at] = word.slice(1).split("@");
   return { name: name.toLowerCase(), at: at ? at.toLowerCase() : null, args: text.slice(word.length).trim() };
@@ -134,7 +148,9 @@ export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Ing
     const ours = name === "start" ? "help" : name;
     // `/cmd@x` while our own username is not known yet: checked after the acknowledgement.
     const addressed: Addressed = at && !me ? { mentions: [at] } : true;
-    const event: PlatformEvent = isCommandName(ours) ? { ...base, kind: "command", name: ours, args, addressed } : { ...base, kind: "unknown_command", name, addressed };
+    const event: PlatformEvent = isCommandName(ours)
+      ? { ...base, kind: "command", name: ours, args, addressed }
+      : { ...base, kind: "unknown_command", name, addressed };
     // In a group a bare command is ours only if we know it (others are other bots').
     if (isPrivate || at || event.kind === "command") return { kind: "event", event };
     return { kind: "ignore", reason: "a command this bot does not have" };
@@ -150,5 +166,16 @@ export function parseTelegramUpdate(body: string, bot: TelegramBotIdentity): Ing
   const said = name ? stripName(text, name) : text.trim();
   // A quoted fragment of the message answered is part of what is asked.
   const quoted = msg.quote?.text.trim() ? `> ${msg.quote.text.trim().replace(/\n/g, "\n> ")}\n\n${said}` : said;
-  return { kind: "event", event: { ...base, kind: "message", text: quoted, attachments, addressed, bindsThread: false, ...(msg.media_group_id ? { album: `${msg.chat.id}:${msg.media_group_id}` } : {}) } };
+  return {
+    kind: "event",
+    event: {
+      ...base,
+      kind: "message",
+      text: quoted,
+      attachments,
+      addressed,
+      bindsThread: false,
+      ...(msg.media_group_id ? { album: `${msg.chat.id}:${msg.media_group_id}` } : {}),
+    },
+  };
 }

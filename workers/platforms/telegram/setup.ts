@@ -35,7 +35,13 @@ export function telegramMenu(): Array<{ command: string; description: string }> 
  * the command table (setMyCommands, replacing any older list), then reads back what
  * Telegram sees (getWebhookInfo): the URL, updates waiting, the last delivery error.
  */
-export async function setupTelegramWebhook(opts: { token: string; secret: string; workerUrl: string; apiRoot: string; fetch: typeof fetch }): Promise<TelegramSetupResult> {
+export async function setupTelegramWebhook(opts: {
+  token: string;
+  secret: string;
+  workerUrl: string;
+  apiRoot: string;
+  fetch: typeof fetch;
+}): Promise<TelegramSetupResult> {
   const api = new Api(opts.token, { apiRoot: opts.apiRoot, fetch: opts.fetch as never });
   const webhookUrl = `${opts.workerUrl.replace(/\/+$/, "")}/webhooks/telegram`;
   try {
@@ -50,7 +56,13 @@ export async function setupTelegramWebhook(opts: { token: string; secret: string
       pendingUpdates: info.pending_update_count,
       lastError: info.last_error_date ? { at: info.last_error_date * 1000, message: info.last_error_message ?? "" } : null,
     };
-    return { bot: { id: me.id, username: me.username }, webhookUrl, allowedUpdates: TELEGRAM_ALLOWED_UPDATES, commands: menu.map((m) => m.command), telegramSees };
+    return {
+      bot: { id: me.id, username: me.username },
+      webhookUrl,
+      allowedUpdates: TELEGRAM_ALLOWED_UPDATES,
+      commands: menu.map((m) => m.command),
+      telegramSees,
+    };
   } catch (err) {
     if (err instanceof GrammyError) {
       const hint = err.error_code === 401 || err.error_code === 404 ? " (is TELEGRAM_BOT_TOKEN right?)" : "";

@@ -46,9 +46,7 @@ export async function whatsappHealth(g: GraphSettings, phoneNumberId: string, or
       detail: refused ? "token or number refused" : "not reachable",
       problems: [
         {
-          problem: refused
-            ? `Meta refused the phone number lookup: ${err.message}`
-            : `cannot reach WhatsApp: ${errorMessage(err)}`,
+          problem: refused ? `Meta refused the phone number lookup: ${err.message}` : `cannot reach WhatsApp: ${errorMessage(err)}`,
           fix: refused ? "check WHATSAPP_PHONE_NUMBER_ID and the token: npx wrangler secret put WHATSAPP_ACCESS_TOKEN" : "try again later",
         },
       ],

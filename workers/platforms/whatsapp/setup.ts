@@ -22,9 +22,7 @@ export async function setupWhatsApp(g: GraphSettings, opts: { phoneNumberId: str
   try {
     number = await phoneNumberInfo(g, opts.phoneNumberId);
   } catch (err) {
-    throw new Error(
-      `Meta refused the phone number lookup: ${errorMessage(err)} (are WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID right?)`,
-    );
+    throw new Error(`Meta refused the phone number lookup: ${errorMessage(err)} (are WHATSAPP_ACCESS_TOKEN and WHATSAPP_PHONE_NUMBER_ID right?)`);
   }
   let subscribed: boolean | null = null;
   if (opts.businessAccountId) {

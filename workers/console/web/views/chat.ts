@@ -42,7 +42,13 @@ export function chatView(host: ChatHost): HTMLElement {
     host.busy(true);
     const reply = h("div", { class: "md" });
     const tools = h("ul", { class: "tool-events" });
-    const live = h("article", { class: "msg assistant streaming", "aria-busy": "true" }, h("header", {}, h("span", { class: "role" }, "Agent"), h("span", { class: "badge live" }, "replying…")), tools, reply);
+    const live = h(
+      "article",
+      { class: "msg assistant streaming", "aria-busy": "true" },
+      h("header", {}, h("span", { class: "role" }, "Agent"), h("span", { class: "badge live" }, "replying…")),
+      tools,
+      reply,
+    );
     const mine = h("div", { class: "md" });
     mine.innerHTML = renderMarkdown(content);
     host.transcript.append(h("article", { class: "msg user pending" }, h("header", {}, h("span", { class: "role" }, "User")), mine), live);
@@ -88,9 +94,18 @@ export function chatView(host: ChatHost): HTMLElement {
 
   stop.addEventListener("click", () => {
     stop.disabled = true;
-    json<{ interrupted: boolean }>("POST", sessionPath(host.sessionId, "/interrupt")).catch((err: unknown) => status.append(notice(`Stop failed: ${errorMessage(err)}`, "error")));
+    json<{ interrupted: boolean }>("POST", sessionPath(host.sessionId, "/interrupt")).catch((err: unknown) =>
+      status.append(notice(`Stop failed: ${errorMessage(err)}`, "error")),
+    );
   });
-  const form = h("form", { class: "composer", "aria-label": "Send a message" }, h("label", { for: "message", class: "visually-hidden" }, "Message"), input, h("div", { class: "actions" }, send, stop), status);
+  const form = h(
+    "form",
+    { class: "composer", "aria-label": "Send a message" },
+    h("label", { for: "message", class: "visually-hidden" }, "Message"),
+    input,
+    h("div", { class: "actions" }, send, stop),
+    status,
+  );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const content = input.value;

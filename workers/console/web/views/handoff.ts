@@ -31,9 +31,17 @@ function stateView(hd: Handoff): HTMLElement {
   return h(
     "div",
     { class: `handoff-state ${hd.state}`, "data-state": hd.state },
-    h("ol", { class: "steps" }, ...steps.map(([name, at, reached]) => h("li", { class: reached ? `reached ${name}` : "" }, h("span", {}, name), " ", h("time", {}, reached ? time(at) : "—")))),
+    h(
+      "ol",
+      { class: "steps" },
+      ...steps.map(([name, at, reached]) =>
+        h("li", { class: reached ? `reached ${name}` : "" }, h("span", {}, name), " ", h("time", {}, reached ? time(at) : "—")),
+      ),
+    ),
     h("p", {}, `Handoff to ${hd.platform}: `, h("strong", {}, hd.state), hd.state === "completed" && where ? ` · now in ${where}` : null),
-    dest?.url && isWebUrl(dest.url) ? h("p", {}, h("a", { href: dest.url, target: "_blank", rel: "noopener noreferrer", class: "destination" }, `Open it in ${hd.platform}`)) : null,
+    dest?.url && isWebUrl(dest.url)
+      ? h("p", {}, h("a", { href: dest.url, target: "_blank", rel: "noopener noreferrer", class: "destination" }, `Open it in ${hd.platform}`))
+      : null,
     hd.error ? notice(hd.error, "error") : null,
   );
 }
@@ -45,7 +53,11 @@ function stateView(hd: Handoff): HTMLElement {
  */
 export function handoffView(sessionId: string, initial: Handoff | null, platforms: Platform[], signal: AbortSignal): HTMLElement {
   const usable = platforms.filter((p) => p.enabled && !p.relay);
-  const select = h("select", { id: "handoff-platform" }, ...usable.map((p) => h("option", { value: p.name }, `${p.name}${p.home_channel ? "" : " (no home channel)"}`)));
+  const select = h(
+    "select",
+    { id: "handoff-platform" },
+    ...usable.map((p) => h("option", { value: p.name }, `${p.name}${p.home_channel ? "" : " (no home channel)"}`)),
+  );
   const go = h("button", { type: "submit", disabled: usable.length === 0 }, "Hand off");
   const to = h("p", { class: "muted", id: "handoff-destination" }, destinationLine(usable[0]));
   select.addEventListener("change", () => (to.textContent = destinationLine(usable.find((p) => p.name === select.value))));

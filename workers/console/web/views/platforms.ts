@@ -23,7 +23,13 @@ function platformCard(p: Platform, where: "local" | "deployed", origin: string):
       "dl",
       { class: "meta" },
       h("dt", {}, "home channel"),
-      h("dd", {}, home ? `${home.chat_id}${home.thread_id ? ` · thread ${home.thread_id}` : ""} (${home.source})` : "none: send /sethome in the chat handoffs should go to"),
+      h(
+        "dd",
+        {},
+        home
+          ? `${home.chat_id}${home.thread_id ? ` · thread ${home.thread_id}` : ""} (${home.source})`
+          : "none: send /sethome in the chat handoffs should go to",
+      ),
     ),
     missing.length > 0 ? h("p", {}, "Missing settings: ", ...missing.flatMap((m, i) => [i > 0 ? ", " : "", h("code", {}, m)])) : null,
     stepList(p, where, origin),

@@ -49,7 +49,10 @@ function editForm(s: Session, saved: (s: Session) => void, signal: AbortSignal):
       .catch((err: unknown) => status.append(notice(errorMessage(err), "error")));
   });
   const show = (next: Session) => {
-    for (const [field, value] of [[title, next.title], [instructions, next.instructions]] as const) {
+    for (const [field, value] of [
+      [title, next.title],
+      [instructions, next.instructions],
+    ] as const) {
       if (field.value === field.defaultValue) field.value = field.defaultValue = value ?? "";
     }
   };
@@ -123,7 +126,10 @@ export async function sessionView(root: HTMLElement, signal: AbortSignal, id: st
       replace(badges, stateBadges({ ...session, running }));
     },
     reload: async () => {
-      const [t, s] = await Promise.all([json<Transcript>("GET", sessionPath(id, "/messages"), undefined, signal), json<{ session: Session }>("GET", sessionPath(id), undefined, signal)]);
+      const [t, s] = await Promise.all([
+        json<Transcript>("GET", sessionPath(id, "/messages"), undefined, signal),
+        json<{ session: Session }>("GET", sessionPath(id), undefined, signal),
+      ]);
       const follow = nearEnd(list);
       replace(list, ...transcriptView(t));
       stickToEnd(list, follow);

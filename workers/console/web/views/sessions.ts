@@ -13,7 +13,12 @@ function row(s: Session): HTMLElement {
   return h(
     "tr",
     { "data-session": s.id },
-    h("td", { "data-label": "Session" }, h("a", { href: `#/sessions/${encodeURIComponent(s.id)}` }, s.title ?? "(untitled)"), h("div", { class: "muted mono" }, s.id)),
+    h(
+      "td",
+      { "data-label": "Session" },
+      h("a", { href: `#/sessions/${encodeURIComponent(s.id)}` }, s.title ?? "(untitled)"),
+      h("div", { class: "muted mono" }, s.id),
+    ),
     h("td", { "data-label": "Source" }, s.source),
     h("td", { "data-label": "State" }, stateBadges(s)),
     h("td", { "data-label": "Messages", class: "num" }, num(s.message_count)),
@@ -82,14 +87,7 @@ export async function sessionsView(root: HTMLElement, signal: AbortSignal): Prom
   replace(
     root,
     h("div", { class: "title-row" }, h("h1", {}, "Sessions"), create),
-    h(
-      "div",
-      { class: "toolbar", role: "search" },
-      h("label", { for: "search" }, "Search"),
-      search,
-      h("label", { for: "source" }, "Source"),
-      source,
-    ),
+    h("div", { class: "toolbar", role: "search" }, h("label", { for: "search" }, "Search"), search, h("label", { for: "source" }, "Source"), source),
     h(
       "table",
       { class: "sessions" },

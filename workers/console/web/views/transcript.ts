@@ -72,8 +72,17 @@ export function transcriptView(t: Transcript): HTMLElement[] {
   if (t.summary) {
     const text = t.summary.text;
     const what = text === null ? "no longer sent to the model (no summary could be written)" : "folded into the summary";
-    if (folded.length > 0) out.push(h("details", { class: "folded" }, h("summary", {}, `${folded.length} earlier message(s), ${what}`), ...folded.map(messageView)));
-    if (text !== null) out.push(h("article", { class: "msg summary", "aria-label": "Summary" }, h("header", {}, h("span", { class: "role" }, "Summary"), h("span", { class: "badge muted" }, "what the agent remembers of the earlier turns")), markdownBlock(text)));
+    if (folded.length > 0)
+      out.push(h("details", { class: "folded" }, h("summary", {}, `${folded.length} earlier message(s), ${what}`), ...folded.map(messageView)));
+    if (text !== null)
+      out.push(
+        h(
+          "article",
+          { class: "msg summary", "aria-label": "Summary" },
+          h("header", {}, h("span", { class: "role" }, "Summary"), h("span", { class: "badge muted" }, "what the agent remembers of the earlier turns")),
+          markdownBlock(text),
+        ),
+      );
   }
   out.push(...t.messages.filter((m) => !folded.includes(m)).map(messageView));
   return out;

@@ -9,7 +9,8 @@ function dayChart(rows: UsageRow[]): HTMLElement {
   const byDay = new Map(rows.map((r) => [r.key, r]));
   const days: string[] = [];
   const today = new Date();
-  for (let i = DAYS - 1; i >= 0; i--) days.push(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - i)).toISOString().slice(0, 10));
+  for (let i = DAYS - 1; i >= 0; i--)
+    days.push(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - i)).toISOString().slice(0, 10));
   const max = Math.max(1, ...days.map((d) => (byDay.get(d)?.input_tokens ?? 0) + (byDay.get(d)?.output_tokens ?? 0)));
   const [W, H, bar] = [DAYS * 10, 100, 8];
   const bars = days.flatMap((d, i) => {
@@ -22,12 +23,29 @@ function dayChart(rows: UsageRow[]): HTMLElement {
       svg("rect", { x: i * 10 + 1, y: H - inH - outH, width: bar, height: outH, class: "out" }, svg("title", {}, label)),
     ];
   });
-  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": `Tokens per day, last ${DAYS} days; busiest day ${num(max)} tokens`, class: "chart", preserveAspectRatio: "none" }, ...bars);
+  const chart = svg(
+    "svg",
+    {
+      viewBox: `0 0 ${W} ${H}`,
+      role: "img",
+      "aria-label": `Tokens per day, last ${DAYS} days; busiest day ${num(max)} tokens`,
+      class: "chart",
+      preserveAspectRatio: "none",
+    },
+    ...bars,
+  );
   return h(
     "figure",
     { class: "chart-box" },
     chart,
-    h("figcaption", {}, h("span", { class: "key in" }, "input"), " ", h("span", { class: "key out" }, "output"), ` · ${days[0]} to ${days.at(-1)} (UTC) · top ${num(max)} tokens`),
+    h(
+      "figcaption",
+      {},
+      h("span", { class: "key in" }, "input"),
+      " ",
+      h("span", { class: "key out" }, "output"),
+      ` · ${days[0]} to ${days.at(-1)} (UTC) · top ${num(max)} tokens`,
+    ),
   );
 }
 
@@ -70,7 +88,12 @@ export async function usageView(root: HTMLElement, signal: AbortSignal): Promise
     root,
     h("h1", {}, "Usage"),
     h("section", { class: "panel", "aria-labelledby": "days-title" }, h("h2", { id: "days-title" }, "Tokens per day"), dayChart(days)),
-    h("section", { class: "panel", "aria-labelledby": "sessions-title" }, h("h2", { id: "sessions-title" }, "Per session"), table(sessions, "Session", (k) => `#/sessions/${encodeURIComponent(k)}`)),
+    h(
+      "section",
+      { class: "panel", "aria-labelledby": "sessions-title" },
+      h("h2", { id: "sessions-title" }, "Per session"),
+      table(sessions, "Session", (k) => `#/sessions/${encodeURIComponent(k)}`),
+    ),
     h("section", { class: "panel", "aria-labelledby": "users-title" }, h("h2", { id: "users-title" }, "Per platform user"), table(users, "User")),
   );
 }
