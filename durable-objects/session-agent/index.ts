@@ -280,7 +280,9 @@ export class SessionAgent extends DurableObject<Env> {
   async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
     // A seed comes with an id its Inbox has just made: D1 cannot hold that session, so a
     // new chat's first turn does not wait for a D1 read.
-    let rec = input.seed && !this.#records.get() ? null : await this.#session();
+    // An id its Inbox has just made that names a session here already is a collision: never joined.
+    if (input.seed && this.#records.get()) return { ok: false, code: "exists" };
+    let rec = input.seed ? null : await this.#session();
     if (!rec && input.seed) {
       rec = this.#records.put(newRecord(input.seed, Date.now(), this.#id()));
       this.#init(rec.id);

@@ -29,7 +29,8 @@ export interface EnqueueInput {
 }
 
 /** `accepted: false`: this delivery key was taken before (a redelivery), nothing was added. */
-export type EnqueueResult = Found<{ accepted: boolean }>;
+/** `exists`: a seed came with an id this object already holds a session under (a collision): the Inbox draws another. */
+export type EnqueueResult = Found<{ accepted: boolean }> | { ok: false; code: "exists" };
 
 /** A handoff request's answer: queued (and where to), or why not. */
 export type HandoffAnswer =
