@@ -117,11 +117,11 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       workerProject("worker", "test/worker/**/*.test.ts"),
-      // The same Worker configured otherwise: Telegram relayed to gateways with a small relay
+      // The same Worker configured otherwise: Telegram and WhatsApp relayed to gateways with a small relay
       // buffer, BUSY_POLICY=interrupt and speech-to-text for the platforms served at the
       // edge, a daily token budget per platform user, and an MCP server's tools.
       workerProject("relay", "test/worker-relay/**/*.test.ts", {
-        RELAY_PLATFORMS: "telegram",
+        RELAY_PLATFORMS: "telegram,whatsapp",
         RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret",
         RELAY_BUFFER_LIMIT: "5",
         BUSY_POLICY: "interrupt",

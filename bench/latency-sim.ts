@@ -18,7 +18,6 @@ import {
   benchWorker,
   delivery,
   exchange,
-  fitTwo,
   handoffTimes,
   health,
   main,
@@ -31,6 +30,7 @@ import {
   type Fakes,
   type HandoffTimes,
 } from "./lib.ts";
+import { fitTwo } from "./fit.ts";
 
 const { values } = parseArgs({
   options: {

@@ -11,9 +11,11 @@ import { parseSse } from "../workers/agent/index.ts";
 import { platformVars } from "../test/support/e2e.ts";
 import { FakeLlm } from "../test/support/fake-llm.ts";
 import { FakeDiscord, FakeSlack, FakeTelegram, type ApiCall } from "../test/support/fake-platforms.ts";
+import { FakeWhatsApp } from "../test/support/fake-whatsapp.ts";
 import { dc, sl, tg } from "../test/support/fixtures.ts";
 import { serve, type LoopbackServer } from "../test/support/http.ts";
-import { discordHeaders, slackHeaders, telegramHeaders } from "../test/support/signing.ts";
+import { discordHeaders, slackHeaders, telegramHeaders, whatsappHeaders } from "../test/support/signing.ts";
+import { wa } from "../test/support/whatsapp-fixtures.ts";
 import { startWorker, type DevWorker } from "../test/support/wrangler-dev.ts";
 
 // ---- Lifecycle -------------------------------------------------------------------------
@@ -228,7 +230,8 @@ export interface Fakes {
   telegram: FakeTelegram;
   discord: FakeDiscord;
   slack: FakeSlack;
-  urls: { llm: string; telegram: string; discord: string; slack: string };
+  whatsapp: FakeWhatsApp;
+  urls: { llm: string; telegram: string; discord: string; slack: string; whatsapp: string };
   /** Every platform enabled for every user, the model at the fake. */
   vars: Record<string, string>;
 }
@@ -238,15 +241,17 @@ export async function startFakes(): Promise<Fakes> {
   const telegram = new FakeTelegram();
   const discord = new FakeDiscord();
   const slack = new FakeSlack();
-  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack].map((f) => serve((r) => f.handle(r))));
+  const whatsapp = new FakeWhatsApp();
+  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, whatsapp].map((f) => serve((r) => f.handle(r))));
   for (const s of servers) own({ stop: () => s.close(), kill: () => undefined });
-  const [l, t, d, s] = servers.map((x) => x.url) as [string, string, string, string];
-  const urls = { llm: l, telegram: t, discord: d, slack: s };
-  const vars = { ...platformVars(urls), OFFLINE_STREAM_DELAY_MS: "0", TELEGRAM_ALLOWED_USERS: "*", DISCORD_ALLOWED_USERS: "*", SLACK_ALLOWED_USERS: "*" };
-  return { llm, telegram, discord, slack, urls, vars };
+  const [l, t, d, s, w] = servers.map((x) => x.url) as [string, string, string, string, string];
+  const urls = { llm: l, telegram: t, discord: d, slack: s, whatsapp: w };
+  const everyone = { TELEGRAM_ALLOWED_USERS: "*", DISCORD_ALLOWED_USERS: "*", SLACK_ALLOWED_USERS: "*", WHATSAPP_ALLOWED_USERS: "*" };
+  const vars = { ...platformVars(urls), OFFLINE_STREAM_DELAY_MS: "0", ...everyone };
+  return { llm, telegram, discord, slack, whatsapp, urls, vars };
 }
 
-export const PLATFORMS = ["telegram", "discord", "slack"] as const;
+export const PLATFORMS = ["telegram", "discord", "slack", "whatsapp"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
 /** A signed webhook delivery and how to recognise its reply at the fake platform API. */
@@ -294,6 +299,18 @@ export async function delivery(platform: Platform, chat: number, text = `bench $
       const body = JSON.stringify(sl.dm(text, `U${700_000 + chat}`, channel));
       return { platform, chat, body, headers: await slackHeaders(body), isReply: (c) => c.path.endsWith("/chat.postMessage") && c.body.channel === channel };
     }
+    case "whatsapp": {
+      // A batch of one message, as Meta delivers a DM; the reply is a text message to the sender (not a read receipt).
+      const waId = String(15_550_000_000 + chat);
+      const body = JSON.stringify(wa.dm(waId, text));
+      return {
+        platform,
+        chat,
+        body,
+        headers: await whatsappHeaders(body),
+        isReply: (c) => c.path.endsWith("/messages") && c.body.to === waId && c.body.type === "text",
+      };
+    }
   }
 }
 
@@ -308,8 +325,8 @@ export async function post(w: DevWorker, d: Delivery): Promise<number> {
 }
 
 /** The fake of a platform. */
-export function fakeOf(f: Fakes, p: Platform): FakeTelegram | FakeDiscord | FakeSlack {
-  return p === "telegram" ? f.telegram : p === "discord" ? f.discord : f.slack;
+export function fakeOf(f: Fakes, p: Platform): FakeTelegram | FakeDiscord | FakeSlack | FakeWhatsApp {
+  return p === "telegram" ? f.telegram : p === "discord" ? f.discord : p === "slack" ? f.slack : f.whatsapp;
 }
 
 /**
@@ -369,27 +386,4 @@ export const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 export function summary(label: string, xs: readonly number[], base?: readonly number[]): string {
   const row = `${label.padEnd(40)} p50 ${ms(percentile(xs, 50)).padStart(10)}   p99 ${ms(percentile(xs, 99)).padStart(10)}   mean ${ms(mean(xs)).padStart(10)}   n=${xs.length}`;
   return base ? `${row}   p50 ${ratio(percentile(xs, 50), percentile(base, 50))} the floor` : row;
-}
-
-/**
- * Least squares of y = base + a·x1 + b·x2 (each point's delays x1, x2): the slopes are the
- * round trips a path waits for, per kind. Needs three points not on one line.
- */
-export function fitTwo(points: ReadonlyArray<{ x1: number; x2: number; y: number }>): { base: number; a: number; b: number } {
-  // Normal equations, solved by Cramer's rule (3×3).
-  const s = (f: (p: { x1: number; x2: number; y: number }) => number) => points.reduce((acc, p) => acc + f(p), 0);
-  const m = [
-    [points.length, s((p) => p.x1), s((p) => p.x2)],
-    [s((p) => p.x1), s((p) => p.x1 * p.x1), s((p) => p.x1 * p.x2)],
-    [s((p) => p.x2), s((p) => p.x1 * p.x2), s((p) => p.x2 * p.x2)],
-  ];
-  const v = [s((p) => p.y), s((p) => p.x1 * p.y), s((p) => p.x2 * p.y)];
-  const det = (a: number[][]) =>
-    a[0]![0]! * (a[1]![1]! * a[2]![2]! - a[1]![2]! * a[2]![1]!) -
-    a[0]![1]! * (a[1]![0]! * a[2]![2]! - a[1]![2]! * a[2]![0]!) +
-    a[0]![2]! * (a[1]![0]! * a[2]![1]! - a[1]![1]! * a[2]![0]!);
-  const d = det(m);
-  if (Math.abs(d) < 1e-9) throw new Error("fitting round trips needs at least three delay settings that are not on one line");
-  const col = (i: number) => det(m.map((row, r) => row.map((x, c) => (c === i ? v[r]! : x))));
-  return { base: col(0) / d, a: col(1) / d, b: col(2) / d };
 }

@@ -9,14 +9,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PROJECT_ROOT } from "../../cli/local.ts";
 import { mutations, NOT_OBJECTS } from "../../test/support/mutate.ts";
-import { DISCORD_TEST, discordHeaders, SLACK_TEST, slackHeaders, TELEGRAM_TEST, telegramHeaders } from "../../test/support/signing.ts";
+import { DISCORD_TEST, discordHeaders, SLACK_TEST, slackHeaders, TELEGRAM_TEST, telegramHeaders, whatsappHeaders } from "../../test/support/signing.ts";
 import type { Tally, WorkerClient } from "./harness.ts";
 import type { Stack } from "./stack.ts";
 import { checkChat } from "./check.ts";
 import { telegramDm } from "./chats.ts";
 import { freshUser, sendDm } from "./telegram-dm.ts";
 
-type Platform = "telegram" | "discord" | "slack";
+type Platform = "telegram" | "discord" | "slack" | "whatsapp";
 
 interface Entry {
   name: string;
@@ -49,7 +49,8 @@ function adopt(platform: Platform, e: Entry, loopback: string): Record<string, u
     swap(e.bot?.username, TELEGRAM_TEST.username);
     swap(e.bot?.id, TELEGRAM_TEST.botId);
   } else if (platform === "discord") swap(e.bot?.application_id, DISCORD_TEST.applicationId);
-  else swap(e.bot?.user_id, SLACK_TEST.botUserId);
+  else if (platform === "slack") swap(e.bot?.user_id, SLACK_TEST.botUserId);
+  // WhatsApp's corpus is addressed to the test number already (metadata.phone_number_id).
   const body = JSON.parse(text.replace(/"https?:\/\/[^"]*"/g, JSON.stringify(`${loopback}/files/x`))) as Record<string, unknown>;
   if (e.expect !== "refuse") setSender(platform, body);
   return body;
@@ -65,6 +66,9 @@ function setSender(platform: Platform, v: unknown): void {
     (o.user as Record<string, unknown>).id = "2001";
   if (platform === "slack" && typeof o.user === "string" && o.user.startsWith("U") && o.user !== SLACK_TEST.botUserId && !o.bot_id) o.user = "U1001";
   if (platform === "slack" && typeof o.user_id === "string" && typeof o.command === "string") o.user_id = "U1001";
+  // A WhatsApp message's sender (`from`) and its contact (`wa_id`): both name the user.
+  if (platform === "whatsapp" && typeof o.from === "string") o.from = "15550001001";
+  if (platform === "whatsapp" && typeof o.wa_id === "string") o.wa_id = "15550001001";
   for (const x of Object.values(o)) setSender(platform, x);
 }
 
@@ -77,6 +81,7 @@ function encode(platform: Platform, isForm: boolean, variant: unknown): { body: 
 async function headers(platform: Platform, body: string, type: string): Promise<Record<string, string>> {
   if (platform === "telegram") return telegramHeaders();
   if (platform === "discord") return discordHeaders(body);
+  if (platform === "whatsapp") return whatsappHeaders(body);
   return slackHeaders(body, undefined, undefined, type);
 }
 
@@ -138,6 +143,7 @@ export async function hostileBodies(s: Stack, o: { bodies: number }, tally: Tall
   await barrage(s.api, tally, "telegram", o.bodies, loopback, 1601, calls);
   await barrage(s.api, tally, "discord", o.bodies, loopback, 1602, calls);
   await barrage(s.api, tally, "slack", o.bodies, loopback, 1603, calls);
+  await barrage(s.api, tally, "whatsapp", o.bodies, loopback, 1604, calls);
   const user = freshUser();
   await sendDm(s.api, user, "still there after the hostile bodies?");
   await checkChat(

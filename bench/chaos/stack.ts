@@ -1,6 +1,7 @@
 import { platformVars } from "../../test/support/e2e.ts";
 import { FakeLlm } from "../../test/support/fake-llm.ts";
 import { FakeDiscord, FakeSlack, FakeTelegram } from "../../test/support/fake-platforms.ts";
+import { FakeWhatsApp } from "../../test/support/fake-whatsapp.ts";
 import { serve, type LoopbackServer } from "../../test/support/http.ts";
 import { startRestartableWorker, type RestartableWorker } from "../../test/support/wrangler-dev.ts";
 import { onCleanup, WorkerClient } from "./harness.ts";
@@ -12,9 +13,10 @@ export const CHAOS_VARS: Record<string, string> = {
   TELEGRAM_ADMIN_USERS: "1003",
   DISCORD_ALLOWED_USERS: "2001,2002",
   SLACK_ALLOWED_USERS: "U1001,U1002",
+  WHATSAPP_ALLOWED_USERS: "15550001001,15550001002",
 };
 
-/** A restartable `wrangler dev`, its API, and loopback fakes of the model and the three platforms. */
+/** A restartable `wrangler dev`, its API, and loopback fakes of the model and the four platforms. */
 export interface Stack {
   worker: RestartableWorker;
   api: WorkerClient;
@@ -24,6 +26,8 @@ export interface Stack {
   discord: PlatformView;
   slack: PlatformView;
   slackUrl: string;
+  /** WhatsApp's Graph API (only the hostile bodies drive WhatsApp: nothing reads what it shows). */
+  whatsapp: FakeWhatsApp;
   /** Clears the fakes' calls, scripts and what they show. */
   reset(): void;
   stop(): Promise<void>;
@@ -35,17 +39,14 @@ export async function startStack(extra: Record<string, string> = {}): Promise<St
   const telegram = new PlatformView("telegram", new FakeTelegram());
   const discord = new PlatformView("discord", new FakeDiscord());
   const slack = new PlatformView("slack", new FakeSlack());
-  const servers: LoopbackServer[] = await Promise.all(
-    [(r: Request) => llm.handle(r), (r: Request) => telegram.handle(r), (r: Request) => discord.handle(r), (r: Request) => slack.handle(r)].map((h) =>
-      serve(h),
-    ),
-  );
-  const [l, t, d, s] = servers.map((x) => x.url) as [string, string, string, string];
+  const whatsapp = new FakeWhatsApp();
+  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, whatsapp].map((f) => serve((r: Request) => f.handle(r))));
+  const [l, t, d, s, w] = servers.map((x) => x.url) as [string, string, string, string, string];
   const closeServers = () => Promise.all(servers.map((x) => x.close()));
   let worker: RestartableWorker;
   try {
     worker = await startRestartableWorker(
-      { ...platformVars({ llm: l, telegram: t, discord: d, slack: s }), ...CHAOS_VARS, ...extra },
+      { ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w }), ...CHAOS_VARS, ...extra },
       { token: "chaos-token" },
     );
   } catch (err) {
@@ -62,11 +63,13 @@ export async function startStack(extra: Record<string, string> = {}): Promise<St
     discord,
     slack,
     slackUrl: s,
+    whatsapp,
     reset() {
       llm.reset();
       telegram.reset();
       discord.reset();
       slack.reset();
+      whatsapp.reset();
     },
     async stop() {
       await worker.stop();

@@ -8,11 +8,24 @@ import { DiscordAdapter } from "../../workers/platforms/discord/index.ts";
 import type { PlatformName } from "../../workers/platforms/names.ts";
 import { SlackAdapter } from "../../workers/platforms/slack/index.ts";
 import { TelegramAdapter } from "../../workers/platforms/telegram/index.ts";
+import { WhatsAppAdapter } from "../../workers/platforms/whatsapp/index.ts";
 import type { PlatformAdapter } from "../../workers/platforms/types.ts";
 import type { CorpusEntry } from "./corpus.ts";
 import { FakeDiscord, FakeSlack, FakeTelegram, type ApiCall } from "./fake-platforms.ts";
+import { FakeWhatsApp } from "./fake-whatsapp.ts";
 import { dc, sl, tg } from "./fixtures.ts";
-import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, discordHeaders, slackHeaders, telegramHeaders } from "./signing.ts";
+import {
+  DISCORD_TEST,
+  DISCORD_TEST_PUBLIC_KEY,
+  SLACK_TEST,
+  TELEGRAM_TEST,
+  WHATSAPP_TEST,
+  discordHeaders,
+  slackHeaders,
+  telegramHeaders,
+  whatsappHeaders,
+} from "./signing.ts";
+import { wa } from "./whatsapp-fixtures.ts";
 
 /** A delivery in the platform's shape: its body and whether it is form-encoded. */
 export interface Delivery {
@@ -32,22 +45,32 @@ export interface AdapterEntry {
   signatureHeaders: readonly string[];
   /** Whether the platform signs a timestamp (then an old or future delivery is refused as stale). */
   signsTime: boolean;
+  /** Whether the signature covers the body (a shared secret, Telegram's, does not): then a body changed after signing is refused. */
+  signsBody: boolean;
+  /**
+   * The chats the platform serves: a DM-only platform (WhatsApp) declares no groups and no
+   * threads, and the group and thread cases do not apply to it (`threads` must match the
+   * adapter's `capabilities.threads`).
+   */
+  serves: { groups: boolean; threads: boolean };
+  /** Whether one delivery batches updates (WhatsApp): the suite flattens a batch into its events and notes. */
+  batches: boolean;
   /** Two distinct senders. */
   users: readonly [string, string];
   /** A DM from `user` (a chat of its own). */
   dm(user: string): Delivery;
-  /** A message addressed to the bot in a shared chat `chatId`, outside any thread. */
-  group(user: string, chatId: string): Delivery;
+  /** A message addressed to the bot in a shared chat `chatId`, outside any thread (where `serves.groups`). */
+  group?(user: string, chatId: string): Delivery;
   /** `/status` from `user`, in the platform's spelling of a command. */
   command(user: string): Delivery;
   /** A message from `user` in the thread `threadId` of chat `chatId`, as a handoff thread's `{chatId, threadId}` names it. */
-  inThread(user: string, chatId: string, threadId: string): Delivery;
-  /** A chat where a handoff thread can be made. */
+  inThread?(user: string, chatId: string, threadId: string): Delivery;
+  /** A chat where a handoff thread can be made (or, without threads, a chat a handoff can go to). */
   handoffParent: string;
-  /** A thread id of the platform's own shape (a topic number, a snowflake, a message ts). */
-  sampleThread: string;
+  /** A thread id of the platform's own shape (a topic number, a snowflake, a message ts), where `serves.threads`. */
+  sampleThread?: string;
   /** SPEC section 2's keys, spelt out: of `dm(users[0])`, of `group(…, handoffParent)` without the user, of `inThread(…, handoffParent, sampleThread)`. */
-  keys: { dm: string; group: string; thread: string };
+  keys: { dm: string; group?: string; thread?: string };
   /** The bot the corpus payloads assume where an entry names none (test/corpus/README.md). */
   corpusBot?: NonNullable<CorpusEntry["bot"]>;
   /** What the webhook answers once a message / a command is taken in: the status, and the JSON body (null: empty). */
@@ -87,6 +110,9 @@ const telegram: AdapterEntry = {
   signWrong: async () => telegramHeaders(`${TELEGRAM_TEST.secret}-not`),
   signatureHeaders: ["x-telegram-bot-api-secret-token"],
   signsTime: false,
+  signsBody: false,
+  serves: { groups: true, threads: true },
+  batches: false,
   users: ["1001", "1002"],
   dm: (u) => json(tg.dm("hi", Number(u))),
   group: (u, chat) => json(tg.group("hi", { mention: true, userId: Number(u), chatId: Number(chat) })),
@@ -120,6 +146,9 @@ const discord: AdapterEntry = {
   signWrong: (body, now) => discordHeaders(`${body} `, String(Math.floor(now / 1000))),
   signatureHeaders: ["x-signature-ed25519", "x-signature-timestamp"],
   signsTime: true,
+  signsBody: true,
+  serves: { groups: true, threads: true },
+  batches: false,
   users: ["2001", "2002"],
   dm: (u) => json(dc.command("ask", { prompt: "hi" }, { userId: u, channelId: `7${u}`, dm: true })),
   group: (u, chat) => json(dc.command("ask", { prompt: "hi" }, { userId: u, channelId: chat })),
@@ -152,6 +181,9 @@ const slack: AdapterEntry = {
   signWrong: (body, now) => slackHeaders(body, `${SLACK_TEST.secret}-not`, Math.floor(now / 1000)),
   signatureHeaders: ["x-slack-signature", "x-slack-request-timestamp"],
   signsTime: true,
+  signsBody: true,
+  serves: { groups: true, threads: true },
+  batches: false,
   users: ["U1001", "U1002"],
   dm: (u) => json(sl.dm("hi", u, `D${u}`)),
   group: (u, chat) => ({ body: sl.slash("stop", u, chat), form: true }),
@@ -170,5 +202,42 @@ const slack: AdapterEntry = {
   shownTexts: (calls) => calls.filter((c) => /\/chat\.(postMessage|update)$/.test(c.path)).map((c) => String(c.body.text)),
 };
 
+/** DMs only, in batched deliveries signed over the body (no time), no edits: each part of a reply is a message of its own. */
+const whatsapp: AdapterEntry = {
+  name: "whatsapp",
+  make() {
+    const fake = new FakeWhatsApp();
+    const fakeFetch = viaFake(fake);
+    const adapter = new WhatsAppAdapter({
+      accessToken: WHATSAPP_TEST.token,
+      appSecret: WHATSAPP_TEST.appSecret,
+      verifyToken: WHATSAPP_TEST.verifyToken,
+      phoneNumberId: WHATSAPP_TEST.phoneNumberId,
+      apiBase: "https://graph.contract.test/v23.0",
+      fetch: fakeFetch,
+    });
+    return { adapter, calls: fake.calls, fakeFetch, allowThreadsIn: () => undefined };
+  },
+  sign: (body) => whatsappHeaders(body),
+  signWrong: (body) => whatsappHeaders(body, `${WHATSAPP_TEST.appSecret}-not`),
+  signatureHeaders: ["x-hub-signature-256"],
+  signsTime: false,
+  signsBody: true,
+  serves: { groups: false, threads: false },
+  batches: true,
+  users: ["15550001001", "15550001002"],
+  dm: (u) => json(wa.dm(u, "hi")),
+  command: (u) => json(wa.dm(u, "/status")),
+  handoffParent: "15550001001",
+  keys: { dm: "agent:main:whatsapp:dm:15550001001" },
+  // Meta wants a bare 200; the verify-token handshake is a GET, answered before intake (test/node/whatsapp-adapter.test.ts).
+  acks: { message: { status: 200, json: null }, command: { status: 200, json: null } },
+  handshake: null,
+  shownTexts: (calls) =>
+    calls
+      .filter((c) => c.method === "POST" && c.path.endsWith("/messages") && c.body.type === "text")
+      .map((c) => String((c.body.text as { body: string }).body)),
+};
+
 /** Every adapter the contract runs against. */
-export const ADAPTER_ENTRIES: readonly AdapterEntry[] = [telegram, discord, slack];
+export const ADAPTER_ENTRIES: readonly AdapterEntry[] = [telegram, discord, slack, whatsapp];

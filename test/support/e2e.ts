@@ -1,7 +1,8 @@
 import { FakeLlm } from "./fake-llm.ts";
 import { FakeDiscord, FakeFiles, FakeSlack, FakeTelegram } from "./fake-platforms.ts";
+import { FakeWhatsApp } from "./fake-whatsapp.ts";
 import { serve, type LoopbackServer } from "./http.ts";
-import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST } from "./signing.ts";
+import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, WHATSAPP_TEST } from "./signing.ts";
 import { startWorker, type DevWorker } from "./wrangler-dev.ts";
 
 /**
@@ -15,6 +16,8 @@ export interface Harness {
   telegram: FakeTelegram;
   discord: FakeDiscord;
   slack: FakeSlack;
+  /** WhatsApp's Graph API (`WHATSAPP_API_BASE` points at it). */
+  whatsapp: FakeWhatsApp;
   /** Slack's file host (wants the bot token), on loopback at `slackFilesUrl`. */
   slackFiles: FakeFiles;
   slackFilesUrl: string;
@@ -25,9 +28,23 @@ export interface Harness {
   reset(): void;
 }
 
-/** Settings every e2e Worker shares (platform fakes and the model at `urls`). */
-export function platformVars(urls: { llm: string; telegram: string; discord: string; slack: string }): Record<string, string> {
+/** WhatsApp numbers the e2e Worker allows (15550002001-15550002009: the e2e suites'). */
+const WHATSAPP_E2E_USERS = "15550002001,15550002002,15550002009";
+
+/** Settings every e2e Worker shares (platform fakes and the model at `urls`; WhatsApp when its fake's url is given). */
+export function platformVars(urls: { llm: string; telegram: string; discord: string; slack: string; whatsapp?: string }): Record<string, string> {
+  const whatsapp: Record<string, string> = urls.whatsapp
+    ? {
+        WHATSAPP_ACCESS_TOKEN: WHATSAPP_TEST.token,
+        WHATSAPP_APP_SECRET: WHATSAPP_TEST.appSecret,
+        WHATSAPP_VERIFY_TOKEN: WHATSAPP_TEST.verifyToken,
+        WHATSAPP_PHONE_NUMBER_ID: WHATSAPP_TEST.phoneNumberId,
+        WHATSAPP_ALLOWED_USERS: WHATSAPP_E2E_USERS,
+        WHATSAPP_API_BASE: `${urls.whatsapp}/v23.0`,
+      }
+    : {};
   return {
+    ...whatsapp,
     LLM_BASE_URL: `${urls.llm}/v1`,
     LLM_MODEL: "fake",
     LLM_API_KEY: "test-llm-key",
@@ -55,11 +72,12 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
   const telegram = new FakeTelegram();
   const discord = new FakeDiscord();
   const slack = new FakeSlack();
+  const whatsapp = new FakeWhatsApp();
   const slackFiles = new FakeFiles(SLACK_TEST.token);
   const cdn = new FakeFiles();
-  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, slackFiles, cdn].map((f) => serve((r) => f.handle(r))));
-  const [l, t, d, s, sf, c] = servers.map((x) => x.url) as [string, string, string, string, string, string];
-  const worker = await startWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s }), ...extra });
+  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, slackFiles, cdn, whatsapp].map((f) => serve((r) => f.handle(r))));
+  const [l, t, d, s, sf, c, w] = servers.map((x) => x.url) as [string, string, string, string, string, string, string];
+  const worker = await startWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w }), ...extra });
   return {
     worker,
     llmUrl: l,
@@ -67,6 +85,7 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
     telegram,
     discord,
     slack,
+    whatsapp,
     slackFiles,
     slackFilesUrl: sf,
     cdn,
@@ -76,6 +95,7 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
       telegram.reset();
       discord.reset();
       slack.reset();
+      whatsapp.reset();
       slackFiles.reset();
       cdn.reset();
     },
