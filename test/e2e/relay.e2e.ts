@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,12 +10,14 @@ import type { ApiCall } from "../support/fake-platforms.ts";
 import { conversation, imagesOf, lastUserText } from "../support/fake-llm.ts";
 import { dataUrl, PNG } from "../support/files.ts";
 import { tg } from "../support/fixtures.ts";
-import { telegramHeaders } from "../support/signing.ts";
+import { telegramHeaders, whatsappHeaders } from "../support/signing.ts";
+import { wa } from "../support/whatsapp-fixtures.ts";
 
 /**
- * A real `wrangler dev` relaying Telegram, the real `hermes-edge gateway` process dialing
- * out to it, a loopback fake Telegram and fake model: messages reach the gateway and its
- * replies reach Telegram, /stop interrupts, and nothing sent while it is down is lost.
+ * A real `wrangler dev` relaying Telegram and WhatsApp, the real `hermes-edge gateway` process
+ * dialing out to it, loopback fakes of Telegram, the Graph API and the model: messages reach
+ * the gateway and its replies reach the platform, /stop interrupts, and nothing sent while it
+ * is down is lost.
  */
 let h: Harness & { llmUrl: string; stop(): Promise<void> };
 let dir: string;
@@ -30,7 +33,7 @@ afterAll(() => {
 });
 
 function gateway(extra: Record<string, string> = {}, db = "gw.db") {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "gateway", "--platforms", "telegram", "--db", path.join(dir, db)], {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "gateway", "--platforms", "telegram,whatsapp", "--db", path.join(dir, db)], {
     env: {
       ...process.env,
       ...extra,
@@ -60,6 +63,10 @@ function gateway(extra: Record<string, string> = {}, db = "gw.db") {
 }
 
 const webhook = (update: unknown) => fetch(`${h.worker.url}/webhooks/telegram`, { method: "POST", headers: telegramHeaders(), body: JSON.stringify(update) });
+const waDm = async (from: string, text: string) => {
+  const body = JSON.stringify(wa.dm(from, text));
+  return fetch(`${h.worker.url}/webhooks/whatsapp`, { method: "POST", headers: await whatsappHeaders(body), body });
+};
 const sent = (chat: number, text: string) => (c: ApiCall) => c.path.endsWith("/sendMessage") && Number(c.body.chat_id) === chat && String(c.body.text) === text;
 
 describe("relay end to end", () => {
@@ -154,5 +161,33 @@ describe("relay end to end", () => {
     expect(imagesOf(call.body.messages.at(-1)!.content)).toEqual([dataUrl("image/png", PNG)]);
     gw.child.kill("SIGTERM");
     expect(await gw.exit).toBe(0);
+  });
+
+  it("a signed WhatsApp DM is answered by the gateway's model, posted through the Graph API to that user, in the session agent:main:whatsapp:dm:<wa_id>", async () => {
+    const user = "15550002002";
+    const gw = gateway({}, "gw-wa.db");
+    await gw.waitFor("relay: connected");
+    const turns = h.llm.calls.length;
+    expect((await waDm(user, "hello gateway from whatsapp")).status).toBe(200);
+    await h.whatsapp.waitFor(
+      (c) => c.body.to === user && c.body.type === "text" && (c.body.text as { body: string }).body === "echo: hello gateway from whatsapp",
+    );
+    expect(h.llm.calls.length).toBe(turns + 1);
+    expect(conversation(h.llm.calls.at(-1)!.body).map((m) => m.content)).toEqual(["hello gateway from whatsapp"]);
+    expect(h.whatsapp.texts(user)).toEqual(["echo: hello gateway from whatsapp"]);
+    gw.child.kill("SIGTERM");
+    expect(await gw.exit).toBe(0);
+
+    // The gateway's own store: the turn ran in the session WhatsApp DMs are keyed on (as Hermes keys them).
+    const db = new DatabaseSync(path.join(dir, "gw-wa.db"), { readOnly: true });
+    try {
+      const sessions = db
+        .prepare("SELECT DISTINCT session FROM messages")
+        .all()
+        .map((r) => String(r.session).replace(/#\d+$/, ""));
+      expect(sessions).toEqual([`agent:main:whatsapp:dm:${user}`]);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -110,7 +110,7 @@ type Started = Harness & { llmUrl: string; stop(): Promise<void> };
 let shared: Promise<Started> | null = null;
 let relayed: Promise<Started> | null = null;
 
-/** Settings of the relay harness: Telegram's turns run on a gateway with this id and secret. */
+/** Settings of the relay harness: Telegram's and WhatsApp's turns run on a gateway with this id and secret. */
 export const RELAY_E2E = { gatewayId: "laptop", secret: "e2e-relay-secret" };
 
 function startBoth(): void {
@@ -120,7 +120,7 @@ function startBoth(): void {
   // it; the relay suite runs later, by when the second has started behind the first tests.
   // (Once: every harness() call added two exit listeners, and Node warned of a leak.)
   shared = startHarness();
-  const relaying = { RELAY_PLATFORMS: "telegram", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` };
+  const relaying = { RELAY_PLATFORMS: "telegram,whatsapp", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` };
   relayed = shared.catch(() => undefined).then(() => startHarness(relaying));
   for (const p of [shared, relayed]) void p.then((h) => process.once("exit", () => h.worker.kill())).catch(() => undefined);
 }
@@ -131,7 +131,7 @@ export function harness(): Promise<Started> {
   return shared!;
 }
 
-/** The harness whose Worker relays Telegram to a gateway. */
+/** The harness whose Worker relays Telegram and WhatsApp to a gateway. */
 export function relayHarness(): Promise<Started> {
   startBoth();
   return relayed!;
