@@ -1,5 +1,8 @@
 import { migrate, type Sql, SessionRows } from "./sql.ts";
 
+/** How long a sent message's id is remembered: Meta reports a failure within days (it retries for up to 30). */
+export const SENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
 const SCHEMA = [
   `CREATE TABLE sent_messages (
     message_id TEXT PRIMARY KEY,
@@ -7,6 +10,7 @@ const SCHEMA = [
     turn_id TEXT NOT NULL,
     at INTEGER NOT NULL
   );
+  CREATE INDEX sent_messages_at ON sent_messages (at);
   CREATE TABLE undelivered (
     turn_id TEXT PRIMARY KEY,
     session TEXT NOT NULL,
@@ -25,8 +29,9 @@ export class SentStore extends SessionRows {
     migrate(sql, "sent", SCHEMA);
   }
 
-  /** Remembers that `ids` show (part of) `turnId`'s reply. */
+  /** Remembers that `ids` show (part of) `turnId`'s reply; forgets ids past {@link SENT_RETENTION_MS}. */
   record(turnId: string, ids: readonly string[], at: number): void {
+    this.sql.exec("DELETE FROM sent_messages WHERE at < ?", at - SENT_RETENTION_MS);
     for (const id of ids) {
       this.sql.exec("INSERT OR IGNORE INTO sent_messages (message_id, session, turn_id, at) VALUES (?, ?, ?, ?)", id, this.session, turnId, at);
     }
