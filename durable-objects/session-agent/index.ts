@@ -252,6 +252,12 @@ export class SessionAgent extends DurableObject<Env> {
     return rec ? { ok: true, transcript: transcriptView(rec, this.#rt) } : NOT_FOUND;
   }
 
+  /** A platform reported that a message it had accepted for this session was not delivered (see `SessionRuntime.deliveryFailed`). */
+  async deliveryFailed(messageRef: string, reason: string): Promise<{ recorded: boolean }> {
+    if (!(await this.#session())) return { recorded: false };
+    return { recorded: this.#rt.deliveryFailed(messageRef, reason) };
+  }
+
   /** The Inbox bound a session key to this session (/resume, /new, a handoff). */
   async keyed(sessionKey: string): Promise<void> {
     if (await this.#session()) this.#update({ sessionKey, endedAt: null, endReason: null });

@@ -15,7 +15,8 @@ export type { SessionExport } from "../../workers/conversations/export.ts";
 
 /** The transcript as `GET …/messages` shows it. */
 export interface TranscriptView {
-  messages: MessageJson[];
+  /** `undelivered`: why the platform did not deliver this reply (on a turn's last assistant message). */
+  messages: Array<MessageJson & { undelivered?: string }>;
   summary: { text: string | null; folded_through: number } | null;
 }
 
@@ -26,8 +27,15 @@ export interface TranscriptView {
  */
 export function transcriptView(rec: SessionRecord, rt: SessionRuntime): TranscriptView {
   const folded = rec.foldedThrough ?? 0;
+  const rows = rt.transcript.rows();
+  const failures = rt.sent.failures();
+  const lastOfTurn = new Map(rows.flatMap((r, i) => (r.message.role === "assistant" && r.turnId ? [[r.turnId, i] as const] : [])));
   return {
-    messages: rt.transcript.rows().map((r) => withAttachmentsJson(r, rt.attachments)),
+    messages: rows.map((r, i) => {
+      const why = r.turnId !== null && lastOfTurn.get(r.turnId) === i ? failures.get(r.turnId) : undefined;
+      const json = withAttachmentsJson(r, rt.attachments);
+      return why === undefined ? json : { ...json, undelivered: why };
+    }),
     summary: folded > 0 || rec.summary ? { text: rec.summary ?? null, folded_through: folded } : null,
   };
 }

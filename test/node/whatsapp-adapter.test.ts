@@ -81,11 +81,23 @@ describe("WhatsApp parsing", () => {
     expect(ingest.kind === "batch" && ingest.malformed).toMatch(/^unexpected message at id: /);
   });
 
-  it("logs a failed status of one of our messages, and takes no turn from statuses", () => {
+  it("logs a failed status of one of our messages and keeps it as a delivery failure to that user, and takes no turn from statuses", () => {
     const ingest = parseWhatsAppBody(
       JSON.stringify(wa.envelope(wa.status("wamid.1", "failed", "1", [{ code: 131047, title: "Re-engagement message" }]), wa.status("wamid.1", "read", "1"))),
     );
-    expect(ingest).toEqual({ kind: "batch", events: [], notes: [], log: ["message wamid.1 to 1 failed: 131047 Re-engagement message"] });
+    expect(ingest).toEqual({
+      kind: "batch",
+      events: [],
+      notes: [],
+      failures: [
+        {
+          source: { platform: "whatsapp", chatType: "dm", chatId: "1", userId: "1", userName: null },
+          messageRef: "wamid.1",
+          reason: "131047 Re-engagement message",
+        },
+      ],
+      log: ["message wamid.1 to 1 failed: 131047 Re-engagement message"],
+    });
   });
 });
 

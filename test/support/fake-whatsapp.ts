@@ -14,9 +14,12 @@ export class FakeWhatsApp extends FakeApi {
   readonly media = new Map<string, { url: string; mime_type: string; file_size?: number }>();
   /** Users outside the 24-hour window: a free-form message to them fails with 131047. */
   readonly outsideWindow = new Set<string>();
+  /** The message ids answered to each sent message, in order, with whom it went to. */
+  readonly wamids: Array<{ to: string; id: string }> = [];
 
   override reset(): void {
     super.reset();
+    this.wamids.length = 0;
     this.media.clear();
     this.outsideWindow.clear();
   }
@@ -45,7 +48,9 @@ export class FakeWhatsApp extends FakeApi {
       if (call.body.status === "read") return Response.json({ success: true });
       const to = String(call.body.to ?? "");
       if (call.body.type !== "template" && this.outsideWindow.has(to)) return graphError("Re-engagement message", 131047);
-      return Response.json({ messaging_product: "whatsapp", contacts: [{ input: to, wa_id: to }], messages: [{ id: `wamid.fake${this.nextId()}` }] });
+      const id = `wamid.fake${this.nextId()}`;
+      this.wamids.push({ to, id });
+      return Response.json({ messaging_product: "whatsapp", contacts: [{ input: to, wa_id: to }], messages: [{ id }] });
     }
     if (call.method === "GET" && path === WHATSAPP_TEST.phoneNumberId) {
       return Response.json({ id: WHATSAPP_TEST.phoneNumberId, display_phone_number: "+1 555-010-0001", verified_name: "Hermes Test", quality_rating: "GREEN" });

@@ -1,8 +1,9 @@
 import { logger } from "../log/index.ts";
-import type { Ingest, PlatformAdapter } from "../platforms/types.ts";
+import type { DeliveryFailure, Ingest, PlatformAdapter } from "../platforms/types.ts";
 import { isAllowed, settings } from "../settings.ts";
 import { type IntakeResult, takeIn } from "./intake.ts";
-import { inbox, refusalKey } from "./stubs.ts";
+import { buildSessionKey } from "../platforms/session-key.ts";
+import { inbox, refusalKey, sessionAgent } from "./stubs.ts";
 
 type Batch = Extract<Ingest, { kind: "batch" }>;
 
@@ -18,7 +19,8 @@ export interface BatchInput {
 /**
  * A delivery that batches updates (WhatsApp): each event goes the way a single one does
  * ({@link takeIn} with no inline answer: refused, relayed or taken in by its key's Inbox,
- * exactly once per delivery id), each note is posted once per message to an allowed user.
+ * exactly once per delivery id), each note is posted once per message to an allowed user,
+ * each delivery failure is recorded by the session its chat is bound to (see {@link recordFailure}).
  * Returns each event's result, in order; the route answers 200 whatever they are. A
  * failure of one event's Inbox rejects (the route's 5xx): the platform redelivers it all,
  * and what was already taken in is a duplicate then.
@@ -31,7 +33,9 @@ export async function takeBatch(input: BatchInput): Promise<IntakeResult[]> {
   for (const line of batch.log) log.warn(line);
   const results: IntakeResult[] = [];
   for (const event of batch.events) results.push(await takeIn({ env, adapter, event, inline: false, waitUntil }));
-  const allowed = settings(env).platforms[platform].allowed;
+  const ps = settings(env).platforms[platform];
+  if (!ps.gateway) for (const failure of batch.failures) await recordFailure(env, failure);
+  const allowed = ps.allowed;
   for (const note of batch.notes) {
     if (!isAllowed(allowed, note.source.userId)) continue;
     if (await inbox(env, refusalKey(platform, note.source.chatId)).firstSight(`${platform}:${note.deliveryId}`)) {
@@ -39,4 +43,15 @@ export async function takeBatch(input: BatchInput): Promise<IntakeResult[]> {
     }
   }
   return results;
+}
+
+/**
+ * Records that the platform did not deliver one of the bot's messages: the session the chat
+ * is bound to marks the turn whose reply it showed undelivered. A message it did not send
+ * (another session's, after /new or a handoff; an unknown id) changes nothing.
+ */
+async function recordFailure(env: Env, failure: DeliveryFailure): Promise<boolean> {
+  const sessionId = await inbox(env, buildSessionKey(failure.source)).session();
+  if (sessionId === null) return false;
+  return (await sessionAgent(env, sessionId).deliveryFailed(failure.messageRef, failure.reason)).recorded;
 }

@@ -112,7 +112,14 @@ export type Ingest =
    * taken in on its own (and exactly once, by its delivery id), each note posted once, and
    * `log` lines (a status Meta says failed, a skipped group message) logged; then 2xx.
    */
-  | { kind: "batch"; events: PlatformEvent[]; notes: BatchNote[]; log: string[]; malformed?: string };
+  | { kind: "batch"; events: PlatformEvent[]; notes: BatchNote[]; failures: DeliveryFailure[]; log: string[]; malformed?: string };
+
+/** The platform did not deliver a message the bot had sent (`messageRef`, its id) to `source`'s chat. */
+export interface DeliveryFailure {
+  source: SessionSource;
+  messageRef: string;
+  reason: string;
+}
 
 /** A short answer to a message that is no turn (a type the bot cannot read), posted once per `deliveryId`. */
 export interface BatchNote {

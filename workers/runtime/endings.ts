@@ -5,6 +5,7 @@ import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
 import type { RuntimeHost, TurnResult } from "./host.ts";
 import { userKeyOf, type TurnQueue, type TurnRecord } from "./queue.ts";
 import { ReplyStreamer, type TurnSink } from "./reply.ts";
+import type { SentStore } from "./sent.ts";
 import type { UsageStore } from "./usage.ts";
 
 /** For turns nobody listens to any more (an API turn re-run after a restart): the result is stored. */
@@ -20,14 +21,16 @@ export class TurnEndings {
   readonly #queue: TurnQueue;
   readonly #deliveries: DeliveryStore;
   readonly #usage: UsageStore;
+  readonly #sent: SentStore;
   #delivering = 0;
   #waiters = new Map<string, (r: TurnResult) => void>();
 
-  constructor(host: RuntimeHost, stores: { queue: TurnQueue; deliveries: DeliveryStore; usage: UsageStore }) {
+  constructor(host: RuntimeHost, stores: { queue: TurnQueue; deliveries: DeliveryStore; usage: UsageStore; sent: SentStore }) {
     this.#h = host;
     this.#queue = stores.queue;
     this.#deliveries = stores.deliveries;
     this.#usage = stores.usage;
+    this.#sent = stores.sent;
   }
 
   /** A final reply is being delivered right now. */
@@ -54,7 +57,10 @@ export class TurnEndings {
     return new ReplyStreamer(channel, {
       clock: this.#h.clock,
       ids: rec.sent,
-      onShown: (ids) => this.#queue.recordSent(rec.turnId, ids),
+      onShown: (ids) => {
+        this.#queue.recordSent(rec.turnId, ids);
+        this.#sent.record(rec.turnId, ids, this.#h.clock.now());
+      },
       log: (l) => this.#h.log(l),
     });
   }
@@ -94,6 +100,7 @@ export class TurnEndings {
         clock: this.#h.clock,
         store: this.#deliveries,
         log: (l) => this.#h.log(l),
+        onShown: (ids) => this.#sent.record(turnId, ids, this.#h.clock.now()),
         ...(this.#h.defer ? { defer: (at: number) => this.#h.defer?.(at) } : {}),
       });
     } finally {

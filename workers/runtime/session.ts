@@ -10,6 +10,7 @@ import { TurnQueue, userKeyOf, type TurnRecord } from "./queue.ts";
 import { ReplyStreamer, type TurnSink } from "./reply.ts";
 import { MissingRowError, type Sql } from "./sql.ts";
 import { replyText, RESTART_FAILURE } from "./texts.ts";
+import { SentStore } from "./sent.ts";
 import { SqlTranscript } from "./transcript.ts";
 import { UsageStore } from "./usage.ts";
 
@@ -46,6 +47,7 @@ export class SessionRuntime {
   readonly deliveries: DeliveryStore;
   readonly usage: UsageStore;
   readonly attachments: AttachmentStore;
+  readonly sent: SentStore;
   readonly #h: RuntimeHost;
   #active: Active | null = null;
   #pumping = false;
@@ -61,6 +63,7 @@ export class SessionRuntime {
     this.deliveries = new DeliveryStore(host.sql, host.session);
     this.usage = new UsageStore(host.sql, host.session);
     this.attachments = new AttachmentStore(host.sql, host.session);
+    this.sent = new SentStore(host.sql, host.session);
     this.#end = new TurnEndings(host, this);
   }
 
@@ -71,6 +74,19 @@ export class SessionRuntime {
     DeliveryStore.migrate(sql);
     UsageStore.migrate(sql);
     AttachmentStore.migrate(sql);
+    SentStore.migrate(sql);
+  }
+
+  /**
+   * A platform reported a message it had accepted as not delivered: the turn whose reply it
+   * showed is recorded as undelivered. False for a message this session did not send.
+   */
+  deliveryFailed(messageRef: string, reason: string): boolean {
+    const turnId = this.sent.turnOf(messageRef);
+    if (turnId === null) return false;
+    this.sent.fail(turnId, reason, this.#h.clock.now());
+    this.#h.log(`the reply of turn ${turnId} was not delivered (${reason}); it is kept in the transcript`);
+    return true;
   }
 
   /** A turn runs, waits, or a reply is still being delivered. */

@@ -51,6 +51,8 @@ export interface Message {
   tool_call_id: string | null;
   tool_name: string | null;
   finish_reason: string | null;
+  /** Why the platform did not deliver this reply (it reported the message failed after taking it). */
+  undelivered?: string;
   created_at: number;
   attachments?: Attachment[] | null;
 }

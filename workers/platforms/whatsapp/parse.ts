@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { checkJson } from "../boundary.ts";
-import { isCommandName, type Attachment, type BatchNote, type Ingest, type PlatformEvent, type SessionSource } from "../types.ts";
+import { isCommandName, type Attachment, type BatchNote, type DeliveryFailure, type Ingest, type PlatformEvent, type SessionSource } from "../types.ts";
 import { WhatsAppEnvelope, WhatsAppMessage, WhatsAppStatus, WhatsAppValue, type WhatsAppMedia } from "./schema.ts";
 import { whatsappTarget, whatsappTargets } from "./target.ts";
 
@@ -72,15 +72,15 @@ function eventOf(m: WhatsAppMessage, source: SessionSource, text: string, attach
   return { ...base, kind: "message", text, attachments, bindsThread: false };
 }
 
-function statusLine(s: WhatsAppStatus): string | null {
-  if (s.status !== "failed") return null;
-  const why = (s.errors ?? []).map((e) => `${e.code ?? "?"} ${e.title ?? e.message ?? ""}`.trim()).join("; ") || "no reason given";
-  return `message ${s.id} to ${s.recipient_id ?? "?"} failed: ${why}`;
+/** Why Meta did not deliver a message: its errors' codes and titles. */
+function failureReason(s: WhatsAppStatus): string {
+  return (s.errors ?? []).map((e) => `${e.code ?? "?"} ${e.title ?? e.message ?? ""}`.trim()).join("; ") || "no reason given";
 }
 
 interface Batch {
   events: PlatformEvent[];
   notes: BatchNote[];
+  failures: DeliveryFailure[];
   log: string[];
   malformed?: string;
 }
@@ -97,8 +97,11 @@ function readValue(value: WhatsAppValue, out: Batch): void {
   for (const raw of value.statuses ?? []) {
     const s = WhatsAppStatus.safeParse(raw);
     if (!s.success) out.malformed ??= issueAt("status", s.error);
-    const line = s.success ? statusLine(s.data) : null;
-    if (line) out.log.push(line);
+    if (!s.success || s.data.status !== "failed") continue;
+    const reason = failureReason(s.data);
+    out.log.push(`message ${s.data.id} to ${s.data.recipient_id ?? "?"} failed: ${reason}`);
+    const to = s.data.recipient_id;
+    if (to && /^\d{1,32}$/.test(to)) out.failures.push({ source: whatsappSource(to, null), messageRef: s.data.id, reason });
   }
   for (const raw of value.messages ?? []) {
     const parsed = WhatsAppMessage.safeParse(raw);
@@ -134,14 +137,15 @@ function readValue(value: WhatsAppValue, out: Batch): void {
 /**
  * Parses a Cloud API webhook: every entry, change and message of it (Meta batches up to
  * 1000 updates). Changes of other fields (template status, account updates) and statuses
- * are no turns; a `failed` status is logged. A change whose value fails the schema is
- * skipped alone (said in `malformed`), so one odd update never loses the others.
+ * are no turns; a `failed` status is logged and kept in `failures` (the bot's message to
+ * that user was not delivered). A change whose value fails the schema is skipped alone
+ * (said in `malformed`), so one odd update never loses the others.
  */
 export function parseWhatsAppBody(body: string): Ingest {
   const checked = checkJson(body, WhatsAppEnvelope);
   if (!checked.ok) return { kind: "ignore", reason: checked.reason, malformed: checked.reason };
   if (checked.value.object !== "whatsapp_business_account") return { kind: "ignore", reason: `object ${checked.value.object}` };
-  const out: Batch = { events: [], notes: [], log: [] };
+  const out: Batch = { events: [], notes: [], failures: [], log: [] };
   for (const entry of checked.value.entry) {
     for (const change of entry.changes) {
       if (change.field !== "messages") continue;

@@ -47,6 +47,7 @@ export function messageView(m: Message): HTMLElement {
     m.role === "tool" && m.tool_name ? h("span", { class: "muted" }, m.tool_name) : null,
     m.finish_reason === "interrupted" ? h("span", { class: "badge bad" }, "interrupted") : null,
     m.finish_reason === "error" ? h("span", { class: "badge bad" }, "failed") : null,
+    m.undelivered ? h("span", { class: "badge bad", title: m.undelivered }, "undelivered") : null,
     h("time", { datetime: new Date(m.created_at).toISOString() }, time(m.created_at)),
   );
   const body: Array<HTMLElement | null> = [];
