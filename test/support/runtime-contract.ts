@@ -133,6 +133,18 @@ export function runtimeContract(makeSql: () => Sql): void {
     expect(r.runtime.deliveries.all()).toEqual([]);
   });
 
+  it("a reply the platform refuses to the end is recorded as undelivered for its turn (as a later failed status is)", async () => {
+    const r = rig(makeSql());
+    r.channel.failAlways = forbidden();
+    r.model.script({ text: ["never seen"] });
+    r.runtime.enqueue({ content: "go", origin: "platform", target, deliveryKey: "k" });
+    await r.settle();
+    for (let i = 0; i < 10; i++) await r.clock.advanceSettling(30_000);
+    await r.runtime.idle();
+    expect(r.runtime.deliveries.all()).toEqual([]);
+    expect([...r.runtime.sent.failures().values()]).toHaveLength(1);
+  });
+
   it("a refusal during streaming stops the live updates (no attempt per token) and is logged once", async () => {
     const r = rig(makeSql());
     r.channel.failAlways = forbidden();

@@ -96,13 +96,16 @@ export class TurnEndings {
     }
     this.#delivering++;
     try {
-      return await deliverFinal(channel, pending, {
+      const outcome = await deliverFinal(channel, pending, {
         clock: this.#h.clock,
         store: this.#deliveries,
         log: (l) => this.#h.log(l),
         onShown: (ids) => this.#sent.record(turnId, ids, this.#h.clock.now()),
         ...(this.#h.defer ? { defer: (at: number) => this.#h.defer?.(at) } : {}),
       });
+      // A reply the platform finally refused shows as undelivered, as one it reports failed later does.
+      if (outcome.end === "failed") this.#sent.fail(turnId, outcome.error ?? "the platform did not take it", this.#h.clock.now());
+      return outcome;
     } finally {
       this.#delivering--;
     }
