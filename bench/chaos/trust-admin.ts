@@ -11,6 +11,7 @@
  *     nested column). An accepted hostile body or a touched victim is a breach; a 5xx is
  *     counted by the client.
  */
+import { exportBody, exportMessageLine, exportSessionLine } from "../../test/support/export-lines.ts";
 import { tg } from "../../test/support/fixtures.ts";
 import { telegramHeaders } from "../../test/support/signing.ts";
 import { transcript, until, type Tally, type WorkerClient } from "./harness.ts";
@@ -89,33 +90,9 @@ export async function nonAdminSethome(s: Stack, o: { rounds: number }, tally: Ta
   }
 }
 
-const jsonl = (...lines: unknown[]) => lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n";
-const sessionLine = (id: string, extra: Record<string, unknown> = {}) => ({
-  type: "session",
-  version: 1,
-  session: { id, source: "cli", startedAt: 1, lastActiveAt: 1, title: "imported", ...extra },
-});
-const messageLine = (id: string, turnId: string, extra: Record<string, unknown> = {}) => ({
-  type: "message",
-  session_id: id,
-  message: {
-    id: 1,
-    role: "user",
-    content: "hi",
-    tool_calls: null,
-    tool_call_id: null,
-    name: null,
-    finish_reason: null,
-    turn_id: turnId,
-    input_tokens: null,
-    output_tokens: null,
-    model: null,
-    user_key: "cli",
-    created_at: 1,
-    active: true,
-    ...extra,
-  },
-});
+const jsonl = exportBody;
+const sessionLine = exportSessionLine;
+const messageLine = (id: string, turnId: string, extra: Record<string, unknown> = {}) => exportMessageLine(id, 1, turnId, extra);
 
 async function importBody(api: WorkerClient, body: string): Promise<number> {
   const res = await api.fetch("/v1/sessions/import", {

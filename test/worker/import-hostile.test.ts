@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { IMPORTED_IN_FLIGHT_ERROR } from "../../durable-objects/session-agent/lifecycle.ts";
 import { runMaintenance } from "../../workers/maintenance.ts";
+import { exportBody, exportMessageLine, exportSessionLine } from "../support/export-lines.ts";
 import { call, newSession, postTurn, readEvents } from "./helpers.ts";
 import { llm, telegram } from "./setup.ts";
 
@@ -9,32 +10,9 @@ let n = 0;
 const freshId = () => `20261201_000000_imp${Date.now().toString(36)}${n++}`;
 const agent = (id: string) => env.SESSION_AGENT.getByName(id);
 
-function sessionLine(id: string, extra: Record<string, unknown> = {}) {
-  return { type: "session", version: 1, session: { id, source: "cli", startedAt: 1, lastActiveAt: 1, title: "imported", ...extra } };
-}
-
-function message(id: string, localId: number, turnId: string, extra: Record<string, unknown> = {}) {
-  const m = {
-    id: localId,
-    role: "user",
-    content: "hi",
-    tool_calls: null,
-    tool_call_id: null,
-    name: null,
-    finish_reason: null,
-    turn_id: turnId,
-    input_tokens: null,
-    output_tokens: null,
-    model: null,
-    user_key: "cli",
-    created_at: 1,
-    active: true,
-    ...extra,
-  };
-  return { type: "message", session_id: id, message: m };
-}
-
-const body = (...lines: unknown[]) => lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n";
+const sessionLine = exportSessionLine;
+const message = exportMessageLine;
+const body = exportBody;
 const importBody = (text: string) => call("/v1/sessions/import", { method: "POST", body: text });
 
 async function usageOf(id: string): Promise<{ turns: number; input_tokens: number; output_tokens: number } | undefined> {
