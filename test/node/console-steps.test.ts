@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../cli/local.ts";
 import { platformSteps } from "../../workers/console/web/steps.ts";
 import type { Platform } from "../../workers/console/web/types.ts";
-import { SECRET_SETTINGS, settingKind } from "../../workers/platforms/names.ts";
+import { settingKind } from "../../workers/settings/catalog.ts";
 
 const discord: Platform = {
   name: "discord",
@@ -54,9 +54,11 @@ describe("regression: the Platforms page gave wrong steps for a local Worker", (
     }
   });
 
-  it("the Worker's list of secrets is the one env.d.ts declares; everything else is a var", () => {
+  it("a setting's kind (secret or var) for the console's steps comes from the settings catalog: every secret env.d.ts declares is one, everything else a var", () => {
     const declared = [...readFileSync(path.join(PROJECT_ROOT, "workers/env.d.ts"), "utf8").matchAll(/^\s+([A-Z][A-Z0-9_]+)\?: string;$/gm)].map((m) => m[1]!);
-    expect([...SECRET_SETTINGS].sort()).toEqual(declared.sort());
+    for (const name of declared) expect(settingKind(name)).toBe("secret");
+    expect(settingKind("WHATSAPP_ACCESS_TOKEN")).toBe("secret");
+    expect(settingKind("WHATSAPP_PHONE_NUMBER_ID")).toBe("var");
     expect(settingKind("DISCORD_PUBLIC_KEY")).toBe("var");
     expect(settingKind("TELEGRAM_ALLOWED_USERS")).toBe("var");
     expect(settingKind("MCP_TOKEN_SEARCH")).toBe("secret");

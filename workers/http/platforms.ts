@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { isLoopbackHost } from "../agent/loopback.ts";
 import { homeChannel, homeRefusal } from "../conversations/home.ts";
-import { allowedUsersSetting, describeHandoffDestination, PLATFORMS, settingKind } from "../platforms/names.ts";
+import { allowedUsersSetting, describeHandoffDestination, PLATFORMS } from "../platforms/names.ts";
+import { settingKind } from "../settings/catalog.ts";
 import { settings } from "../settings.ts";
 
 /**

@@ -27,30 +27,6 @@ export function isOperatorSource(source: string): source is OperatorSource {
   return (OPERATOR_SOURCES as readonly string[]).includes(source);
 }
 
-/**
- * The settings kept as secrets (`wrangler secret put NAME` deployed, `.dev.vars` locally);
- * every other setting is a var (`[vars]` in wrangler.toml). The names `HermesSecrets`
- * declares in env.d.ts (a test compares them), plus the `MCP_TOKEN_<NAME>` family.
- */
-export const SECRET_SETTINGS: readonly string[] = [
-  "API_TOKEN",
-  "LLM_API_KEY",
-  "TELEGRAM_BOT_TOKEN",
-  "TELEGRAM_WEBHOOK_SECRET",
-  "DISCORD_BOT_TOKEN",
-  "SLACK_BOT_TOKEN",
-  "SLACK_SIGNING_SECRET",
-  "WHATSAPP_ACCESS_TOKEN",
-  "WHATSAPP_APP_SECRET",
-  "WHATSAPP_VERIFY_TOKEN",
-  "RELAY_SECRETS",
-];
-
-/** How a setting is declared: a secret or a `[vars]` entry. */
-export function settingKind(name: string): "secret" | "var" {
-  return SECRET_SETTINGS.includes(name) || name.startsWith("MCP_TOKEN_") ? "secret" : "var";
-}
-
 /** The setting that lists a platform's admins (`TELEGRAM_ADMIN_USERS`, …). */
 export function adminUsersSetting(platform: PlatformName): string {
   return `${platform.toUpperCase()}_ADMIN_USERS`;

@@ -311,6 +311,16 @@ export const CATALOG = {
 
 export type SettingName = keyof typeof CATALOG;
 
+/**
+ * How a setting is declared, from its catalog entry: a secret (`wrangler secret put`
+ * deployed, `.dev.vars` locally) or a var (`[vars]` in wrangler.toml); `MCP_TOKEN_<NAME>`
+ * names are the family's. A name the catalog lacks is a var.
+ */
+export function settingKind(name: string): "secret" | "var" {
+  const entry = name.startsWith("MCP_TOKEN_") ? CATALOG["MCP_TOKEN_<NAME>"] : (CATALOG as Record<string, SettingSpec | undefined>)[name];
+  return entry?.kind ?? "var";
+}
+
 /** The values of every (non-family) setting, as their parsers made them. */
 export type CatalogValues = { [K in SettingName]: (typeof CATALOG)[K] extends SettingSpec<infer T> ? T : never };
 
