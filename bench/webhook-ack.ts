@@ -4,8 +4,9 @@
  * nothing) through the same dev server. For each platform, twice:
  *   new chats — every delivery from a chat never seen (each makes an Inbox and a session
  *               object, so replies are not queued behind each other);
- *   existing  — deliveries spread over as many chats as are in flight, each chat's session
- *               made beforehand;
+ *   existing  — deliveries spread over chats made beforehand, at least as many as are in
+ *               flight and at most 5 deliveries each (a user may have 5 messages waiting
+ *               in a session; a 6th gets "slow down", as bench/chaos k shows);
  * p50/p99 time to the 2xx (and its ratio to /health's), deliveries per second against
  * /health's requests per second, time to the reply at the (loopback) platform API, and a
  * check that every delivery got exactly one reply.
@@ -53,6 +54,8 @@ const COUNT = Number(values.count);
 const CONCURRENCY = Number(values.concurrency);
 const PROFILE_COUNT = Number(values["profile-count"]);
 const MODES = ["new chats", "existing"] as const;
+/** Messages one user may have waiting in a session before the next gets "slow down" (the Inbox's cap). */
+const WAITING_PER_USER = 5;
 type Mode = (typeof MODES)[number];
 
 let phase = 0;
@@ -79,15 +82,16 @@ function tally(f: Fakes, ds: readonly Delivery[], from: number): { lost: number;
 async function prepare(w: DevWorker, f: Fakes, p: Platform, n: number, mode: Mode) {
   const base = ++phase * 100_000;
   const fake = fakeOf(f, p);
+  const chats = mode === "existing" ? Math.max(CONCURRENCY, Math.ceil(n / WAITING_PER_USER)) : n;
   if (mode === "existing") {
-    const first = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => delivery(p, base + i, "hello")));
+    const first = await Promise.all(Array.from({ length: chats }, (_, i) => delivery(p, base + i, "hello")));
     const from = fake.calls.length;
     await pool(first, CONCURRENCY, async (d) => void (await post(w, d)));
     await until(() => tally(f, first, from).lost === 0, 120_000, `${p}: the sessions made beforehand`);
     await new Promise((r) => setTimeout(r, 300));
   }
   const deliveries = await Promise.all(
-    Array.from({ length: n }, (_, i) => delivery(p, mode === "existing" ? base + (i % CONCURRENCY) : base + i, `bench ${i}`)),
+    Array.from({ length: n }, (_, i) => delivery(p, mode === "existing" ? base + (i % chats) : base + i, `bench ${i}`)),
   );
   return {
     async run() {
