@@ -90,9 +90,7 @@ async function prepare(w: DevWorker, f: Fakes, p: Platform, n: number, mode: Mod
     await until(() => tally(f, first, from).lost === 0, 120_000, `${p}: the sessions made beforehand`);
     await new Promise((r) => setTimeout(r, 300));
   }
-  const deliveries = await Promise.all(
-    Array.from({ length: n }, (_, i) => delivery(p, mode === "existing" ? base + (i % chats) : base + i, `bench ${i}`)),
-  );
+  const deliveries = await Promise.all(Array.from({ length: n }, (_, i) => delivery(p, mode === "existing" ? base + (i % chats) : base + i, `bench ${i}`)));
   return {
     async run() {
       const from = fake.calls.length;
