@@ -189,11 +189,18 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "gateway",
     summary: "relay gateway: serve platform messages through a Worker, no public IP",
-    synopsis: "gateway [--platforms telegram,discord,slack] [--db <path>] [--mcp <file>]",
+    synopsis: "gateway [--platforms telegram,discord,slack] [--bridge signal] [--db <path>] [--mcp <file>]",
     about:
       "Runs a relay gateway: dials out to a hermes-edge Worker's /relay WebSocket (no public\naddress needed), receives the platform messages relayed to this gateway, answers them\nwith the agent, and sends the replies back through the Worker. Stops on Ctrl-C/SIGTERM.\nNeeds Node 22.13 or later.",
     flags: [
       { name: "platforms", type: "string", value: "<list>", help: "platforms to front, comma separated (default: all three)", choices: PLATFORM_NAMES },
+      {
+        name: "bridge",
+        type: "string",
+        value: "<list>",
+        help: "platforms this machine reaches and bridges to the Worker,\nwhich runs their turns (signal: signal-cli's HTTP daemon)",
+        choices: ["signal"],
+      },
       {
         name: "db",
         type: "string",
@@ -208,7 +215,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
     ],
     footer:
-      "Environment:\n  GATEWAY_RELAY_URL      the Worker (https://… or wss://…; /relay is appended)\n  GATEWAY_RELAY_ID       this gateway's id in the Worker's RELAY_SECRETS\n  GATEWAY_RELAY_SECRET   its secret there\n  LLM_BASE_URL, LLM_API_KEY, LLM_MODEL   the model (unset LLM_BASE_URL: offline model)\n  LLM_PROVIDER                           openai or offline (workers-ai is edge-only)\n  BUSY_POLICY                            queue (default) or interrupt, as on the Worker\n  SYSTEM_PROMPT, LLM_CONTEXT_TOKENS      instructions and context budget, as on the Worker\n  MCP_TOKEN_<NAME>, TOOL_TIMEOUT_MS      remote MCP servers' tokens; tool call limit (ms)\n  OFFLINE_STREAM_DELAY_MS                offline model: pause between words",
+      "Environment:\n  GATEWAY_RELAY_URL      the Worker (https://… or wss://…; /relay is appended)\n  GATEWAY_RELAY_ID       this gateway's id in the Worker's RELAY_SECRETS\n  GATEWAY_RELAY_SECRET   its secret there\n  LLM_BASE_URL, LLM_API_KEY, LLM_MODEL   the model (unset LLM_BASE_URL: offline model)\n  LLM_PROVIDER                           openai or offline (workers-ai is edge-only)\n  BUSY_POLICY                            queue (default) or interrupt, as on the Worker\n  SYSTEM_PROMPT, LLM_CONTEXT_TOKENS      instructions and context budget, as on the Worker\n  MCP_TOKEN_<NAME>, TOOL_TIMEOUT_MS      remote MCP servers' tokens; tool call limit (ms)\n  OFFLINE_STREAM_DELAY_MS                offline model: pause between words\n  SIGNAL_CLI_URL, SIGNAL_ACCOUNT         --bridge signal: signal-cli's HTTP daemon\n                                         (default http://127.0.0.1:8080) and its account",
   },
   {
     name: "completion",

@@ -169,7 +169,7 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
     async gateway({ values, positionals }, cmd) {
       if (positionals.length > 0) throw usage(cmd, `gateway takes no arguments (got '${positionals.join(" ")}')`);
       const { gatewayCommand } = await import("./gateway/command.ts");
-      return gatewayCommand({ platforms: str(values.platforms), db: str(values.db), mcp: str(values.mcp) }, io);
+      return gatewayCommand({ platforms: str(values.platforms), bridge: str(values.bridge), db: str(values.db), mcp: str(values.mcp) }, io);
     },
 
     async completion({ positionals }, cmd) {

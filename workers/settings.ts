@@ -2,7 +2,7 @@ import type { ModelConfig } from "./agent/index.ts";
 import { parseMcpServers, tokenSecretName, type EdgeMcpEnv } from "./agent/mcp/index.ts";
 import { attachmentSettings, type AttachmentSettings } from "./attachments/index.ts";
 import { logger } from "./log/index.ts";
-import { PLATFORMS, isPlatformName, type PlatformName } from "./platforms/names.ts";
+import { BRIDGED_ONLY, PLATFORMS, isPlatformName, type PlatformName } from "./platforms/names.ts";
 import { parseRelaySecrets } from "./relay/token.ts";
 import type { BusyPolicy } from "./runtime/index.ts";
 import { readCatalog, settingProblem, type CatalogValues, type SettingName, type SettingProblem } from "./settings/catalog.ts";
@@ -33,8 +33,9 @@ export function allowList(v: string | undefined): AllowList {
   return { kind: "some", ids: new Set(ids) };
 }
 
-export function isAllowed(allowed: AllowList, userId: string): boolean {
-  return allowed.kind === "all" || (allowed.kind === "some" && allowed.ids.has(userId));
+/** Whether `userId` (or `altId`, another id the platform knows the same user by) is on the list. */
+export function isAllowed(allowed: AllowList, userId: string, altId?: string | null): boolean {
+  return allowed.kind === "all" || (allowed.kind === "some" && (allowed.ids.has(userId) || (!!altId && allowed.ids.has(altId))));
 }
 
 /** One platform's settings, whether or not it is enabled. */
@@ -51,6 +52,8 @@ export interface PlatformSettings {
   envHome: { chatId: string; threadId: string | null } | null;
   /** The gateway whose turns serve this platform (`RELAY_PLATFORMS`), or null: the edge does. */
   gateway: string | null;
+  /** The gateway that bridges this platform to the edge (`BRIDGE_PLATFORMS`; Signal), or null. */
+  bridge: string | null;
 }
 
 /** Every setting the Worker runs on, parsed once per isolate from `env`. */
@@ -123,6 +126,8 @@ const NAMES: Record<PlatformName, { required: TextSetting[]; allowed: TextSettin
     admins: "WHATSAPP_ADMIN_USERS",
     home: "WHATSAPP_HOME_CHANNEL",
   },
+  // Enabled by BRIDGE_PLATFORMS naming a gateway for it (signal:<gatewayId>): the edge holds no Signal credentials.
+  signal: { required: ["BRIDGE_PLATFORMS"], allowed: "SIGNAL_ALLOWED_USERS", admins: "SIGNAL_ADMIN_USERS", home: "SIGNAL_HOME_CHANNEL" },
 };
 
 /**
@@ -138,9 +143,13 @@ function relayAssignments(raw: string | undefined, secrets: Map<string, string[]
     const at = entry.indexOf(":");
     const platform = (at < 0 ? entry : entry.slice(0, at)).trim().toLowerCase();
     const gateway = at < 0 ? ids[0] : entry.slice(at + 1).trim();
-    if (!isPlatformName(platform))
+    if (!isPlatformName(platform) || BRIDGED_ONLY.includes(platform))
       problems.push(
-        settingProblem("RELAY_PLATFORMS", raw ?? "", `names '${platform}', which is not a platform (${PLATFORMS.join(", ")}): that entry is ignored`),
+        settingProblem(
+          "RELAY_PLATFORMS",
+          raw ?? "",
+          `names '${platform}', which is not a platform with webhooks to relay (${PLATFORMS.filter((p) => !BRIDGED_ONLY.includes(p)).join(", ")}): that entry is ignored${BRIDGED_ONLY.includes(platform as PlatformName) ? "; a gateway bridges it (BRIDGE_PLATFORMS)" : ""}`,
+        ),
       );
     else if (gateway === undefined)
       problems.push(
@@ -163,14 +172,36 @@ function relayAssignments(raw: string | undefined, secrets: Map<string, string[]
   return out;
 }
 
+/**
+ * Which gateway bridges each bridged platform (`BRIDGE_PLATFORMS`: `signal:<gatewayId>`).
+ * The gateway must be in RELAY_SECRETS; anything else is ignored, and said.
+ */
+function bridgeAssignments(raw: string | undefined, secrets: Map<string, string[]>, problems: SettingProblem[]): Map<PlatformName, string> {
+  const out = new Map<PlatformName, string>();
+  const ids = [...secrets.keys()];
+  for (const entry of list(raw)) {
+    const at = entry.indexOf(":");
+    const platform = (at < 0 ? entry : entry.slice(0, at)).trim().toLowerCase();
+    const gateway = at < 0 ? ids[0] : entry.slice(at + 1).trim();
+    const problem = (why: string) => problems.push(settingProblem("BRIDGE_PLATFORMS", raw ?? "", why));
+    if (!isPlatformName(platform) || !BRIDGED_ONLY.includes(platform))
+      problem(`names '${platform}', which is not a platform a gateway bridges (${BRIDGED_ONLY.join(", ")}): that entry is ignored`);
+    else if (gateway === undefined || !ids.includes(gateway))
+      problem(`bridges ${platform} through '${gateway ?? ""}', which RELAY_SECRETS does not list: ${platform} stays off; add <gatewayId>:<secret> to RELAY_SECRETS`);
+    else out.set(platform, gateway);
+  }
+  return out;
+}
+
 function parse(env: Env): Settings {
   const { values: v, problems } = readCatalog(env as unknown as Record<string, unknown>);
   const relaySecrets = parseRelaySecrets(v.RELAY_SECRETS);
   const relayed = relayAssignments(v.RELAY_PLATFORMS, relaySecrets, problems);
+  const bridged = bridgeAssignments(v.BRIDGE_PLATFORMS, relaySecrets, problems);
   const platforms = Object.fromEntries(
     PLATFORMS.map((name) => {
       const n = NAMES[name];
-      const missing = n.required.filter((k) => !v[k]) as string[];
+      const missing = BRIDGED_ONLY.includes(name) ? (bridged.has(name) ? [] : [`BRIDGE_PLATFORMS (${name}:<gatewayId>)`]) : (n.required.filter((k) => !v[k]) as string[]);
       const home = v[n.home];
       const settings: PlatformSettings = {
         name,
@@ -179,7 +210,8 @@ function parse(env: Env): Settings {
         allowed: allowList(v[n.allowed]),
         admins: allowList(v[n.admins]),
         envHome: home ? { chatId: home, threadId: (n.homeThread && v[n.homeThread]) || null } : null,
-        gateway: relayed.get(name) ?? null,
+        gateway: BRIDGED_ONLY.includes(name) ? null : (relayed.get(name) ?? null),
+        bridge: bridged.get(name) ?? null,
       };
       return [name, settings];
     }),

@@ -37,7 +37,7 @@ export async function gatewayRuntimeProblem(): Promise<string | null> {
 
 /** `hermes-edge gateway`, its flags parsed (cli/commands.ts): checks the Node and the settings, then runs the gateway; the exit code. */
 export async function gatewayCommand(
-  flags: { platforms?: string | undefined; db?: string | undefined; mcp?: string | undefined },
+  flags: { platforms?: string | undefined; bridge?: string | undefined; db?: string | undefined; mcp?: string | undefined },
   io: CliIo,
   runtimeProblem: () => Promise<string | null> = gatewayRuntimeProblem,
 ): Promise<number> {

@@ -2,7 +2,7 @@ import path from "node:path";
 import { parseContextTokens, resolveProvider } from "../../workers/agent/index.ts";
 import { attachmentSettings } from "../../workers/attachments/index.ts";
 import type { McpServerEntry } from "../../workers/agent/mcp/index.ts";
-import { PLATFORMS, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
+import { RELAYABLE, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
 import type { GatewayConfig } from "./index.ts";
 import { readMcpFile } from "./mcp.ts";
 import { normaliseRelayUrl } from "./url.ts";
@@ -16,17 +16,45 @@ export type GatewaySettings = GatewayConfig;
 /** The gateway's settings from the environment and flags, or a one-line reason why not. */
 export type ConfigResult = { ok: true; config: GatewaySettings } | { ok: false; error: string };
 
-/** Parses `--platforms` (a comma list); undefined means all. */
+/** Parses `--platforms` (a comma list); undefined means all the relayable ones. */
 export function parsePlatforms(value: string | undefined): PlatformName[] | string {
-  if (value === undefined) return [...PLATFORMS];
+  if (value === undefined) return [...RELAYABLE];
   const out: PlatformName[] = [];
   for (const raw of value.split(",")) {
     const name = raw.trim().toLowerCase();
     if (name === "") continue;
-    if (!isPlatformName(name)) return `--platforms: unknown platform '${name}' (known: ${PLATFORMS.join(", ")})`;
+    if (!isPlatformName(name) || !RELAYABLE.includes(name))
+      return `--platforms: unknown platform '${name}' (known: ${RELAYABLE.join(", ")})${isPlatformName(name) ? `; ${name} is bridged: --bridge ${name}` : ""}`;
     if (!out.includes(name)) out.push(name);
   }
-  return out.length > 0 ? out : `--platforms: name at least one of ${PLATFORMS.join(", ")}`;
+  return out.length > 0 ? out : `--platforms: name at least one of ${RELAYABLE.join(", ")}`;
+}
+
+/** What `--bridge signal` needs: signal-cli's HTTP daemon and the account it serves. */
+export interface SignalBridgeConfig {
+  /** `SIGNAL_CLI_URL` without a trailing slash (default http://127.0.0.1:8080). */
+  url: string;
+  /** `SIGNAL_ACCOUNT`: the bot's number (`+…`). */
+  account: string;
+}
+
+/** Reads `--bridge` and the SIGNAL_* environment, or why not. */
+function readBridge(value: string | undefined, get: (name: string) => string | undefined): { signal?: SignalBridgeConfig } | string {
+  if (value === undefined) return {};
+  const names = value.split(",").map((v) => v.trim().toLowerCase()).filter(Boolean);
+  const bad = names.find((n) => n !== "signal");
+  if (bad !== undefined || names.length === 0) return `--bridge: unknown platform '${bad ?? ""}' (a gateway bridges: signal)`;
+  const account = get("SIGNAL_ACCOUNT");
+  if (!account || !/^\+\d{5,20}$/.test(account)) return "SIGNAL_ACCOUNT must be the bot's Signal number (+ and digits), the account signal-cli serves";
+  const raw = get("SIGNAL_CLI_URL") ?? "http://127.0.0.1:8080";
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `SIGNAL_CLI_URL must be signal-cli's HTTP daemon (http://host:port, as given to daemon --http), not '${raw}'`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `SIGNAL_CLI_URL must be an http:// URL (got '${raw}')`;
+  return { signal: { url: url.toString().replace(/\/+$/, ""), account } };
 }
 
 /** `.hermes-edge/gateway-<id>.db` under `cwd`, the id made safe for a file name. */
@@ -37,7 +65,7 @@ export function defaultDbPath(cwd: string, gatewayId: string): string {
 /** Reads GATEWAY_RELAY_URL/ID/SECRET, LLM_*, BUSY_POLICY, SYSTEM_PROMPT, LLM_CONTEXT_TOKENS and OFFLINE_STREAM_DELAY_MS, and the flags. */
 export function readGatewayConfig(
   env: Record<string, string | undefined>,
-  flags: { platforms?: string | undefined; db?: string | undefined; mcp?: string | undefined },
+  flags: { platforms?: string | undefined; bridge?: string | undefined; db?: string | undefined; mcp?: string | undefined },
   cwd: string,
 ): ConfigResult {
   const get = (name: string) => env[name]?.trim() || undefined;
@@ -52,7 +80,10 @@ export function readGatewayConfig(
   }
   const url = normaliseRelayUrl(relayUrl);
   if (!url.ok) return { ok: false, error: `GATEWAY_RELAY_URL: ${url.error}` };
-  const platforms = parsePlatforms(flags.platforms);
+  const bridge = readBridge(flags.bridge, get);
+  if (typeof bridge === "string") return { ok: false, error: bridge };
+  // A bridging gateway relays nothing unless --platforms says so.
+  const platforms = flags.bridge !== undefined && flags.platforms === undefined ? [] : parsePlatforms(flags.platforms);
   if (typeof platforms === "string") return { ok: false, error: platforms };
   const delay = get("OFFLINE_STREAM_DELAY_MS");
   const offlineDelayMs = delay === undefined ? undefined : Number(delay);
@@ -84,6 +115,7 @@ export function readGatewayConfig(
       gatewayId,
       secret,
       platforms,
+      bridge,
       dbPath: flags.db !== undefined ? path.resolve(cwd, flags.db) : defaultDbPath(cwd, gatewayId),
       model,
       busyPolicy: get("BUSY_POLICY") === "interrupt" ? "interrupt" : "queue",

@@ -17,6 +17,10 @@ import { Outbox } from "./outbox.ts";
 import { GatewaySessions } from "./sessions.ts";
 import { StatusLine } from "./status.ts";
 import { GatewayStore } from "./store.ts";
+import type { SignalBridgeConfig } from "./config.ts";
+import { SignalBridge } from "./signal/bridge.ts";
+import { SignalCli } from "./signal/cli.ts";
+import { BridgeLocal } from "./signal/store.ts";
 import { createLogger, errorMessage, logLines, textSink } from "../../workers/log/index.ts";
 
 export type { SocketFactory } from "./client.ts";
@@ -36,6 +40,8 @@ export interface GatewayConfig {
   gatewayId: string;
   secret: string;
   platforms: PlatformName[];
+  /** Platforms this machine bridges to the Worker (`--bridge signal`). */
+  bridge?: { signal?: SignalBridgeConfig };
   dbPath: string;
   model: ModelConfig;
   /** What a message does while its session runs a turn (`BUSY_POLICY`, as at the edge). */
@@ -126,11 +132,21 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
     log,
     now: () => clock.now(),
   });
+  const signalConfig = config.bridge?.signal;
+  const bridge = signalConfig
+    ? new SignalBridge({
+        cli: new SignalCli({ ...signalConfig, fetch: io.fetch, clock, log, ...(deps.random ? { random: deps.random } : {}) }),
+        local: new BridgeLocal(store.sql),
+        link,
+        clock,
+        log,
+      })
+    : null;
   const client: RelayClient = new RelayClient({
     url: config.relayUrl,
     gatewayId: config.gatewayId,
     secret: config.secret,
-    platforms: config.platforms,
+    platforms: [...config.platforms, ...(bridge ? ["signal"] : [])],
     socket: deps.socket ?? nodeWebSocket,
     clock,
     ...(deps.random ? { random: deps.random } : {}),
@@ -144,9 +160,14 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
       else if (f.type === "interrupt_inbound") handler.interrupt(f.session_key);
       else if (f.type === "outbound_result") outbox.result(f);
       else if (f.type === "going_idle_ack") idleAcked();
+      else if (f.type === "bridge_inbound_ack") bridge?.acked(f.id);
+      else if (f.type === "bridge_action") bridge?.action(f.actionId, f.call);
     },
     onDisconnect: () => outbox.disconnected(),
-    onStatus: (st) => status.status(st),
+    onStatus: (st) => {
+      status.status(st);
+      if (st.state === "connected") bridge?.connected();
+    },
     log,
   });
 
@@ -154,8 +175,10 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   const signalled = new Promise<"signal">((resolve) => (onSignal = () => resolve("signal")));
   io.signals.on("SIGINT", onSignal);
   io.signals.on("SIGTERM", onSignal);
-  log(`gateway ${config.gatewayId}: ${new URL(config.relayUrl).host}, platforms ${config.platforms.join(", ")}, model ${model.id}`);
+  const bridging = signalConfig ? `; bridging signal (${signalConfig.account} at ${signalConfig.url})` : "";
+  log(`gateway ${config.gatewayId}: ${new URL(config.relayUrl).host}, platforms ${config.platforms.join(", ") || "none"}${bridging}, model ${model.id}`);
   client.start();
+  bridge?.start();
   // What an earlier run left (turns taken in, replies not yet delivered) goes on once connected.
   void client.whenConnected().then((up) => up && sessions.resume());
 
@@ -174,6 +197,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   }
   await Promise.race([Promise.all(waits), grace.promise]);
   grace.cancel();
+  await bridge?.stop();
   client.stop();
   outbox.stop();
   await mcp?.close();

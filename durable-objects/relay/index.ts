@@ -19,6 +19,9 @@ import { durableSql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import { nameless, objectName } from "../name.ts";
 import { RelayStore } from "./buffer.ts";
+import { BridgeStore } from "./bridge-store.ts";
+import { BridgeSide, bridgedBy } from "./bridging.ts";
+import type { BridgeState } from "../../workers/platforms/signal/index.ts";
 import { fetchRelayMedia, RELAY_MEDIA_RETENTION_MS, withMediaLinks, type PendingMedia } from "./media.ts";
 import { runOutbound } from "./outbound.ts";
 
@@ -54,6 +57,8 @@ export interface RelayStatus {
   platforms: string[];
   buffered: number;
   dropped: number;
+  /** Bridge actions stored and not yet confirmed by the gateway. */
+  actionsWaiting: number;
 }
 
 /**
@@ -63,12 +68,20 @@ export interface RelayStatus {
  */
 export class Relay extends DurableObject<Env> {
   readonly #store: RelayStore;
+  readonly #bridge: BridgeStore;
+  readonly #bridgeSide: BridgeSide;
   #flushing: Promise<void> = Promise.resolve();
   #fetching: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#store = new RelayStore(durableSql(ctx.storage));
+    const sql = durableSql(ctx.storage);
+    this.#store = new RelayStore(sql);
+    this.#bridge = new BridgeStore(sql);
+    this.#bridgeSide = new BridgeSide(this.#bridge, () => {
+      const live = this.#live();
+      return live ? { platforms: this.#state(live).platforms, connId: this.#state(live).connId, send: (f) => this.#send(live, f) } : null;
+    });
     // Kept once, for an instance the runtime starts without its name (durable-objects/name.ts).
     if (ctx.id.name !== undefined && this.#store.meta("gateway_id") !== ctx.id.name) this.#store.setMeta("gateway_id", ctx.id.name);
     // Keepalives are answered by the runtime without waking this object.
@@ -188,12 +201,20 @@ export class Relay extends DurableObject<Env> {
       case "ping":
         this.#send(ws, { type: "pong" });
         return;
+      case "bridge_inbound":
+      case "bridge_result":
+      case "bridge_status": {
+        const armAt = await this.#bridgeSide.frame(this.env, frame, this.#state(ws).gatewayId, (p) => this.ctx.waitUntil(p), (f) => this.#send(ws, f));
+        if (armAt !== null) await this.#armAlarm(armAt);
+        return;
+      }
     }
   }
 
   async #hello(ws: WebSocket, platform: string): Promise<void> {
     const s = this.#state(ws);
-    if (!isPlatformName(platform) || settings(this.env).platforms[platform].gateway !== s.gatewayId) {
+    const bridged = bridgedBy(this.env, platform, s.gatewayId);
+    if (!bridged && (!isPlatformName(platform) || settings(this.env).platforms[platform].gateway !== s.gatewayId)) {
       this.#send(ws, {
         type: "error",
         code: "platform_not_relayed",
@@ -208,7 +229,9 @@ export class Relay extends DurableObject<Env> {
     }
     const first = s.handshakeAt === 0 || s.idle;
     this.#setState(ws, { ...s, handshakeAt: first ? Date.now() : s.handshakeAt, idle: false, platforms: [...new Set([...s.platforms, platform])] });
-    this.#send(ws, { type: "descriptor", descriptor: descriptorFor(platform, adapter.capabilities, settings(this.env).dailyTokenBudget) });
+    const descriptor = descriptorFor(platform, adapter.capabilities, settings(this.env).dailyTokenBudget);
+    this.#send(ws, { type: "descriptor", descriptor: bridged ? { ...descriptor, bridged: true } : descriptor });
+    if (bridged) this.#pumpBridge();
     if (!first) return;
     // The newest socket takes over; the older ones are closed so nothing goes out twice.
     for (const other of this.ctx.getWebSockets()) {
@@ -284,10 +307,34 @@ export class Relay extends DurableObject<Env> {
     return id;
   }
 
-  /** Retries what a dead instance left (attachments still to fetch). */
+  /** Retries what a dead instance left (attachments still to fetch), and bridge actions whose retry is due. */
   override async alarm(): Promise<void> {
+    this.#pumpBridge();
     if (this.#store.pendingMedia().length > 0) await this.#fetchPending();
     else await this.#pruneMedia();
+  }
+
+  async #armAlarm(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  #pumpBridge(): void {
+    this.#bridgeSide.pump();
+  }
+
+  /** Stores a bridged platform's actions (from its adapter, anywhere in the Worker) and sends the first if the gateway is here. */
+  async enqueueBridged(platform: string, actions: unknown): Promise<number> {
+    return this.#bridgeSide.enqueue(platform, actions);
+  }
+
+  async bridgeState(platform: string): Promise<BridgeState> {
+    return this.#bridgeSide.state(platform, this.#gatewayId());
+  }
+
+  /** The UUID a bridged number was last seen with (Signal), or null. */
+  async bridgedUuidOf(number: string): Promise<string | null> {
+    return this.#bridge.uuidOf(number);
   }
 
   /**
@@ -342,6 +389,12 @@ export class Relay extends DurableObject<Env> {
 
   async status(): Promise<RelayStatus> {
     const live = this.#live();
-    return { connected: live !== null, platforms: live ? this.#state(live).platforms : [], buffered: this.#store.buffered(), dropped: this.#store.dropped() };
+    return {
+      connected: live !== null,
+      platforms: live ? this.#state(live).platforms : [],
+      buffered: this.#store.buffered(),
+      dropped: this.#store.dropped(),
+      actionsWaiting: this.#bridge.waiting(),
+    };
   }
 }

@@ -111,7 +111,7 @@ function adapterContract(entry: AdapterEntry): void {
     it.runIf(!threads)("makes no handoff thread; a handoff's destination is the DM itself, keyed and answered as a real message there", async () => {
       const { adapter } = entry.make();
       expect(await adapter.createHandoffThread(entry.handoffParent, "Planning the trip")).toBeNull();
-      const made = await adapter.destination(entry.handoffParent, null);
+      const made = await adapter.destination(entry.handoffDm ?? entry.handoffParent, null);
       const real = eventOf(adapter, entry.dm(a));
       expect(made.source).toMatchObject({ chatType: "dm", threadId: null });
       expect(buildSessionKey({ ...made.source, userId: "the-cli" })).toBe(buildSessionKey(real.source));
@@ -139,7 +139,14 @@ function adapterContract(entry: AdapterEntry): void {
     });
   });
 
-  describe("signatures", () => {
+  describe.runIf(entry.verifies === false)("no webhook", () => {
+    it("refuses every delivery to its webhook URL as missing: its items arrive over a gateway's socket", async () => {
+      const { adapter } = entry.make();
+      expect(await adapter.verify(new Headers({ authorization: "Bearer x" }), enc(entry.dm(a).body), NOW)).toEqual({ ok: false, reason: "missing" });
+    });
+  });
+
+  describe.runIf(entry.verifies !== false)("signatures", () => {
     const body = entry.dm(a).body;
 
     it("accepts a genuine delivery, signed over the raw bytes", async () => {

@@ -32,6 +32,7 @@ describe("webhook corpus", () => {
       telegram: CORPUS_EXPECTATIONS,
       slack: CORPUS_EXPECTATIONS,
       whatsapp: CORPUS_EXPECTATIONS,
+      signal: CORPUS_EXPECTATIONS,
       discord: CORPUS_EXPECTATIONS.filter((x) => x !== "silence"),
     };
     const corpus = loadCorpus();
@@ -43,7 +44,7 @@ describe("webhook corpus", () => {
   it("lists every file once in its README table, and nothing else", () => {
     const rows = readFileSync(path.join(root, "README.md"), "utf8")
       .split("\n")
-      .map((line) => /^\| `((?:telegram|discord|slack|whatsapp)\/[^`]+\.json)` \|/.exec(line)?.[1])
+      .map((line) => /^\| `((?:telegram|discord|slack|whatsapp|signal)\/[^`]+\.json)` \|/.exec(line)?.[1])
       .filter((f): f is string => f !== undefined);
     expect(rows.sort()).toEqual(files);
   });

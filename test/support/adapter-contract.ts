@@ -6,6 +6,7 @@
  */
 import { DiscordAdapter } from "../../workers/platforms/discord/index.ts";
 import type { PlatformName } from "../../workers/platforms/names.ts";
+import { SignalAdapter } from "../../workers/platforms/signal/index.ts";
 import { SlackAdapter } from "../../workers/platforms/slack/index.ts";
 import { TelegramAdapter } from "../../workers/platforms/telegram/index.ts";
 import { WhatsAppAdapter } from "../../workers/platforms/whatsapp/index.ts";
@@ -26,6 +27,7 @@ import {
   whatsappHeaders,
 } from "./signing.ts";
 import { wa } from "./whatsapp-fixtures.ts";
+import { FakeSignalBridge, SIGNAL_TEST, sig } from "./signal-fixtures.ts";
 
 /** A delivery in the platform's shape: its body and whether it is form-encoded. */
 export interface Delivery {
@@ -43,6 +45,10 @@ export interface AdapterEntry {
   signWrong(body: string, nowMs: number): Promise<Record<string, string>>;
   /** The headers that carry the signature or secret (each one left out must be refused as missing). */
   signatureHeaders: readonly string[];
+  /** False for a platform with no webhook (Signal: its items arrive over a gateway's relay socket): every delivery is refused as missing. */
+  verifies?: false;
+  /** Where a handoff goes on a platform with groups but no threads: a DM (else `handoffParent`). */
+  handoffDm?: string;
   /** Whether the platform signs a timestamp (then an old or future delivery is refused as stale). */
   signsTime: boolean;
   /** Whether the signature covers the body (a shared secret, Telegram's, does not): then a body changed after signing is refused. */
@@ -239,5 +245,32 @@ const whatsapp: AdapterEntry = {
       .map((c) => String((c.body.text as { body: string }).body)),
 };
 
+/** Bridged by a gateway (no webhook): items are signal-cli's own, actions queue in the Relay object (here, in memory). */
+const signal: AdapterEntry = {
+  name: "signal",
+  make() {
+    const bridge = new FakeSignalBridge();
+    return { adapter: new SignalAdapter({ bridge }), calls: bridge.calls, fakeFetch: () => Promise.reject(new Error("signal makes no HTTP calls")), allowThreadsIn: () => undefined };
+  },
+  sign: async () => ({}),
+  signWrong: async () => ({}),
+  signatureHeaders: [],
+  verifies: false,
+  signsTime: false,
+  signsBody: false,
+  serves: { groups: true, threads: false },
+  batches: false,
+  users: [SIGNAL_TEST.alice.uuid, SIGNAL_TEST.bob.uuid],
+  dm: (u) => ({ body: sig.bridged(sig.dm(u, "hi")) }),
+  group: (u, chat) => ({ body: sig.bridged(sig.group(u, chat, "hi")) }),
+  command: (u) => ({ body: sig.bridged(sig.dm(u, "/status")) }),
+  handoffParent: SIGNAL_TEST.group,
+  handoffDm: SIGNAL_TEST.alice.uuid,
+  keys: { dm: `agent:main:signal:dm:${SIGNAL_TEST.alice.uuid}`, group: `agent:main:signal:group:${SIGNAL_TEST.group}` },
+  acks: { message: { status: 200, json: null }, command: { status: 200, json: null } },
+  handshake: null,
+  shownTexts: (calls) => calls.filter((c) => c.method === "send").map((c) => String(c.body.message)),
+};
+
 /** Every adapter the contract runs against. */
-export const ADAPTER_ENTRIES: readonly AdapterEntry[] = [telegram, discord, slack, whatsapp];
+export const ADAPTER_ENTRIES: readonly AdapterEntry[] = [telegram, discord, slack, whatsapp, signal];

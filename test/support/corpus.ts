@@ -6,7 +6,7 @@
  */
 
 /** The platform folders under test/corpus. */
-export const CORPUS_PLATFORMS = ["telegram", "discord", "slack", "whatsapp"] as const;
+export const CORPUS_PLATFORMS = ["telegram", "discord", "slack", "whatsapp", "signal"] as const;
 /** A platform folder name. */
 export type CorpusPlatform = (typeof CORPUS_PLATFORMS)[number];
 
@@ -42,6 +42,11 @@ function bodyProblems(platform: CorpusPlatform, e: Record<string, unknown>): str
   if (platform === "telegram") return p && typeof p.update_id === "number" ? [] : ["a Telegram payload needs a numeric update_id"];
   if (platform === "discord") return p && typeof p.type === "number" ? [] : ["a Discord payload needs a numeric type"];
   if (platform === "whatsapp") return p && nonEmpty(p.object) && Array.isArray(p.entry) ? [] : ["a WhatsApp payload needs an object and an entry list"];
+  if (platform === "signal") {
+    const params = p && isRecord(p.params) ? p.params : p;
+    const inner = params && isRecord(params.result) ? params.result : params;
+    return inner && (isRecord(inner.envelope) || isRecord(params?.exception) || isRecord(params?.error)) ? [] : ["a Signal payload needs an envelope (or params.envelope)"];
+  }
   if (f) return nonEmpty(f.command) ? [] : ["a Slack form needs a command"];
   return p && nonEmpty(p.type) ? [] : ["a Slack payload needs a type"];
 }

@@ -37,7 +37,7 @@ export async function takeBatch(input: BatchInput): Promise<IntakeResult[]> {
   if (!ps.gateway) for (const failure of batch.failures) await recordFailure(env, failure);
   const allowed = ps.allowed;
   for (const note of batch.notes) {
-    if (!isAllowed(allowed, note.source.userId)) continue;
+    if (!isAllowed(allowed, note.source.userId, note.source.userAltId)) continue;
     if (await inbox(env, refusalKey(platform, note.source.chatId)).firstSight(`${platform}:${note.deliveryId}`)) {
       waitUntil(adapter.post(note.target, note.text).catch((err: unknown) => log.error("follow-up failed", { err })));
     }

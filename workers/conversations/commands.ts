@@ -34,7 +34,7 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
     case "help":
       return helpText(ctx.adapter.commands);
     case "whoami":
-      return whoamiText(source.platform, source.userId, isAllowed(settings(env).platforms[source.platform].allowed, source.userId));
+      return whoamiText(source.platform, source.userId, isAllowed(settings(env).platforms[source.platform].allowed, source.userId, source.userAltId));
     case "stop": {
       const sessionId = ctx.current();
       if (!sessionId) return "Nothing is running here.";

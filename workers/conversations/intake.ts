@@ -67,7 +67,7 @@ function staticAnswer(env: Env, adapter: PlatformAdapter, event: PlatformEvent):
   if (commandSpec(event.name).who !== "anyone") return null;
   if (event.name === "help") return helpText(adapter.commands);
   if (event.name === "whoami")
-    return whoamiText(adapter.name, event.source.userId, isAllowed(settings(env).platforms[adapter.name].allowed, event.source.userId));
+    return whoamiText(adapter.name, event.source.userId, isAllowed(settings(env).platforms[adapter.name].allowed, event.source.userId, event.source.userAltId));
   return null;
 }
 
@@ -94,7 +94,7 @@ export async function takeIn(input: IntakeInput): Promise<IntakeResult> {
   // /whoami is for everyone (it tells you what to ask the owner for); /help too.
   const known = event.addressed === true ? staticAnswer(env, adapter, event) : null;
   if (known !== null && input.inline) return { kind: "answered", text: known };
-  const allowed = isAllowed(ps.allowed, event.source.userId);
+  const allowed = isAllowed(ps.allowed, event.source.userId, event.source.userAltId);
   if (known !== null && !allowed) return answerOnce(input, known);
   const permission = event.kind === "command" ? commandPermission(env, event.name, event.source) : null;
   if (event.kind === "command" && permission && !permission.ok && permission.need !== "allowed")

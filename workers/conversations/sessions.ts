@@ -48,7 +48,7 @@ export function resumableBy(source: SessionSource, opts: { cliSessions: boolean 
 }
 
 function scope(env: Env, source: SessionSource): SQL {
-  return resumableBy(source, { cliSessions: isAllowed(settings(env).platforms[source.platform].admins, source.userId) });
+  return resumableBy(source, { cliSessions: isAllowed(settings(env).platforms[source.platform].admins, source.userId, source.userAltId) });
 }
 
 export function resolveForSource(d: Db, env: Env, source: SessionSource, ref: string): Promise<Resolved> {

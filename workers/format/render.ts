@@ -4,6 +4,7 @@ import type { Block } from "./ir.ts";
 import { parseTokens } from "./parse.ts";
 import { completeTail } from "./partial.ts";
 import { plainWriter } from "./plain.ts";
+import { signalWriter } from "./signal.ts";
 import { slackWriter } from "./slack.ts";
 import { splitBlocks } from "./split.ts";
 import { telegramWriter } from "./telegram.ts";
@@ -11,7 +12,7 @@ import { whatsappWriter } from "./whatsapp.ts";
 import { MIN_LIMIT, type Dialect, type RenderedPart, type RenderOptions } from "./types.ts";
 import { writePart, type Writer } from "./writer.ts";
 
-const WRITERS: Record<Dialect, Writer> = { telegram: telegramWriter, slack: slackWriter, discord: discordWriter, whatsapp: whatsappWriter, plain: plainWriter };
+const WRITERS: Record<Dialect, Writer> = { telegram: telegramWriter, slack: slackWriter, discord: discordWriter, whatsapp: whatsappWriter, signal: signalWriter, plain: plainWriter };
 
 /** Parses once into the intermediate form; `partial` closes what a streaming reply left open. */
 export function toBlocks(markdown: string, partial = false): Block[] {
@@ -34,13 +35,13 @@ export function renderMessage(markdown: string, dialect: Dialect, opts: RenderOp
   const parts = splitBlocks(toBlocks(markdown, opts.partial === true), w, opts.limit, opts.unit);
   return parts.map((blocks) => {
     const { text, entities } = writePart(blocks, w);
-    return dialect === "telegram" ? { text, entities } : { text };
+    return dialect === "telegram" || dialect === "signal" ? { text, entities } : { text };
   });
 }
 
 /** A part that shows `text` exactly as it is, in the dialect's shape (no formatting). */
 export function plainPart(text: string, dialect: Dialect): RenderedPart {
-  return dialect === "telegram" ? { text, entities: [] } : { text };
+  return dialect === "telegram" || dialect === "signal" ? { text, entities: [] } : { text };
 }
 
 /** What a reader sees with formatting removed: the whole reply, unsplit, links as `label (url)`. */

@@ -1,5 +1,5 @@
 /** Chat platforms a reply can be rendered for (`plain`: formatting removed). */
-export type Dialect = "telegram" | "slack" | "discord" | "whatsapp" | "plain";
+export type Dialect = "telegram" | "slack" | "discord" | "whatsapp" | "signal" | "plain";
 
 /** How a platform counts message length: Telegram and Discord in UTF-16 units, Slack in code points. */
 export type LengthUnit = "utf16" | "codepoints";
@@ -21,7 +21,7 @@ export interface TelegramEntity {
 /** One message of a reply, within the limit it was rendered for. */
 export interface RenderedPart {
   text: string;
-  /** Telegram only: the formatting of `text` (empty array when there is none). */
+  /** Telegram and Signal: the formatting of `text` (empty array when there is none). */
   entities?: TelegramEntity[];
 }
 

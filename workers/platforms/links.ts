@@ -1,5 +1,6 @@
 import { discordLink } from "./discord/link.ts";
 import { isPlatformName, type PlatformName } from "./names.ts";
+import { signalLink } from "./signal/link.ts";
 import { slackLink } from "./slack/link.ts";
 import { telegramLink } from "./telegram/link.ts";
 import { whatsappLink } from "./whatsapp/link.ts";
@@ -9,6 +10,7 @@ const LINKS: Record<PlatformName, (chatId: string, threadId: string | null) => s
   discord: discordLink,
   slack: slackLink,
   whatsapp: whatsappLink,
+  signal: signalLink,
 };
 
 /**

@@ -1,13 +1,19 @@
 /** Platforms the gateway knows. (No runtime imports: shared with the Node relay gateway.) */
-export const PLATFORMS = ["telegram", "discord", "slack", "whatsapp"] as const;
+export const PLATFORMS = ["telegram", "discord", "slack", "whatsapp", "signal"] as const;
 export type PlatformName = (typeof PLATFORMS)[number];
+
+/** Platforms that only a gateway can reach (no webhook): bridged to the edge (BRIDGE_PLATFORMS), never relayed. */
+export const BRIDGED_ONLY: readonly PlatformName[] = ["signal"];
+
+/** Platforms with webhooks, which the edge takes in itself or relays to a gateway. */
+export const RELAYABLE: readonly PlatformName[] = PLATFORMS.filter((p) => !BRIDGED_ONLY.includes(p));
 
 export function isPlatformName(v: string): v is PlatformName {
   return (PLATFORMS as readonly string[]).includes(v);
 }
 
 /** How a platform's name is written for people. */
-export const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: "Telegram", discord: "Discord", slack: "Slack", whatsapp: "WhatsApp" };
+export const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: "Telegram", discord: "Discord", slack: "Slack", whatsapp: "WhatsApp", signal: "Signal" };
 
 /** The setting that lists a platform's allowed users (`TELEGRAM_ALLOWED_USERS`, …). */
 export function allowedUsersSetting(platform: PlatformName): string {
@@ -33,7 +39,7 @@ export function adminUsersSetting(platform: PlatformName): string {
 }
 
 /** What a platform calls the fresh thread a handoff opens. */
-const THREAD_WORD: Record<PlatformName, string> = { telegram: "topic", discord: "thread", slack: "thread", whatsapp: "chat" };
+const THREAD_WORD: Record<PlatformName, string> = { telegram: "topic", discord: "thread", slack: "thread", whatsapp: "chat", signal: "chat" };
 
 /** A home channel as the API shows it (`GET /v1/platforms`). */
 export interface HomeChannelInfo {

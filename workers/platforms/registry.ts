@@ -1,10 +1,33 @@
 import { settings } from "../settings.ts";
 import { DiscordAdapter } from "./discord/index.ts";
 import { isPlatformName, type PlatformName } from "./names.ts";
+import { SignalAdapter, type SignalBridge } from "./signal/index.ts";
 import { SlackAdapter } from "./slack/index.ts";
 import { TelegramAdapter } from "./telegram/index.ts";
 import { WhatsAppAdapter } from "./whatsapp/index.ts";
 import type { PlatformAdapter } from "./types.ts";
+
+/**
+ * Signal's outbound path: the Relay object of the gateway that bridges it (actions stored
+ * there until the gateway confirms them), and R2 for the files the gateway uploaded.
+ */
+function signalBridge(env: Env, gatewayId: string): SignalBridge {
+  const relay = () => env.RELAY.getByName(gatewayId);
+  return {
+    enqueue: async (actions) => {
+      await relay().enqueueBridged("signal", actions);
+    },
+    state: () => relay().bridgeState("signal"),
+    uuidOf: (number) => relay().bridgedUuidOf(number),
+    file: async (key, maxBytes) => {
+      if (!key.startsWith(`relay/${gatewayId}/`)) return { ok: false, reason: "failed", detail: "not a file this gateway uploaded" };
+      const obj = await env.FILES.get(key);
+      if (!obj) return { ok: false, reason: "failed", detail: "the uploaded file is gone" };
+      if (obj.size > maxBytes) return { ok: false, reason: "too_large", detail: `${obj.size} bytes, over ${maxBytes}` };
+      return { ok: true, bytes: new Uint8Array(await obj.arrayBuffer()), mime: obj.httpMetadata?.contentType ?? null };
+    },
+  };
+}
 
 const adapters = new WeakMap<object, Map<PlatformName, PlatformAdapter>>();
 
@@ -34,6 +57,8 @@ function build(env: Env, name: PlatformName): PlatformAdapter {
         handoffTemplate: w.handoffTemplate ?? null,
       });
     }
+    case "signal":
+      return new SignalAdapter({ bridge: signalBridge(env, settings(env).platforms.signal.bridge ?? "") });
   }
 }
 

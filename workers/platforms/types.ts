@@ -27,6 +27,8 @@ export interface SessionSource {
   userHandle?: string | null;
   /** The tenant the chat belongs to (a Slack workspace), part of the session key when set. */
   scopeId?: string | null;
+  /** Another id the user is known by (a Signal number beside the UUID): allow and admin lists match either. */
+  userAltId?: string | null;
 }
 
 /**

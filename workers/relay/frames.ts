@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PLATFORMS } from "../platforms/names.ts";
 import type { PlatformEvent, ReplyTarget } from "../platforms/types.ts";
+import { BRIDGE_CONNECTOR_FRAMES, BRIDGE_CONNECTOR_TYPES, BRIDGE_GATEWAY_FRAMES, BRIDGE_GATEWAY_TYPES } from "./bridge.ts";
 
 /**
  * Relay frames (SPEC section 6, docs/relay-connector-contract.md): JSON objects, one per
@@ -98,6 +99,8 @@ export const Descriptor = z.object({
   edit_interval_ms: z.object({ private: z.number(), group: z.number() }).optional(),
   /** The Worker's `DAILY_TOKEN_BUDGET` (tokens per platform user per UTC day; absent or null: none), for the gateway to keep. */
   daily_token_budget: z.number().int().positive().nullable().optional(),
+  /** An extension: the gateway bridges this platform (sends what it receives up, runs the edge's actions); the edge runs its turns. */
+  bridged: z.boolean().optional(),
 });
 export type Descriptor = z.infer<typeof Descriptor>;
 
@@ -149,6 +152,7 @@ export const GatewayFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("outbound"), requestId: id, action: OutboundAction, platform: z.string().optional() }),
   z.object({ type: z.literal("going_idle") }),
   z.object({ type: z.literal("ping") }),
+  ...BRIDGE_GATEWAY_FRAMES,
 ]);
 export type GatewayFrame = z.infer<typeof GatewayFrame>;
 
@@ -161,6 +165,7 @@ export const ConnectorFrame = z.discriminatedUnion("type", [
   z.object({ type: z.literal("going_idle_ack") }),
   z.object({ type: z.literal("error"), code: z.string(), message: z.string() }),
   z.object({ type: z.literal("pong") }),
+  ...BRIDGE_CONNECTOR_FRAMES,
 ]);
 export type ConnectorFrame = z.infer<typeof ConnectorFrame>;
 
@@ -187,8 +192,8 @@ function check<S extends typeof GatewayFrame | typeof ConnectorFrame>(
   return { kind: "malformed", type: obj.type, why: `${issue?.path.join(".") || "frame"}: ${issue?.code ?? "invalid"}` };
 }
 
-const GATEWAY_TYPES = ["hello", "inbound_ack", "interrupt", "outbound", "going_idle", "ping"];
-const CONNECTOR_TYPES = ["descriptor", "inbound", "interrupt_inbound", "outbound_result", "going_idle_ack", "error", "pong"];
+const GATEWAY_TYPES = ["hello", "inbound_ack", "interrupt", "outbound", "going_idle", "ping", ...BRIDGE_GATEWAY_TYPES];
+const CONNECTOR_TYPES = ["descriptor", "inbound", "interrupt_inbound", "outbound_result", "going_idle_ack", "error", "pong", ...BRIDGE_CONNECTOR_TYPES];
 
 export const checkGatewayFrame = (obj: Record<string, unknown> & { type: string }) => check(GatewayFrame, GATEWAY_TYPES, obj);
 export const checkConnectorFrame = (obj: Record<string, unknown> & { type: string }) => check(ConnectorFrame, CONNECTOR_TYPES, obj);

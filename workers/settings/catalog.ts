@@ -4,7 +4,7 @@ import { DEFAULT_ATTACHMENT_MAX_BYTES } from "../attachments/index.ts";
 import { commaList, hex, httpUrl, milliseconds, oneOf, positiveWhole, text, wholeAtLeast, type Parser } from "./parse.ts";
 
 /** Where a setting belongs: a platform's name, or the part of the Worker it configures. */
-export type SettingGroup = "core" | "model" | "tools" | "limits" | "relay" | "attachments" | "telegram" | "discord" | "slack" | "whatsapp";
+export type SettingGroup = "core" | "model" | "tools" | "limits" | "relay" | "attachments" | "telegram" | "discord" | "slack" | "whatsapp" | "signal";
 
 /**
  * One setting: whether it is a secret (`wrangler secret put`, `.dev.vars`) or a var
@@ -274,7 +274,34 @@ export const CATALOG = {
     parse: text,
   }),
 
+  SIGNAL_HOME_CHANNEL: spec({
+    kind: "var",
+    group: "signal",
+    meaning: "default handoff chat: a phone number (+…), a user's UUID, or group:<base64 group id>",
+    parse: text,
+  }),
+  SIGNAL_ALLOWED_USERS: spec({
+    kind: "var",
+    group: "signal",
+    meaning: "Signal users (phone numbers or UUIDs, comma list) or * who may run turns",
+    default: "nobody",
+    parse: userList,
+  }),
+  SIGNAL_ADMIN_USERS: spec({
+    kind: "var",
+    group: "signal",
+    meaning: "allowed users (numbers or UUIDs) who may also /resume CLI sessions and /sethome",
+    default: "nobody",
+    parse: userList,
+  }),
+
   RELAY_PLATFORMS: spec({ kind: "var", group: "relay", meaning: "platforms whose turns run on a relay gateway: platform or platform:gatewayId", parse: text }),
+  BRIDGE_PLATFORMS: spec({
+    kind: "var",
+    group: "relay",
+    meaning: "platforms a gateway bridges to the edge (the edge runs their turns): signal:<gatewayId>",
+    parse: text,
+  }),
   RELAY_SECRETS: spec({
     kind: "secret",
     group: "relay",
