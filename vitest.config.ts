@@ -122,7 +122,11 @@ export default defineConfig({
       // edge, a daily token budget per platform user, and an MCP server's tools.
       workerProject("relay", "test/worker-relay/**/*.test.ts", {
         RELAY_PLATFORMS: "telegram,whatsapp",
-        RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret",
+        RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret,gw3:signal-secret",
+        // Signal, bridged by gateway gw3 (test/worker-relay/signal.test.ts): Alice by UUID, Bob by number.
+        BRIDGE_PLATFORMS: "signal:gw3",
+        SIGNAL_ALLOWED_USERS: "1a111111-1111-4111-8111-111111111111,+15550001002",
+        SIGNAL_ADMIN_USERS: "1a111111-1111-4111-8111-111111111111",
         RELAY_BUFFER_LIMIT: "5",
         BUSY_POLICY: "interrupt",
         DAILY_TOKEN_BUDGET: "50000",

@@ -2,7 +2,7 @@ import path from "node:path";
 import { parseContextTokens, resolveProvider } from "../../workers/agent/index.ts";
 import { attachmentSettings } from "../../workers/attachments/index.ts";
 import type { McpServerEntry } from "../../workers/agent/mcp/index.ts";
-import { RELAYABLE, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
+import { BRIDGED_ONLY, RELAYABLE, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
 import type { GatewayConfig } from "./index.ts";
 import { readMcpFile } from "./mcp.ts";
 import { normaliseRelayUrl } from "./url.ts";
@@ -42,8 +42,8 @@ export interface SignalBridgeConfig {
 function readBridge(value: string | undefined, get: (name: string) => string | undefined): { signal?: SignalBridgeConfig } | string {
   if (value === undefined) return {};
   const names = value.split(",").map((v) => v.trim().toLowerCase()).filter(Boolean);
-  const bad = names.find((n) => n !== "signal");
-  if (bad !== undefined || names.length === 0) return `--bridge: unknown platform '${bad ?? ""}' (a gateway bridges: signal)`;
+  const bad = names.find((n) => !(BRIDGED_ONLY as readonly string[]).includes(n));
+  if (bad !== undefined || names.length === 0) return `--bridge: unknown platform '${bad ?? ""}' (a gateway bridges: ${BRIDGED_ONLY.join(", ")})`;
   const account = get("SIGNAL_ACCOUNT");
   if (!account || !/^\+\d{5,20}$/.test(account)) return "SIGNAL_ACCOUNT must be the bot's Signal number (+ and digits), the account signal-cli serves";
   const raw = get("SIGNAL_CLI_URL") ?? "http://127.0.0.1:8080";
@@ -115,7 +115,7 @@ export function readGatewayConfig(
       gatewayId,
       secret,
       platforms,
-      bridge,
+      ...(bridge.signal ? { bridge } : {}),
       dbPath: flags.db !== undefined ? path.resolve(cwd, flags.db) : defaultDbPath(cwd, gatewayId),
       model,
       busyPolicy: get("BUSY_POLICY") === "interrupt" ? "interrupt" : "queue",

@@ -172,7 +172,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   });
 
   let onSignal: () => void = () => {};
-  const signalled = new Promise<"signal">((resolve) => (onSignal = () => resolve("signal")));
+  const signalled = new Promise<"interrupted">((resolve) => (onSignal = () => resolve("interrupted")));
   io.signals.on("SIGINT", onSignal);
   io.signals.on("SIGTERM", onSignal);
   const bridging = signalConfig ? `; bridging signal (${signalConfig.account} at ${signalConfig.url})` : "";
@@ -182,7 +182,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   // What an earlier run left (turns taken in, replies not yet delivered) goes on once connected.
   void client.whenConnected().then((up) => up && sessions.resume());
 
-  const why: RelayEnd | "signal" = await Promise.race([client.ended, signalled]);
+  const why: RelayEnd | "interrupted" = await Promise.race([client.ended, signalled]);
   // A second Ctrl-C during the short shutdown below gets Node's default: exit at once.
   io.signals.off("SIGINT", onSignal);
   io.signals.off("SIGTERM", onSignal);
@@ -190,7 +190,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
   const running = handler.stop();
   const grace = sleep(clock, SHUTDOWN_GRACE_MS);
   const waits: Promise<unknown>[] = [sessions.idle()];
-  if (why === "signal" && client.connected) {
+  if (why === "interrupted" && client.connected) {
     for (const key of running) client.send({ type: "interrupt", session_key: key, reason: "gateway stopping" });
     client.send({ type: "going_idle" });
     waits.push(idleAck);

@@ -18,7 +18,7 @@ describe("hermes-edge gateway command", () => {
     expect(main.out()).toMatch(/^ {2}gateway {2,}/m);
     const t = io({});
     expect(await createCli(["gateway", "--help"], t.io).run()).toBe(0);
-    expect(t.out()).toContain("Usage: hermes-edge gateway [--platforms telegram,discord,slack] [--db <path>]");
+    expect(t.out()).toContain("Usage: hermes-edge gateway [--platforms telegram,discord,slack] [--bridge signal] [--db <path>]");
   });
 
   it("on a Node without node:sqlite or WebSocket, says so before anything else (exit code 1)", async () => {

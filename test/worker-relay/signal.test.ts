@@ -1,0 +1,151 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { SIGNAL_TEST, sig } from "../support/signal-fixtures.ts";
+import { settle } from "../worker/platform-helpers.ts";
+import { llm } from "../worker/setup.ts";
+import { connect, token, type Frame, type TestSocket } from "./helpers.ts";
+
+/** BRIDGE_PLATFORMS=signal:gw3 (vitest.config.ts): gw3 bridges Signal, the edge runs its turns. */
+const GW3 = { id: "gw3", secret: "signal-secret" };
+const { alice, bob } = SIGNAL_TEST;
+
+async function bridge(): Promise<TestSocket> {
+  const s = await connect(await token(GW3));
+  s.send({ type: "hello", platform: "signal", botId: "" });
+  expect(await s.next("descriptor")).toMatchObject({ descriptor: { platform: "signal", bridged: true, max_message_length: 2000, supports_edit: true } });
+  return s;
+}
+
+let items = 0;
+/** Sends a received item up and waits for its ack (the edge stored it). */
+async function up(s: TestSocket, received: unknown): Promise<void> {
+  const id = `item-${++items}`;
+  s.send({ type: "bridge_inbound", platform: "signal", id, body: sig.bridged(received) });
+  await s.next((f) => f.type === "bridge_inbound_ack" && f.id === id);
+}
+
+type Call = { method: string; params: Record<string, unknown> };
+const callOf = (f: Frame) => f.call as Call;
+
+/**
+ * Runs every action the Relay sends down, as signal-cli would, until none comes for a while:
+ * each `send` gets the next timestamp. Returns the calls in order.
+ */
+async function runActions(s: TestSocket, until: (calls: Call[]) => boolean, ts = { n: 1_765_200_000_000 }): Promise<Call[]> {
+  const calls: Call[] = [];
+  while (!until(calls)) {
+    const f = await s.next("bridge_action");
+    const call = callOf(f);
+    calls.push(call);
+    s.send({ type: "bridge_result", actionId: f.actionId, result: call.method === "send" ? { success: true, timestamp: ++ts.n } : { success: true } });
+  }
+  return calls;
+}
+
+const sends = (calls: Call[]) => calls.filter((c) => c.method === "send");
+const finalText = (calls: Call[]) => String(sends(calls).at(-1)?.params.message);
+
+async function waitingActions(): Promise<number> {
+  return (await env.RELAY.getByName(GW3.id).bridgeState("signal")).waiting;
+}
+
+async function close(s: TestSocket): Promise<void> {
+  s.ws.close(1000);
+  await s.closed;
+}
+
+describe("BRIDGE_PLATFORMS=signal: a message bridged by the gateway is answered at the edge", () => {
+  it("acks the item once stored, runs the turn at the edge, and sends the reply down as signal-cli calls (read receipt, typing, send, edits by the latest timestamp)", async () => {
+    const s = await bridge();
+    const turns = llm.calls.length;
+    const gate = llm.hold(["first words "], ["and the rest"]);
+    await up(s, sig.dm(alice.uuid, "hello from signal"));
+    const ts = { n: 1_765_200_000_000 };
+    const live = await runActions(s, (c) => sends(c).length === 1, ts);
+    expect(live.find((c) => c.method === "sendReceipt")?.params).toMatchObject({ recipient: alice.uuid, type: "read" });
+    expect(sends(live)[0]!.params).toMatchObject({ recipient: [alice.uuid], message: "first words" });
+    expect(sends(live)[0]!.params.editTimestamp).toBeUndefined();
+    gate.release();
+    const rest = await runActions(s, (c) => finalText(c) === "first words and the rest", ts);
+    await settle();
+    expect(llm.calls.length).toBe(turns + 1);
+    // Each edit names the timestamp the previous send or edit got (Signal clients drop an edit of an older one).
+    const edits = sends(rest);
+    expect(edits.length).toBeGreaterThan(0);
+    edits.forEach((e, i) => expect(e.params.editTimestamp).toBe(1_765_200_000_001 + i));
+    expect(await waitingActions()).toBe(0);
+    await close(s);
+  });
+
+  it("takes a redelivered item (same sender and timestamp) once", async () => {
+    const s = await bridge();
+    const item = sig.dm(alice.uuid, "only once please");
+    await up(s, item);
+    await runActions(s, (c) => finalText(c) === "echo: only once please");
+    const turns = llm.calls.length;
+    await up(s, item);
+    await settle();
+    expect(llm.calls.length).toBe(turns);
+    await close(s);
+  });
+
+  it("allows a user listed by number though the UUID keys them, and refuses one on no list (once, with a note)", async () => {
+    const s = await bridge();
+    await up(s, sig.dm(bob.uuid, "bob by number"));
+    const calls = await runActions(s, (c) => finalText(c) === "echo: bob by number");
+    expect(sends(calls)[0]!.params.recipient).toEqual([bob.uuid]);
+    const stranger = "3c333333-3333-4333-8333-333333333333";
+    const turns = llm.calls.length;
+    await up(s, sig.dm(stranger, "let me in"));
+    const refusal = await runActions(s, (c) => sends(c).length === 1);
+    expect(finalText(refusal)).toContain("SIGNAL_ALLOWED_USERS");
+    expect(llm.calls.length).toBe(turns);
+    await close(s);
+  });
+
+  it("in a group, answers only a message that mentions the bot, in a session of that user in that group", async () => {
+    const s = await bridge();
+    const turns = llm.calls.length;
+    await up(s, sig.group(alice.uuid, SIGNAL_TEST.group, "just chatting", { mention: false }));
+    await settle();
+    expect(llm.calls.length).toBe(turns);
+    await up(s, sig.group(alice.uuid, SIGNAL_TEST.group, "what time is it?"));
+    const calls = await runActions(s, (c) => finalText(c) === "echo: what time is it?");
+    // The first part quotes the message it answers (groups), and goes to the group.
+    expect(sends(calls)[0]!.params).toMatchObject({ groupId: SIGNAL_TEST.group, quoteAuthor: alice.uuid });
+    await close(s);
+  });
+
+  it("keeps the reply's actions, in order, while the gateway is away (the turn does not wait), and sends them when it is back", async () => {
+    const turns = llm.calls.length;
+    const s = await bridge();
+    await up(s, sig.dm(alice.uuid, "answer me later"));
+    await close(s);
+    await settle();
+    expect(llm.calls.length).toBe(turns + 1);
+    expect(await waitingActions()).toBeGreaterThan(0);
+    const back = await bridge();
+    const calls = await runActions(back, (c) => finalText(c) === "echo: answer me later");
+    // Typing is never kept for a gateway that was away; the text went out whole.
+    expect(calls.some((c) => c.method === "sendTyping")).toBe(false);
+    expect(await waitingActions()).toBe(0);
+    await close(back);
+  });
+
+  it("answers /stop at the edge (the turns run here), and /whoami with the sender's UUID", async () => {
+    const s = await bridge();
+    await up(s, sig.dm(alice.uuid, "/whoami"));
+    const calls = await runActions(s, (c) => sends(c).length === 1);
+    expect(finalText(calls)).toContain(alice.uuid);
+    await close(s);
+  });
+
+  it("refuses a bridged item from a gateway that does not bridge Signal", async () => {
+    const other = await connect(await token({ id: "gw2", secret: "other-secret" }));
+    other.send({ type: "hello", platform: "signal", botId: "" });
+    expect(await other.next("error")).toMatchObject({ code: "platform_not_relayed" });
+    other.send({ type: "bridge_inbound", platform: "signal", id: "x", body: sig.bridged(sig.dm(alice.uuid, "forged")) });
+    expect(await other.next("error")).toMatchObject({ code: "platform_not_bridged" });
+    await close(other);
+  });
+});
