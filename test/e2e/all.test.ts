@@ -12,5 +12,6 @@ describe("the CLI data and status commands", async () => void (await import("./c
 describe("handoff", async () => void (await import("./handoff.e2e.ts")));
 describe("WhatsApp", async () => void (await import("./whatsapp.e2e.ts")));
 describe("relay", async () => void (await import("./relay.e2e.ts")));
+describe("Signal, bridged", async () => void (await import("./signal.e2e.ts")));
 describe("the web console", async () => void (await import("./console.e2e.ts")));
 describe("the packed CLI", async () => void (await import("./pack.e2e.ts")));

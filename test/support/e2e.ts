@@ -113,6 +113,13 @@ let relayed: Promise<Started> | null = null;
 /** Settings of the relay harness: Telegram's and WhatsApp's turns run on a gateway with this id and secret. */
 export const RELAY_E2E = { gatewayId: "laptop", secret: "e2e-relay-secret" };
 
+/** The gateway that bridges Signal on the relaying Worker, and the Signal users it allows (UUIDs; the first is an admin). */
+export const SIGNAL_E2E = {
+  gatewayId: "signalbox",
+  secret: "e2e-signal-secret",
+  users: ["1a111111-1111-4111-8111-111111111111", "2b222222-2222-4222-8222-222222222222"],
+} as const;
+
 function startBoth(): void {
   if (shared && relayed) return;
   // The relaying Worker starts once the shared one answers: the first suites need only the
@@ -120,7 +127,14 @@ function startBoth(): void {
   // it; the relay suite runs later, by when the second has started behind the first tests.
   // (Once: every harness() call added two exit listeners, and Node warned of a leak.)
   shared = startHarness();
-  const relaying = { RELAY_PLATFORMS: "telegram,whatsapp", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` };
+  const relaying = {
+    RELAY_PLATFORMS: "telegram,whatsapp",
+    RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret},${SIGNAL_E2E.gatewayId}:${SIGNAL_E2E.secret}`,
+    // Signal, bridged by a gateway of its own (test/e2e/signal.e2e.ts).
+    BRIDGE_PLATFORMS: `signal:${SIGNAL_E2E.gatewayId}`,
+    SIGNAL_ALLOWED_USERS: SIGNAL_E2E.users.join(","),
+    SIGNAL_ADMIN_USERS: SIGNAL_E2E.users[0],
+  };
   relayed = shared.catch(() => undefined).then(() => startHarness(relaying));
   for (const p of [shared, relayed]) void p.then((h) => process.once("exit", () => h.worker.kill())).catch(() => undefined);
 }

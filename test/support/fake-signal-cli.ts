@@ -13,6 +13,8 @@ export interface RpcCall {
   method: string;
   params: Record<string, unknown>;
   id: unknown;
+  /** What a successful `send` answered (its timestamp). */
+  result?: { timestamp: number };
 }
 
 const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache" };
@@ -149,7 +151,8 @@ export class FakeSignalCli {
       case "send": {
         const to = (call.params.recipient as string[] | undefined) ?? [];
         const results = (to.length > 0 ? to : ["group"]).map((r) => ({ recipientAddress: { uuid: r, number: null }, type: "SUCCESS" }));
-        return reply({ result: { timestamp: ++this.#ts, results } });
+        call.result = { timestamp: ++this.#ts };
+        return reply({ result: { ...call.result, results } });
       }
       case "sendTyping":
       case "sendReceipt":
