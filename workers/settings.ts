@@ -187,7 +187,9 @@ function bridgeAssignments(raw: string | undefined, secrets: Map<string, string[
     if (!isPlatformName(platform) || !BRIDGED_ONLY.includes(platform))
       problem(`names '${platform}', which is not a platform a gateway bridges (${BRIDGED_ONLY.join(", ")}): that entry is ignored`);
     else if (gateway === undefined || !ids.includes(gateway))
-      problem(`bridges ${platform} through '${gateway ?? ""}', which RELAY_SECRETS does not list: ${platform} stays off; add <gatewayId>:<secret> to RELAY_SECRETS`);
+      problem(
+        `bridges ${platform} through '${gateway ?? ""}', which RELAY_SECRETS does not list: ${platform} stays off; add <gatewayId>:<secret> to RELAY_SECRETS`,
+      );
     else out.set(platform, gateway);
   }
   return out;
@@ -201,7 +203,11 @@ function parse(env: Env): Settings {
   const platforms = Object.fromEntries(
     PLATFORMS.map((name) => {
       const n = NAMES[name];
-      const missing = BRIDGED_ONLY.includes(name) ? (bridged.has(name) ? [] : [`BRIDGE_PLATFORMS (${name}:<gatewayId>)`]) : (n.required.filter((k) => !v[k]) as string[]);
+      const missing = BRIDGED_ONLY.includes(name)
+        ? bridged.has(name)
+          ? []
+          : [`BRIDGE_PLATFORMS (${name}:<gatewayId>)`]
+        : (n.required.filter((k) => !v[k]) as string[]);
       const home = v[n.home];
       const settings: PlatformSettings = {
         name,

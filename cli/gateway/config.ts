@@ -41,7 +41,10 @@ export interface SignalBridgeConfig {
 /** Reads `--bridge` and the SIGNAL_* environment, or why not. */
 function readBridge(value: string | undefined, get: (name: string) => string | undefined): { signal?: SignalBridgeConfig } | string {
   if (value === undefined) return {};
-  const names = value.split(",").map((v) => v.trim().toLowerCase()).filter(Boolean);
+  const names = value
+    .split(",")
+    .map((v) => v.trim().toLowerCase())
+    .filter(Boolean);
   const bad = names.find((n) => !(BRIDGED_ONLY as readonly string[]).includes(n));
   if (bad !== undefined || names.length === 0) return `--bridge: unknown platform '${bad ?? ""}' (a gateway bridges: ${BRIDGED_ONLY.join(", ")})`;
   const account = get("SIGNAL_ACCOUNT");

@@ -189,7 +189,12 @@ export class BridgeStore {
 
   /** A number and the UUID the gateway saw it with. */
   learn(number: string, uuid: string, now: number): void {
-    this.#sql.exec("INSERT INTO bridge_directory (number, uuid, at) VALUES (?, ?, ?) ON CONFLICT(number) DO UPDATE SET uuid = excluded.uuid, at = excluded.at", number, uuid, now);
+    this.#sql.exec(
+      "INSERT INTO bridge_directory (number, uuid, at) VALUES (?, ?, ?) ON CONFLICT(number) DO UPDATE SET uuid = excluded.uuid, at = excluded.at",
+      number,
+      uuid,
+      now,
+    );
   }
 
   uuidOf(number: string): string | null {

@@ -68,10 +68,14 @@ export interface LiveSocket {
 /** The Relay object's bridge side: its action queue going out to the live socket, one at a time. */
 export class BridgeSide {
   readonly #store: BridgeStore;
+  readonly #env: Env;
+  readonly #waitUntil: (p: Promise<unknown>) => void;
   readonly #live: () => LiveSocket | null;
 
-  constructor(store: BridgeStore, live: () => LiveSocket | null) {
+  constructor(store: BridgeStore, env: Env, ctx: Pick<DurableObjectState, "waitUntil">, live: () => LiveSocket | null) {
     this.#store = store;
+    this.#env = env;
+    this.#waitUntil = (p) => ctx.waitUntil(p);
     this.#live = live;
   }
 
@@ -107,12 +111,12 @@ export class BridgeSide {
    * action goes), or its daemon's state. Returns when to wake for a retry, or null.
    */
   async frame(
-    env: Env,
     frame: Extract<GatewayFrame, { type: "bridge_inbound" | "bridge_result" | "bridge_status" }>,
     gatewayId: string,
-    waitUntil: (p: Promise<unknown>) => void,
     reply: (f: ConnectorFrameIn) => void,
   ): Promise<number | null> {
+    const env = this.#env;
+    const waitUntil = this.#waitUntil;
     const now = Date.now();
     if (frame.type === "bridge_status") {
       if (bridgedBy(env, frame.platform, gatewayId)) this.#store.setDaemon(frame.platform, frame.reachable, frame.detail ?? null, now);

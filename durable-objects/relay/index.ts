@@ -20,7 +20,7 @@ import { settings } from "../../workers/settings.ts";
 import { nameless, objectName } from "../name.ts";
 import { RelayStore } from "./buffer.ts";
 import { BridgeStore } from "./bridge-store.ts";
-import { BridgeSide, bridgedBy } from "./bridging.ts";
+import { BridgeSide, bridgedBy, type LiveSocket } from "./bridging.ts";
 import type { BridgeState } from "../../workers/relay/bridge.ts";
 import { fetchRelayMedia, RELAY_MEDIA_RETENTION_MS, withMediaLinks, type PendingMedia } from "./media.ts";
 import { runOutbound } from "./outbound.ts";
@@ -78,10 +78,7 @@ export class Relay extends DurableObject<Env> {
     const sql = durableSql(ctx.storage);
     this.#store = new RelayStore(sql);
     this.#bridge = new BridgeStore(sql);
-    this.#bridgeSide = new BridgeSide(this.#bridge, () => {
-      const live = this.#live();
-      return live ? { platforms: this.#state(live).platforms, connId: this.#state(live).connId, send: (f) => this.#send(live, f) } : null;
-    });
+    this.#bridgeSide = new BridgeSide(this.#bridge, env, ctx, () => this.#liveSocket());
     // Kept once, for an instance the runtime starts without its name (durable-objects/name.ts).
     if (ctx.id.name !== undefined && this.#store.meta("gateway_id") !== ctx.id.name) this.#store.setMeta("gateway_id", ctx.id.name);
     // Keepalives are answered by the runtime without waking this object.
@@ -152,6 +149,12 @@ export class Relay extends DurableObject<Env> {
     return best;
   }
 
+  /** The live socket, as the bridge side sends on it. */
+  #liveSocket(): LiveSocket | null {
+    const live = this.#live();
+    return live ? { platforms: this.#state(live).platforms, connId: this.#state(live).connId, send: (f) => this.#send(live, f) } : null;
+  }
+
   #send(ws: WebSocket, frame: ConnectorFrameIn): boolean {
     try {
       ws.send(encodeFrame(frame));
@@ -204,7 +207,7 @@ export class Relay extends DurableObject<Env> {
       case "bridge_inbound":
       case "bridge_result":
       case "bridge_status": {
-        const armAt = await this.#bridgeSide.frame(this.env, frame, this.#state(ws).gatewayId, (p) => this.ctx.waitUntil(p), (f) => this.#send(ws, f));
+        const armAt = await this.#bridgeSide.frame(frame, this.#state(ws).gatewayId, (f) => this.#send(ws, f));
         if (armAt !== null) await this.#armAlarm(armAt);
         return;
       }
@@ -231,7 +234,7 @@ export class Relay extends DurableObject<Env> {
     this.#setState(ws, { ...s, handshakeAt: first ? Date.now() : s.handshakeAt, idle: false, platforms: [...new Set([...s.platforms, platform])] });
     const descriptor = descriptorFor(platform, adapter.capabilities, settings(this.env).dailyTokenBudget);
     this.#send(ws, { type: "descriptor", descriptor: bridged ? { ...descriptor, bridged: true } : descriptor });
-    if (bridged) this.#pumpBridge();
+    if (bridged) this.#bridgeSide.pump();
     if (!first) return;
     // The newest socket takes over; the older ones are closed so nothing goes out twice.
     for (const other of this.ctx.getWebSockets()) {
@@ -309,7 +312,7 @@ export class Relay extends DurableObject<Env> {
 
   /** Retries what a dead instance left (attachments still to fetch), and bridge actions whose retry is due. */
   override async alarm(): Promise<void> {
-    this.#pumpBridge();
+    this.#bridgeSide.pump();
     if (this.#store.pendingMedia().length > 0) await this.#fetchPending();
     else await this.#pruneMedia();
   }
@@ -317,10 +320,6 @@ export class Relay extends DurableObject<Env> {
   async #armAlarm(at: number): Promise<void> {
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
-  }
-
-  #pumpBridge(): void {
-    this.#bridgeSide.pump();
   }
 
   /** Stores a bridged platform's actions (from its adapter, anywhere in the Worker) and sends the first if the gateway is here. */

@@ -101,7 +101,8 @@ describe("Signal bridged end to end", () => {
     };
     expect((await api(`/v1/sessions/${session.id}/handoff`, { method: "POST", body: JSON.stringify({ platform: "signal" }) })).status).toBe(202);
     const done = (await (await api(`/v1/sessions/${session.id}/handoff?wait=30&state=pending`)).json()) as { handoff: { state: string } };
-    const final = done.handoff.state === "running" ? ((await (await api(`/v1/sessions/${session.id}/handoff?wait=30&state=running`)).json()) as typeof done) : done;
+    const final =
+      done.handoff.state === "running" ? ((await (await api(`/v1/sessions/${session.id}/handoff?wait=30&state=running`)).json()) as typeof done) : done;
     expect(final.handoff).toMatchObject({ state: "completed", platform: "signal", destination: { chat_id: alice } });
     const sendsToAlice = daemon.sends().filter(sendTo(alice, () => true)).length;
     daemon.deliver(sig.dm(alice, "continue here"));
@@ -122,7 +123,10 @@ describe("Signal bridged end to end", () => {
     await again.waitFor("relay: connected");
     const edit = await found((c) => sendTo(bob, (m) => m === "first part, then the rest")(c) && c.params.editTimestamp !== undefined);
     // The edit names the timestamp signal-cli gave the last send or edit of that message: the Relay kept it across the restart.
-    const before = daemon.sends().slice(daemon.sends().indexOf(preview), daemon.sends().indexOf(edit)).filter(sendTo(bob, () => true));
+    const before = daemon
+      .sends()
+      .slice(daemon.sends().indexOf(preview), daemon.sends().indexOf(edit))
+      .filter(sendTo(bob, () => true));
     expect(edit.params.editTimestamp).toBe(before.at(-1)?.result?.timestamp);
     await found(sendTo(alice, (m) => m === "echo: while the gateway was down"));
     again.child.kill("SIGTERM");

@@ -147,7 +147,7 @@ describe("hermes-edge gateway --bridge signal", () => {
 describe("reading signal-cli's server-sent events", () => {
   it("takes `receive` events' data, skips keep-alive comments and other events, and joins data split over lines and chunks", async () => {
     const enc = new TextEncoder();
-    const chunks = [":\n\nevent:receive\ndata:{\"a\":", "1}\n\n:keepalive\n\nevent:other\ndata:x\n\nevent: receive\r\ndata: {\"b\":2}\r\n\r\n"];
+    const chunks = [':\n\nevent:receive\ndata:{"a":', '1}\n\n:keepalive\n\nevent:other\ndata:x\n\nevent: receive\r\ndata: {"b":2}\r\n\r\n'];
     const body = new ReadableStream<Uint8Array>({
       start(c) {
         for (const x of chunks) c.enqueue(enc.encode(x));
@@ -167,14 +167,21 @@ describe("hermes-edge gateway --bridge settings", () => {
     const { readGatewayConfig } = await import("../../cli/gateway/config.ts");
     const got = readGatewayConfig({ ...base, SIGNAL_ACCOUNT: "+15550009999" }, { bridge: "signal" }, "/tmp");
     expect(got).toMatchObject({ ok: true, config: { platforms: [], bridge: { signal: { url: "http://127.0.0.1:8080", account: "+15550009999" } } } });
-    const both = readGatewayConfig({ ...base, SIGNAL_ACCOUNT: "+15550009999", SIGNAL_CLI_URL: "http://10.0.0.5:9000/" }, { bridge: "signal", platforms: "telegram" }, "/tmp");
+    const both = readGatewayConfig(
+      { ...base, SIGNAL_ACCOUNT: "+15550009999", SIGNAL_CLI_URL: "http://10.0.0.5:9000/" },
+      { bridge: "signal", platforms: "telegram" },
+      "/tmp",
+    );
     expect(both).toMatchObject({ ok: true, config: { platforms: ["telegram"], bridge: { signal: { url: "http://10.0.0.5:9000" } } } });
   });
 
   it("says what is missing or wrong, and that Signal is bridged, not relayed", async () => {
     const { readGatewayConfig } = await import("../../cli/gateway/config.ts");
     expect(readGatewayConfig(base, { bridge: "signal" }, "/tmp")).toMatchObject({ ok: false, error: expect.stringContaining("SIGNAL_ACCOUNT") });
-    expect(readGatewayConfig({ ...base, SIGNAL_ACCOUNT: "+15550009999" }, { bridge: "matrix" }, "/tmp")).toMatchObject({ ok: false, error: expect.stringContaining("--bridge") });
+    expect(readGatewayConfig({ ...base, SIGNAL_ACCOUNT: "+15550009999" }, { bridge: "matrix" }, "/tmp")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("--bridge"),
+    });
     expect(readGatewayConfig(base, { platforms: "signal" }, "/tmp")).toMatchObject({ ok: false, error: expect.stringContaining("--bridge signal") });
     expect(readGatewayConfig(base, {}, "/tmp")).toMatchObject({ ok: true, config: { platforms: ["telegram", "discord", "slack", "whatsapp"] } });
   });

@@ -250,7 +250,12 @@ const signal: AdapterEntry = {
   name: "signal",
   make() {
     const bridge = new FakeSignalBridge();
-    return { adapter: new SignalAdapter({ bridge }), calls: bridge.calls, fakeFetch: () => Promise.reject(new Error("signal makes no HTTP calls")), allowThreadsIn: () => undefined };
+    return {
+      adapter: new SignalAdapter({ bridge }),
+      calls: bridge.calls,
+      fakeFetch: () => Promise.reject(new Error("signal makes no HTTP calls")),
+      allowThreadsIn: () => undefined,
+    };
   },
   sign: async () => ({}),
   signWrong: async () => ({}),

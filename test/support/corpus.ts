@@ -45,7 +45,9 @@ function bodyProblems(platform: CorpusPlatform, e: Record<string, unknown>): str
   if (platform === "signal") {
     const params = p && isRecord(p.params) ? p.params : p;
     const inner = params && isRecord(params.result) ? params.result : params;
-    return inner && (isRecord(inner.envelope) || isRecord(params?.exception) || isRecord(params?.error)) ? [] : ["a Signal payload needs an envelope (or params.envelope)"];
+    return inner && (isRecord(inner.envelope) || isRecord(params?.exception) || isRecord(params?.error))
+      ? []
+      : ["a Signal payload needs an envelope (or params.envelope)"];
   }
   if (f) return nonEmpty(f.command) ? [] : ["a Slack form needs a command"];
   return p && nonEmpty(p.type) ? [] : ["a Slack payload needs a type"];

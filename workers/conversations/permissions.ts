@@ -10,7 +10,11 @@ import { isAllowed, settings } from "../settings.ts";
  */
 export function commandPermission(env: Env, name: CommandName, source: SessionSource): Permission {
   const ps = settings(env).platforms[source.platform];
-  return mayRun(name, { allowed: isAllowed(ps.allowed, source.userId, source.userAltId), admin: isAllowed(ps.admins, source.userId, source.userAltId), chatType: source.chatType });
+  return mayRun(name, {
+    allowed: isAllowed(ps.allowed, source.userId, source.userAltId),
+    admin: isAllowed(ps.admins, source.userId, source.userAltId),
+    chatType: source.chatType,
+  });
 }
 
 /** What a refused command answers: the setting that would let the user run it, or where it works. */

@@ -12,7 +12,14 @@ import { whatsappWriter } from "./whatsapp.ts";
 import { MIN_LIMIT, type Dialect, type RenderedPart, type RenderOptions } from "./types.ts";
 import { writePart, type Writer } from "./writer.ts";
 
-const WRITERS: Record<Dialect, Writer> = { telegram: telegramWriter, slack: slackWriter, discord: discordWriter, whatsapp: whatsappWriter, signal: signalWriter, plain: plainWriter };
+const WRITERS: Record<Dialect, Writer> = {
+  telegram: telegramWriter,
+  slack: slackWriter,
+  discord: discordWriter,
+  whatsapp: whatsappWriter,
+  signal: signalWriter,
+  plain: plainWriter,
+};
 
 /** Parses once into the intermediate form; `partial` closes what a streaming reply left open. */
 export function toBlocks(markdown: string, partial = false): Block[] {

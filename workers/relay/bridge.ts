@@ -20,7 +20,10 @@ export const SignalSendParams = z
     recipient: recipients.optional(),
     groupId: groupId.optional(),
     message: z.string().max(64 * 1024),
-    textStyle: z.array(z.string().regex(/^\d+:\d+:[A-Z]+$/)).max(1000).optional(),
+    textStyle: z
+      .array(z.string().regex(/^\d+:\d+:[A-Z]+$/))
+      .max(1000)
+      .optional(),
     quoteTimestamp: z.number().int().positive().optional(),
     quoteAuthor: z.string().max(64).optional(),
     editTimestamp: z.number().int().positive().optional(),
@@ -41,7 +44,11 @@ export const SignalCall = z.discriminatedUnion("method", [
   z.object({
     method: z.literal("sendReceipt"),
     params: z
-      .object({ recipient: z.string().min(1).max(64), targetTimestamps: z.array(z.number().int().positive()).min(1).max(100), type: z.enum(["read", "viewed"]) })
+      .object({
+        recipient: z.string().min(1).max(64),
+        targetTimestamps: z.array(z.number().int().positive()).min(1).max(100),
+        type: z.enum(["read", "viewed"]),
+      })
       .strict(),
   }),
 ]);

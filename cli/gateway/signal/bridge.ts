@@ -114,7 +114,8 @@ export class SignalBridge {
   }
 
   #sendItem(item: { id: string; platform: string; body: string }): void {
-    if (this.#o.link.send({ type: "bridge_inbound", platform: item.platform, id: item.id, body: item.body })) this.#o.local.markSent(item.id, this.#o.clock.now());
+    if (this.#o.link.send({ type: "bridge_inbound", platform: item.platform, id: item.id, body: item.body }))
+      this.#o.local.markSent(item.id, this.#o.clock.now());
   }
 
   /** Unacked items (all of them on a new connection; on the timer, those sent before `sentBefore`), in order. */

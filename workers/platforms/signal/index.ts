@@ -17,9 +17,7 @@ import { addressOf, sendCall, type SignalAction, type SignalBridge } from "./bri
 import { parseSignalBody } from "./parse.ts";
 import { isSignalGroup, isSignalNumber, isSignalUser, signalTarget, signalTargets } from "./target.ts";
 
-export type { BridgeState, SignalAction, SignalBridge, SignalCall } from "./bridge.ts";
-export { parseSignalBody } from "./parse.ts";
-export { signalTarget } from "./target.ts";
+export type { BridgeState, SignalAction, SignalBridge } from "./bridge.ts";
 
 /**
  * Signal counts a body in UTF-8 bytes (2,000: sc `ServiceConfig.MAX_MESSAGE_SIZE_BYTES`);

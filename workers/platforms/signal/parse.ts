@@ -77,7 +77,11 @@ export function parseSignalBody(body: string, fallbackSelf: SignalSelf = { numbe
   const outer = checkJson(body, SignalBridged);
   const wrapped = outer.ok && outer.value.received !== undefined ? outer.value : null;
   const checked = wrapped ? SignalReceived.safeParse(wrapped.received) : null;
-  const received = checked ? (checked.success ? { ok: true as const, value: checked.data } : { ok: false as const, reason: "unexpected payload" }) : checkJson(body, SignalReceived);
+  const received = checked
+    ? checked.success
+      ? { ok: true as const, value: checked.data }
+      : { ok: false as const, reason: "unexpected payload" }
+    : checkJson(body, SignalReceived);
   if (!received.ok) return malformed(received.reason);
   const { envelope: e, account, failed } = unwrap(received.value);
   if (failed) return ignore("undecryptable envelope");

@@ -28,7 +28,15 @@ export const isSignalNumber = (v: string) => NUMBER.test(v);
 export const signalTargets = targetCodec<SignalTarget, { u?: string | undefined; g?: string | undefined; t?: string | undefined; a?: string | undefined }>({
   platform: "signal",
   wire: z
-    .strictObject({ u: USER.optional(), g: z.string().regex(GROUP).optional(), t: z.string().regex(/^\d{1,16}$/).optional(), a: USER.optional() })
+    .strictObject({
+      u: USER.optional(),
+      g: z.string().regex(GROUP).optional(),
+      t: z
+        .string()
+        .regex(/^\d{1,16}$/)
+        .optional(),
+      a: USER.optional(),
+    })
     .refine((w) => (w.u === undefined) !== (w.g === undefined) && (w.t === undefined) === (w.a === undefined)),
   toWire: (t) => ({ u: t.recipient, g: t.groupId, t: t.replyTo?.timestamp, a: t.replyTo?.author }),
   fromWire: (w, isPrivate) => ({
