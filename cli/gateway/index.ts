@@ -20,6 +20,7 @@ import { GatewayStore } from "./store.ts";
 import type { SignalBridgeConfig } from "./config.ts";
 import { SignalBridge } from "./signal/bridge.ts";
 import { SignalCli } from "./signal/cli.ts";
+import { connectorOrigin } from "./signal/files.ts";
 import { BridgeLocal } from "./signal/store.ts";
 import { createLogger, errorMessage, logLines, textSink } from "../../workers/log/index.ts";
 
@@ -140,6 +141,7 @@ export async function runGateway(config: GatewayConfig, deps: GatewayDeps): Prom
         link,
         clock,
         log,
+        upload: { origin: connectorOrigin(config.relayUrl), gatewayId: config.gatewayId, secret: config.secret, fetch: io.fetch, now: () => clock.now() },
       })
     : null;
   const client: RelayClient = new RelayClient({

@@ -20,6 +20,16 @@ const SCHEMA = [
   CREATE INDEX buffer_chat ON buffer (chat, seq)`,
 ];
 
+/** What the status route shows for a gateway. */
+export interface RelayStatus {
+  connected: boolean;
+  platforms: string[];
+  buffered: number;
+  dropped: number;
+  /** Bridge actions stored and not yet confirmed by the gateway. */
+  actionsWaiting: number;
+}
+
 /** A buffered frame: its text, what its attachments are (fetched, or still to fetch), and where it went. */
 export interface BufferedFrame {
   bufferId: string;
@@ -114,6 +124,11 @@ export class RelayStore {
   setMedia(bufferId: string, media: string, keys: readonly string[], now: number): void {
     this.#sql.exec("UPDATE buffer SET media = ?, ready = 1 WHERE buffer_id = ?", media, bufferId);
     for (const k of keys) this.#sql.exec("INSERT OR REPLACE INTO media_keys (key, at) VALUES (?, ?)", k, now);
+  }
+
+  /** Remembers a kept file's key, deleted with relayed media after their retention. */
+  keepKey(key: string, now: number): void {
+    this.#sql.exec("INSERT OR REPLACE INTO media_keys (key, at) VALUES (?, ?)", key, now);
   }
 
   meta(k: string): string | null {

@@ -18,7 +18,7 @@ import { REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../../workers/relay
 import { durableSql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import { nameless, objectName } from "../name.ts";
-import { RelayStore } from "./buffer.ts";
+import { RelayStore, type RelayStatus } from "./buffer.ts";
 import { BridgeStore } from "./bridge-store.ts";
 import { BridgeSide, bridgedBy, type LiveSocket } from "./bridging.ts";
 import type { BridgeState } from "../../workers/relay/bridge.ts";
@@ -49,16 +49,6 @@ interface SocketState {
   lastFrameAt: number;
   /** The connector's origin as the gateway dialed it (media links point there). */
   origin?: string;
-}
-
-/** What the status route shows for a gateway. */
-export interface RelayStatus {
-  connected: boolean;
-  platforms: string[];
-  buffered: number;
-  dropped: number;
-  /** Bridge actions stored and not yet confirmed by the gateway. */
-  actionsWaiting: number;
 }
 
 /**
@@ -325,6 +315,11 @@ export class Relay extends DurableObject<Env> {
   /** Stores a bridged platform's actions (from its adapter, anywhere in the Worker) and sends the first if the gateway is here. */
   async enqueueBridged(platform: string, actions: unknown): Promise<number> {
     return this.#bridgeSide.enqueue(platform, actions);
+  }
+
+  /** A file a bridging gateway uploaded (`PUT /relay/upload/…`): deleted after the retention, like relayed media. */
+  async keepUpload(key: string): Promise<void> {
+    this.#store.keepKey(key, Date.now());
   }
 
   async bridgeState(platform: string): Promise<BridgeState> {

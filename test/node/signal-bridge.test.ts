@@ -3,13 +3,14 @@ import { SignalBridge } from "../../cli/gateway/signal/bridge.ts";
 import { readEvents, SignalCli } from "../../cli/gateway/signal/cli.ts";
 import { BridgeLocal } from "../../cli/gateway/signal/store.ts";
 import { GatewayStore } from "../../cli/gateway/store.ts";
+import { checkUploadLink } from "../../workers/relay/media.ts";
 import type { GatewayFrameIn } from "../../workers/relay/frames.ts";
 import { FakeSignalCli } from "../support/fake-signal-cli.ts";
 import { ManualClock } from "../support/manual-clock.ts";
 import { SIGNAL_TEST, sig } from "../support/signal-fixtures.ts";
 
 /** The bridge of `hermes-edge gateway --bridge signal` against the fake daemon, in process: a link that records frames. */
-function setup() {
+function setup(opts: { upload?: (req: Request) => Promise<Response> } = {}) {
   const daemon = new FakeSignalCli(SIGNAL_TEST.account, SIGNAL_TEST.botUuid);
   const clock = new ManualClock();
   const store = GatewayStore.open(":memory:");
@@ -25,7 +26,24 @@ function setup() {
     log: (l) => lines.push(l),
   });
   let n = 0;
-  const bridge = new SignalBridge({ cli, local: new BridgeLocal(store.sql), link, clock, log: (l) => lines.push(l), newId: () => `item-${++n}` });
+  const upload = opts.upload
+    ? {
+        origin: "https://edge.test",
+        gatewayId: "home",
+        secret: "gw-secret",
+        fetch: async (i: RequestInfo | URL, init?: RequestInit) => opts.upload!(new Request(i, init)),
+        now: () => clock.now(),
+      }
+    : undefined;
+  const bridge = new SignalBridge({
+    cli,
+    local: new BridgeLocal(store.sql),
+    link,
+    clock,
+    log: (l) => lines.push(l),
+    newId: () => `item-${++n}`,
+    ...(upload ? { upload } : {}),
+  });
   const of = <T extends GatewayFrameIn["type"]>(type: T) => frames.filter((f): f is Extract<GatewayFrameIn, { type: T }> => f.type === type);
   const tick = async () => {
     for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
@@ -38,8 +56,8 @@ afterEach(async () => {
   for (const s of stop.splice(0)) await s();
 });
 
-function started() {
-  const t = setup();
+function started(opts: Parameters<typeof setup>[0] = {}) {
+  const t = setup(opts);
   t.bridge.start();
   stop.push(async () => {
     await t.bridge.stop();
@@ -131,6 +149,38 @@ describe("hermes-edge gateway --bridge signal", () => {
     await t.daemon.waitFor(() => t.daemon.streams === 1);
     await t.tick();
     expect(t.of("bridge_inbound").map((f) => JSON.parse(f.body).received.envelope.dataMessage.message)).toEqual(["sent while the stream was down"]);
+  });
+
+  it("puts each received file to the Worker through a link signed for that one key, and names the keys in the item", async () => {
+    const puts: Request[] = [];
+    const t = started({
+      upload: async (req) => {
+        puts.push(req);
+        return req.url.includes("too-big") ? new Response(null, { status: 413 }) : Response.json({}, { status: 201 });
+      },
+    });
+    await t.tick();
+    t.daemon.attachments.set("att-1", new Uint8Array([1, 2, 3]));
+    const item = sig.dm(SIGNAL_TEST.alice.uuid, "look");
+    (item.envelope.dataMessage as Record<string, unknown>).attachments = [
+      { contentType: "image/png", id: "att-1", size: 3 },
+      { contentType: "text/x-signal-plain", id: "long-text", size: 3000 },
+      { contentType: "image/png", id: "gone", size: 3 },
+    ];
+    t.daemon.deliver(item);
+    await t.tick();
+    const [up] = t.of("bridge_inbound");
+    const files = JSON.parse(up!.body).files as Record<string, string>;
+    expect(Object.keys(files)).toEqual(["att-1"]);
+    expect(files["att-1"]).toMatch(/^relay\/home\/bridged\/[0-9a-f-]{36}$/);
+    expect(puts).toHaveLength(1);
+    const url = new URL(puts[0]!.url);
+    expect(url.pathname).toBe(`/relay/upload/${files["att-1"]}`);
+    expect(
+      await checkUploadLink(files["att-1"]!, url.searchParams.get("exp"), url.searchParams.get("sig"), ["gw-secret"], Math.floor(t.clock.now() / 1000)),
+    ).toEqual({ ok: true });
+    expect(new Uint8Array(await puts[0]!.arrayBuffer())).toEqual(new Uint8Array([1, 2, 3]));
+    expect(t.lines.some((l) => l.includes("attachment gone could not be read"))).toBe(true);
   });
 
   it("tells the Worker whether signal-cli answers (bridge_status)", async () => {

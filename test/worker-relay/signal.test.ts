@@ -1,6 +1,9 @@
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { imagesOf, lastUserText } from "../support/fake-llm.ts";
+import { dataUrl, PNG } from "../support/files.ts";
 import { SIGNAL_TEST, sig } from "../support/signal-fixtures.ts";
+import { uploadKey, uploadLink } from "../../workers/relay/media.ts";
 import { settle } from "../worker/platform-helpers.ts";
 import { llm } from "../worker/setup.ts";
 import { connect, token, type Frame, type TestSocket } from "./helpers.ts";
@@ -17,10 +20,10 @@ async function bridge(): Promise<TestSocket> {
 }
 
 let items = 0;
-/** Sends a received item up and waits for its ack (the edge stored it). */
-async function up(s: TestSocket, received: unknown): Promise<void> {
+/** Sends a received item up (with the keys of files uploaded for it) and waits for its ack (the edge stored it). */
+async function up(s: TestSocket, received: unknown, files?: Record<string, string>): Promise<void> {
   const id = `item-${++items}`;
-  s.send({ type: "bridge_inbound", platform: "signal", id, body: sig.bridged(received) });
+  s.send({ type: "bridge_inbound", platform: "signal", id, body: sig.bridged(received, files) });
   await s.next((f) => f.type === "bridge_inbound_ack" && f.id === id);
 }
 
@@ -147,5 +150,33 @@ describe("BRIDGE_PLATFORMS=signal: a message bridged by the gateway is answered 
     other.send({ type: "bridge_inbound", platform: "signal", id: "x", body: sig.bridged(sig.dm(alice.uuid, "forged")) });
     expect(await other.next("error")).toMatchObject({ code: "platform_not_bridged" });
     await close(other);
+  });
+
+  it("reads a photo the gateway uploaded through its signed link as the platform's attachment (an image part for the model)", async () => {
+    const key = uploadKey(GW3.id, "photo-1");
+    const put = async (link: string, bytes: Uint8Array) =>
+      exports.default.fetch(link, { method: "PUT", headers: { "content-type": "image/png", "content-length": String(bytes.byteLength) }, body: bytes });
+    const exp = Math.floor(Date.now() / 1000) + 120;
+    // A link signed with another gateway's secret, or for another key, puts nothing.
+    expect((await put(await uploadLink("http://edge.test", key, "other-secret", exp), PNG)).status).toBe(401);
+    expect((await put(await uploadLink("http://edge.test", uploadKey("gw1", "x"), "s3cret-a", exp), PNG)).status).toBe(404);
+    expect((await put(await uploadLink("http://edge.test", key, GW3.secret, exp), PNG)).status).toBe(201);
+    const s = await bridge();
+    const photo = sig.dm(alice.uuid, "what is this?");
+    const attachments = [{ contentType: "image/png", filename: "p.png", id: "att-1", size: PNG.byteLength }];
+    (photo.envelope.dataMessage as Record<string, unknown>).attachments = attachments;
+    await up(s, photo, { "att-1": key });
+    await runActions(s, (c) => finalText(c).startsWith("echo: what is this?"));
+    const call = llm.calls.find((c) => lastUserText(c.body).startsWith("what is this?"))!;
+    expect(imagesOf(call.body.messages.at(-1)!.content)).toEqual([dataUrl("image/png", PNG)]);
+    await close(s);
+  });
+
+  it("refuses an upload over ATTACHMENT_MAX_BYTES, or one without a length, before keeping anything", async () => {
+    const key = uploadKey(GW3.id, "big-1");
+    const link = await uploadLink("http://edge.test", key, GW3.secret, Math.floor(Date.now() / 1000) + 120);
+    const big = await exports.default.fetch(link, { method: "PUT", headers: { "content-length": String(11 * 1024 * 1024) }, body: new Uint8Array(16) });
+    expect(big.status).toBe(413);
+    expect(await env.FILES.head(key)).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { relayObject } from "../conversations/stubs.ts";
 import { CLOSE } from "../relay/frames.ts";
-import { checkMediaLink, gatewayOfMediaKey, MEDIA_PATH } from "../relay/media.ts";
+import { checkMediaLink, checkUploadLink, gatewayOfMediaKey, MEDIA_PATH, UPLOAD_LINK_TTL_S, UPLOAD_PATH } from "../relay/media.ts";
 import { REFUSAL_REASONS, refuseSocket, TOKEN_HEADER } from "../relay/socket.ts";
 import { verifyRelayToken, type TokenCheck } from "../relay/token.ts";
 import { settings } from "../settings.ts";
@@ -72,4 +72,39 @@ export async function relayMedia(request: Request, env: Env): Promise<Response> 
       "cache-control": "private, no-store",
     },
   });
+}
+
+/**
+ * `PUT /relay/upload/<key>?exp=&sig=`: a file a bridging gateway received (a Signal
+ * attachment), put with a link it signed with its own secret for that one key, at most
+ * `ATTACHMENT_MAX_BYTES` (413 above). The edge then reads it as the platform's attachment,
+ * like any other (limits, R2); it is deleted after the relayed-media retention.
+ */
+export async function relayUpload(request: Request, env: Env): Promise<Response> {
+  const url = new URL(request.url);
+  let key: string;
+  try {
+    key = url.pathname.slice(UPLOAD_PATH.length).split("/").map(decodeURIComponent).join("/");
+  } catch {
+    return Response.json(errorBody("bad_request", "malformed upload path"), { status: 400 });
+  }
+  const gatewayId = gatewayOfMediaKey(key);
+  const secrets = gatewayId ? settings(env).relaySecrets.get(gatewayId) : undefined;
+  const bridged = gatewayId !== null && Object.values(settings(env).platforms).some((p) => p.bridge === gatewayId);
+  if (!gatewayId || !secrets || !bridged || !key.startsWith(`relay/${gatewayId}/bridged/`) || key.split("/").includes(".."))
+    return Response.json(errorBody("not_found", "no upload for this key"), { status: 404 });
+  const nowS = Math.floor(Date.now() / 1000);
+  const exp = url.searchParams.get("exp");
+  const check = await checkUploadLink(key, exp, url.searchParams.get("sig"), secrets, nowS);
+  if (!check.ok || Number(exp) > nowS + UPLOAD_LINK_TTL_S)
+    return Response.json(errorBody("unauthorized", check.ok ? "upload links live at most 5 minutes" : `bad upload link (${check.reason})`), { status: 401 });
+  const max = settings(env).attachments.maxBytes;
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (!(declared >= 0)) return Response.json(errorBody("length_required", "send Content-Length"), { status: 411 });
+  if (declared > max) return Response.json(errorBody("too_large", `${declared} bytes is over ATTACHMENT_MAX_BYTES (${max})`), { status: 413 });
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength > max) return Response.json(errorBody("too_large", `over ATTACHMENT_MAX_BYTES (${max})`), { status: 413 });
+  await env.FILES.put(key, bytes, { httpMetadata: { contentType: request.headers.get("content-type") ?? "application/octet-stream" } });
+  await relayObject(env, gatewayId).keepUpload(key);
+  return Response.json({ key }, { status: 201 });
 }

@@ -43,3 +43,34 @@ export async function checkMediaLink(key: string, exp: string | null, sig: strin
   if (!matched) return { ok: false, reason: "bad_signature" };
   return Number(exp) < nowS ? { ok: false, reason: "expired" } : { ok: true };
 }
+
+/**
+ * Uploads the other way: a gateway that bridges a platform (Signal) puts each received file
+ * to `PUT {connector}/relay/upload/<key>?exp=…&sig=…`, a link it signs itself with its own
+ * relay secret (HMAC-SHA256 of `upload:<key>:<exp>`, distinct from download links), valid for
+ * {@link UPLOAD_LINK_TTL_S}. The key is under the gateway's own prefix.
+ */
+export const UPLOAD_PATH = "/relay/upload/";
+export const UPLOAD_LINK_TTL_S = 5 * 60;
+
+const uploadSigned = (key: string, exp: number) => `upload:${key}:${exp}`;
+
+/** Where a bridging gateway puts a received file: its own prefix, a fresh name. */
+export function uploadKey(gatewayId: string, name: string): string {
+  return `${relayMediaPrefix(gatewayId)}bridged/${name}`;
+}
+
+/** A link that lets the gateway whose secret signs it put one file at `key`. */
+export async function uploadLink(origin: string, key: string, secret: string, exp: number): Promise<string> {
+  const path = key.split("/").map(encodeURIComponent).join("/");
+  return `${origin.replace(/\/+$/, "")}${UPLOAD_PATH}${path}?exp=${exp}&sig=${await hmacSha256Hex(secret, uploadSigned(key, exp))}`;
+}
+
+/** Checks an upload link (any of the gateway's secrets) and its expiry. */
+export async function checkUploadLink(key: string, exp: string | null, sig: string | null, secrets: readonly string[], nowS: number): Promise<MediaLinkCheck> {
+  if (!exp || !/^\d{1,12}$/.test(exp) || !sig || !/^[0-9a-f]{64}$/.test(sig)) return { ok: false, reason: "malformed" };
+  let matched = false;
+  for (const secret of secrets) if (await safeEqual(await hmacSha256Hex(secret, uploadSigned(key, Number(exp))), sig)) matched = true;
+  if (!matched) return { ok: false, reason: "bad_signature" };
+  return Number(exp) < nowS ? { ok: false, reason: "expired" } : { ok: true };
+}

@@ -2,6 +2,7 @@ import type { BridgeResult, SignalCall } from "../../../workers/relay/bridge.ts"
 import type { GatewayFrameIn } from "../../../workers/relay/frames.ts";
 import type { Clock } from "../../../workers/runtime/index.ts";
 import type { SignalCli } from "./cli.ts";
+import { uploadAttachments, type UploadTarget } from "./files.ts";
 import type { BridgeLocal } from "./store.ts";
 
 /** How often signal-cli's liveness is checked (and unacked items older than this sent again). */
@@ -19,6 +20,8 @@ export interface SignalBridgeOptions {
   link: BridgeLink;
   clock: Clock;
   log: (line: string) => void;
+  /** Where received files are put (the Worker); without it, files are described, not read. */
+  upload?: UploadTarget;
   /** Ids of received items (tests make them predictable). */
   newId?: () => string;
 }
@@ -39,6 +42,8 @@ export class SignalBridge {
   #detail: string | undefined;
   #timer: unknown = null;
   #actions: Promise<void> = Promise.resolve();
+  /** Received items are handled one after another (uploads first), so they go up in order. */
+  #incoming: Promise<void> = Promise.resolve();
   #following: Promise<void> | null = null;
 
   constructor(opts: SignalBridgeOptions) {
@@ -69,6 +74,7 @@ export class SignalBridge {
     if (this.#timer !== null) this.#o.clock.clearTimeout(this.#timer);
     this.#timer = null;
     await this.#following;
+    await this.#incoming;
     await this.#actions;
   }
 
@@ -107,10 +113,13 @@ export class SignalBridge {
       this.#o.log("signal-cli: skipped an event that is not JSON");
       return;
     }
-    const body = JSON.stringify({ received, self: { number: this.#o.cli.account, uuid: this.#uuid } });
-    const id = this.#o.newId?.() ?? crypto.randomUUID();
-    this.#o.local.add(id, "signal", body, this.#o.clock.now());
-    this.#sendItem({ id, platform: "signal", body });
+    this.#incoming = this.#incoming.then(async () => {
+      const files = this.#o.upload ? await uploadAttachments(this.#o.cli, received, this.#o.upload, this.#o.log) : {};
+      const body = JSON.stringify({ received, ...(Object.keys(files).length > 0 ? { files } : {}), self: { number: this.#o.cli.account, uuid: this.#uuid } });
+      const id = this.#o.newId?.() ?? crypto.randomUUID();
+      this.#o.local.add(id, "signal", body, this.#o.clock.now());
+      this.#sendItem({ id, platform: "signal", body });
+    });
   }
 
   #sendItem(item: { id: string; platform: string; body: string }): void {
