@@ -31,7 +31,7 @@ function setup(opts: { upload?: (req: Request) => Promise<Response> } = {}) {
         origin: "https://edge.test",
         gatewayId: "home",
         secret: "gw-secret",
-        fetch: async (i: RequestInfo | URL, init?: RequestInit) => opts.upload!(new Request(i, init)),
+        fetch: (async (i, init) => opts.upload!(new Request(i, init))) as typeof fetch,
         now: () => clock.now(),
       }
     : undefined;
