@@ -106,7 +106,7 @@ export function formatStatus(r: StatusReport, now: number, style: Style): string
         line(
           "relay",
           `gateway`,
-          `${g.id} ${g.connected ? `connected (${g.platforms.join(", ") || "no platforms"})` : "not connected"} · ${g.buffered} buffered${g.dropped > 0 ? ` · ${g.dropped} dropped` : ""}`,
+          `${g.id} ${g.connected ? `connected (${g.platforms.join(", ") || "no platforms"})` : "not connected"} · ${g.buffered} buffered${g.dropped > 0 ? ` · ${g.dropped} dropped` : ""}${(g.actionsWaiting ?? 0) > 0 ? ` · ${g.actionsWaiting} action(s) waiting` : ""}`,
         ),
       );
     }

@@ -4,6 +4,7 @@ import { imagesOf, lastUserText } from "../support/fake-llm.ts";
 import { dataUrl, PNG } from "../support/files.ts";
 import { SIGNAL_TEST, sig } from "../support/signal-fixtures.ts";
 import { uploadKey, uploadLink } from "../../workers/relay/media.ts";
+import { call } from "../worker/helpers.ts";
 import { settle } from "../worker/platform-helpers.ts";
 import { llm } from "../worker/setup.ts";
 import { connect, token, type Frame, type TestSocket } from "./helpers.ts";
@@ -50,6 +51,16 @@ const finalText = (calls: Call[]) => String(sends(calls).at(-1)?.params.message)
 
 async function waitingActions(): Promise<number> {
   return (await env.RELAY.getByName(GW3.id).bridgeState("signal")).waiting;
+}
+
+/** Confirms whatever earlier tests left waiting for gw3, until nothing is. */
+async function drain(s: TestSocket): Promise<void> {
+  while ((await waitingActions()) > 0) {
+    const f = await s.next("bridge_action");
+    s.send({ type: "bridge_result", actionId: f.actionId, result: { success: true, timestamp: Date.now() } });
+    s.send({ type: "ping" });
+    await s.next("pong");
+  }
 }
 
 async function close(s: TestSocket): Promise<void> {
@@ -178,5 +189,25 @@ describe("BRIDGE_PLATFORMS=signal: a message bridged by the gateway is answered 
     const big = await exports.default.fetch(link, { method: "PUT", headers: { "content-length": String(11 * 1024 * 1024) }, body: new Uint8Array(16) });
     expect(big.status).toBe(413);
     expect(await env.FILES.head(key)).toBeNull();
+  });
+
+  it("shows the bridge in /v1/status and /v1/relay: the gateway connected, signal-cli reachable or not, actions waiting", async () => {
+    const s = await bridge();
+    await drain(s);
+    s.send({ type: "bridge_status", platform: "signal", reachable: false, detail: "connection refused" });
+    s.send({ type: "ping" });
+    await s.next("pong");
+    type Status = { platforms: Array<{ name: string; detail?: string }>; problems: Array<{ area: string; problem: string }> };
+    const status = (await (await call("/v1/status")).json()) as Status;
+    expect(status.platforms.find((p) => p.name === "signal")?.detail).toBe("bridged by gateway gw3: connected, signal-cli unreachable, 0 action(s) waiting");
+    expect(status.problems).toContainEqual(expect.objectContaining({ area: "signal", problem: "the gateway cannot reach signal-cli (connection refused)" }));
+    const relay = (await (await call("/v1/relay")).json()) as {
+      gateways: Array<{ id: string; connected: boolean; platforms: string[]; actionsWaiting: number }>;
+    };
+    expect(relay.gateways.find((g) => g.id === GW3.id)).toMatchObject({ connected: true, platforms: ["signal"], actionsWaiting: 0 });
+    s.send({ type: "bridge_status", platform: "signal", reachable: true });
+    await close(s);
+    const away = (await (await call("/v1/status")).json()) as Status;
+    expect(away.problems).toContainEqual(expect.objectContaining({ area: "signal", problem: "the gateway that bridges Signal (gw3) is not connected" }));
   });
 });

@@ -37,7 +37,7 @@ export interface WorkerStatus {
   version: string;
   model: Omit<ModelProbe, "problem">;
   platforms: PlatformStatus[];
-  gateways: Array<{ id: string; connected: boolean; platforms: string[]; buffered: number; dropped: number }>;
+  gateways: Array<{ id: string; connected: boolean; platforms: string[]; buffered: number; dropped: number; actionsWaiting?: number }>;
   migrations: { expected: number; applied: number; missing: string[] };
   cron: { last_run: number | null };
   /** Settings whose values were not understood (each is also one of `problems`, area `settings`). */

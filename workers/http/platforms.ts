@@ -27,6 +27,8 @@ export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) =
         name,
         enabled: p.enabled,
         relay: p.gateway !== null,
+        // The gateway that bridges it (Signal), or null.
+        bridge: p.bridge,
         // Who set it and when, and where a handoff (in a fresh thread) lands: shown before one is
         // queued. `refused`: why handoffs may not go there (set by someone not in *_ADMIN_USERS).
         home_channel: home

@@ -67,6 +67,8 @@ export interface Platform {
   name: string;
   enabled: boolean;
   relay: boolean;
+  /** The gateway that bridges it (Signal: its turns run here, its messages come through that gateway), or null. */
+  bridge?: string | null;
   home_channel: { chat_id: string; thread_id: string | null; source: string; handoff_to?: string; refused?: string | null } | null;
   missing?: string[];
   /** The missing settings with how each is declared (a secret, or a `[vars]` entry). */
@@ -96,6 +98,8 @@ export interface Gateway {
   platforms?: string[];
   buffered?: number;
   dropped?: number;
+  /** Actions for a bridged platform waiting for this gateway. */
+  actionsWaiting?: number;
 }
 
 export interface UsageRow {

@@ -18,7 +18,15 @@ function platformCard(p: Platform, where: "local" | "deployed", origin: string):
   return h(
     "article",
     { class: "card", "data-platform": p.name },
-    h("h2", {}, p.name, " ", p.enabled ? badge("enabled", "ok") : badge("not configured", "muted"), p.relay ? badge("relayed to a gateway", "live") : null),
+    h(
+      "h2",
+      {},
+      p.name,
+      " ",
+      p.enabled ? badge("enabled", "ok") : badge("not configured", "muted"),
+      p.relay ? badge("relayed to a gateway", "live") : null,
+      p.bridge ? badge(`bridged by gateway ${p.bridge}`, "live") : null,
+    ),
     h(
       "dl",
       { class: "meta" },
@@ -41,7 +49,7 @@ function gatewayTable(gateways: Gateway[]): HTMLElement {
   return h(
     "table",
     { class: "gateways" },
-    h("thead", {}, h("tr", {}, ...["Gateway", "Connected", "Platforms", "Buffered", "Dropped"].map((t) => h("th", { scope: "col" }, t)))),
+    h("thead", {}, h("tr", {}, ...["Gateway", "Connected", "Platforms", "Buffered", "Dropped", "Actions waiting"].map((t) => h("th", { scope: "col" }, t)))),
     h(
       "tbody",
       {},
@@ -54,6 +62,7 @@ function gatewayTable(gateways: Gateway[]): HTMLElement {
           h("td", { "data-label": "Platforms" }, (g.platforms ?? []).join(", ") || "—"),
           h("td", { "data-label": "Buffered", class: "num" }, num(g.buffered ?? 0)),
           h("td", { "data-label": "Dropped", class: "num" }, num(g.dropped ?? 0)),
+          h("td", { "data-label": "Actions waiting", class: "num" }, num(g.actionsWaiting ?? 0)),
         ),
       ),
     ),
