@@ -320,6 +320,7 @@ export class Relay extends DurableObject<Env> {
   /** A file a bridging gateway uploaded (`PUT /relay/upload/…`): deleted after the retention, like relayed media. */
   async keepUpload(key: string): Promise<void> {
     this.#store.keepKey(key, Date.now());
+    await this.#armAlarm(Date.now() + RELAY_MEDIA_RETENTION_MS + 60_000);
   }
 
   async bridgeState(platform: string): Promise<BridgeState> {

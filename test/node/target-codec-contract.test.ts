@@ -4,6 +4,7 @@ import { slackTargets } from "../../workers/platforms/slack/target.ts";
 import type { TargetCodec } from "../../workers/platforms/target.ts";
 import { telegramTargets } from "../../workers/platforms/telegram/target.ts";
 import { whatsappTargets } from "../../workers/platforms/whatsapp/target.ts";
+import { signalTargets } from "../../workers/platforms/signal/target.ts";
 import type { ReplyTarget } from "../../workers/platforms/types.ts";
 import { targetFromWire } from "../../workers/relay/frames.ts";
 
@@ -223,6 +224,49 @@ describe("reply-target codec contract: WhatsApp", () => {
       "a wa_id with a path in it": '{"c":"1/messages"}',
       "a wamid with a space": '{"c":"1","m":"wamid. x"}',
       "a thread, which WhatsApp has not": '{"c":"1","t":"2"}',
+    },
+  });
+});
+
+describe("reply-target codec contract: Signal", () => {
+  codecContract({
+    codec: signalTargets,
+    samples: [
+      { recipient: "1a111111-1111-4111-8111-111111111111", groupId: null, replyTo: null, private: true },
+      { recipient: "+15550001001", groupId: null, replyTo: { timestamp: "1765000000001", author: "1a111111-1111-4111-8111-111111111111" }, private: true },
+      {
+        recipient: null,
+        groupId: "lx5vjquCWGByxrCFSDHf4C1W1XOjdH1m+JGz8bIJIBc=",
+        replyTo: { timestamp: "1765000000002", author: "+15550001001" },
+        private: false,
+      },
+    ],
+    stored: [
+      {
+        ref: '{"u":"1a111111-1111-4111-8111-111111111111"}',
+        private: true,
+        decoded: { recipient: "1a111111-1111-4111-8111-111111111111", groupId: null, replyTo: null, private: true },
+        where: { chatId: "1a111111-1111-4111-8111-111111111111", threadId: null },
+      },
+      {
+        ref: '{"g":"lx5vjquCWGByxrCFSDHf4C1W1XOjdH1m+JGz8bIJIBc=","t":"1765000000002","a":"1a111111-1111-4111-8111-111111111111"}',
+        private: false,
+        decoded: {
+          recipient: null,
+          groupId: "lx5vjquCWGByxrCFSDHf4C1W1XOjdH1m+JGz8bIJIBc=",
+          replyTo: { timestamp: "1765000000002", author: "1a111111-1111-4111-8111-111111111111" },
+          private: false,
+        },
+        where: { chatId: "lx5vjquCWGByxrCFSDHf4C1W1XOjdH1m+JGz8bIJIBc=", threadId: null },
+      },
+    ],
+    hostile: {
+      "both a person and a group": '{"u":"+15550001001","g":"lx5vjquCWGByxrCFSDHf4C1W1XOjdH1m+JGz8bIJIBc="}',
+      neither: '{"t":"1"}',
+      "a number without its plus": '{"u":"15550001001"}',
+      "a group id with a path in it": '{"g":"../../api/v1/rpc/abcdefgh"}',
+      "a timestamp without its author": '{"u":"+15550001001","t":"1"}',
+      "a thread, which Signal has not": '{"u":"+15550001001","h":"2"}',
     },
   });
 });
