@@ -13,6 +13,7 @@
  *   k. a parallel DM burst against DAILY_TOKEN_BUDGET   l. host-name SSRF through fetch_url
  *   m. bearer guessing, then the right token          (issue 20: bench/chaos/trust-limits.ts)
  *   n. escape codes in a DM (OSC 52, window title, clear screen) through the real CLI
+ *   o. Signal bridged: the gateway SIGKILLed mid-reply while signal-cli delivers more (issue 25)
  * b and c run on every platform; g also through the relay intake, replayed to a gateway.
  * Prints lost / doubled / truncated / 5xx / breached per scenario; exits 1 unless all are 0.
  * Every wait is bounded; every process it starts is stopped on exit, error or signal.
@@ -28,6 +29,7 @@ import { hostileBodies } from "./chaos/hostile.ts";
 import { connectorKilled, gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
 import { sharedResume } from "./chaos/resume.ts";
 import { hostileImports, nonAdminSethome } from "./chaos/trust-admin.ts";
+import { SIGNAL_VARS, signalBridgeKilled } from "./chaos/signal.ts";
 import { report } from "./chaos/report.ts";
 import { startStack, type Stack } from "./chaos/stack.ts";
 import { dmAllowList } from "./chaos/telegram-dm.ts";
@@ -38,7 +40,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     parallel: { type: "string", default: "3" },
     bodies: { type: "string", default: "300" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,k,l,m,n" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o" },
     /** Writes what wrangler and the gateway printed to this file (to see why a count is not zero). */
     log: { type: "string" },
   },
@@ -120,6 +122,15 @@ if (["k", "l", "m"].some((k) => only.has(k))) {
     if (values.log) appendFileSync(values.log, `--- budget and SSRF Worker\n${s.worker.output()}\n`);
     await s.stop();
     await r.close();
+  }
+}
+if (only.has("o")) {
+  const s = await startStack(SIGNAL_VARS);
+  try {
+    await scenario("o", "o. Signal bridged: gateway SIGKILLed mid-reply", s, (t) => signalBridgeKilled(s, o, t));
+  } finally {
+    if (values.log) appendFileSync(values.log, `--- bridging Worker\n${s.worker.output()}\n`);
+    await s.stop();
   }
 }
 console.log(report(tallies, Date.now() - started));

@@ -25,15 +25,21 @@ export interface GatewayOptions {
   secret: string;
   llmUrl: string;
   db: string;
+  /** What it serves (default `--platforms telegram`); `--bridge signal` for the Signal scenario. */
+  args?: string[];
+  /** More environment (SIGNAL_CLI_URL, SIGNAL_ACCOUNT). */
+  env?: Record<string, string>;
 }
 
 const count = (hay: string, needle: string) => hay.split(needle).length - 1;
 
-/** Starts `node cli/bin.js gateway --platforms telegram --db <db>` against `relayUrl`. */
+/** Starts `node cli/bin.js gateway --platforms telegram --db <db>` (or `o.args`) against `relayUrl`. */
 export function startGateway(o: GatewayOptions): GatewayProcess {
-  const child: ChildProcess = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "gateway", "--platforms", "telegram", "--db", o.db], {
+  const args = o.args ?? ["--platforms", "telegram"];
+  const child: ChildProcess = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "gateway", ...args, "--db", o.db], {
     env: {
       ...process.env,
+      ...o.env,
       GATEWAY_RELAY_URL: o.relayUrl,
       GATEWAY_RELAY_ID: o.gatewayId,
       GATEWAY_RELAY_SECRET: o.secret,
