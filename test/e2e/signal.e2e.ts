@@ -116,6 +116,8 @@ describe("Signal bridged end to end", () => {
     const preview = await found(sendTo(bob, (m) => m.startsWith("first part")));
     gw.child.kill("SIGKILL");
     await gw.exit;
+    // Once signal-cli has seen the stream go (on-connection receiving stops), what Signal delivers waits there.
+    await daemon.waitFor(() => daemon.streams === 0);
     gate.release();
     daemon.deliver(sig.dm(alice, "while the gateway was down"));
     expect(daemon.queued).toHaveLength(1);
