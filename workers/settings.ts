@@ -203,11 +203,7 @@ function parse(env: Env): Settings {
   const platforms = Object.fromEntries(
     PLATFORMS.map((name) => {
       const n = NAMES[name];
-      const missing = BRIDGED_ONLY.includes(name)
-        ? bridged.has(name)
-          ? []
-          : [`BRIDGE_PLATFORMS (${name}:<gatewayId>)`]
-        : (n.required.filter((k) => !v[k]) as string[]);
+      const missing = BRIDGED_ONLY.includes(name) ? (bridged.has(name) ? [] : ["BRIDGE_PLATFORMS"]) : (n.required.filter((k) => !v[k]) as string[]);
       const home = v[n.home];
       const settings: PlatformSettings = {
         name,

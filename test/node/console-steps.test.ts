@@ -64,3 +64,30 @@ describe("regression: the Platforms page gave wrong steps for a local Worker", (
     expect(settingKind("MCP_TOKEN_SEARCH")).toBe("secret");
   });
 });
+
+describe("a bridged platform's steps (Signal)", () => {
+  const signal: Platform = {
+    name: "signal",
+    enabled: false,
+    relay: false,
+    bridged: true,
+    bridge: null,
+    home_channel: null,
+    missing: ["BRIDGE_PLATFORMS"],
+    missing_settings: [{ name: "BRIDGE_PLATFORMS", kind: "var" }],
+    allowed_users: { setting: "SIGNAL_ALLOWED_USERS", set: false },
+    setup: "npx hermes-edge gateway --bridge signal",
+  };
+
+  it("needs no tunnel and no setup command: BRIDGE_PLATFORMS names the gateway, which dials out from the machine with signal-cli", () => {
+    for (const where of ["local", "deployed"] as const) {
+      const text = all(platformSteps(signal, where, "https://edge.example.workers.dev"));
+      expect(text).toContain('BRIDGE_PLATFORMS = "signal:<gatewayId>"');
+      expect(text).toContain('SIGNAL_ALLOWED_USERS = "<numbers or UUIDs>"');
+      expect(text).toContain("GATEWAY_RELAY_URL=https://edge.example.workers.dev");
+      expect(text).toContain("npx hermes-edge gateway --bridge signal");
+      expect(text).not.toContain("cloudflared");
+      expect(text).not.toContain("hermes-edge setup signal");
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { isLoopbackHost } from "../agent/loopback.ts";
 import { homeChannel, homeRefusal } from "../conversations/home.ts";
-import { allowedUsersSetting, describeHandoffDestination, PLATFORMS } from "../platforms/names.ts";
+import { allowedUsersSetting, BRIDGED_ONLY, describeHandoffDestination, PLATFORMS } from "../platforms/names.ts";
 import { settingKind } from "../settings/catalog.ts";
 import { settings } from "../settings.ts";
 
@@ -27,7 +27,8 @@ export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) =
         name,
         enabled: p.enabled,
         relay: p.gateway !== null,
-        // The gateway that bridges it (Signal), or null.
+        // Only a gateway can reach it (Signal): `bridge` names the gateway that does, or null.
+        bridged: BRIDGED_ONLY.includes(name),
         bridge: p.bridge,
         // Who set it and when, and where a handoff (in a fresh thread) lands: shown before one is
         // queued. `refused`: why handoffs may not go there (set by someone not in *_ADMIN_USERS).
@@ -45,7 +46,8 @@ export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) =
         missing: p.missing,
         missing_settings: p.missing.map((setting) => ({ name: setting, kind: settingKind(setting) })),
         allowed_users: { setting: allowedUsersSetting(name), set: p.allowed.kind !== "none" },
-        setup: `npx hermes-edge setup ${name} --url ${origin}`,
+        // A bridged platform has no setup at the edge: its gateway connects it.
+        setup: BRIDGED_ONLY.includes(name) ? `npx hermes-edge gateway --bridge ${name}` : `npx hermes-edge setup ${name} --url ${origin}`,
       };
     }),
   );

@@ -22,6 +22,21 @@ export function platformSteps(p: Platform, where: "local" | "deployed", origin: 
   const needAllowed = allowed !== undefined && !allowed.set;
   const setupFor = (url: string) => `npx hermes-edge setup ${p.name} --url ${url}`;
   const steps: Step[] = [];
+  if (p.bridged) {
+    // No webhook and no tunnel: the gateway on the machine with the platform's daemon dials out to this Worker.
+    const vars = missing.map((m) => `${m.name} = "${m.name === "BRIDGE_PLATFORMS" ? `${p.name}:<gatewayId>` : "…"}"`);
+    if (needAllowed) vars.push(`${allowed.setting} = "<numbers or UUIDs>"`);
+    if (vars.length > 0)
+      steps.push({
+        text: `Set these ${where === "local" ? "in .dev.vars" : "under [vars] in wrangler.toml, then deploy"} (and the gateway's id:secret in RELAY_SECRETS):`,
+        code: vars.join("\n"),
+      });
+    steps.push({
+      text: "Run the gateway on the machine where signal-cli's daemon runs (docs/platforms/signal.md):",
+      code: `GATEWAY_RELAY_URL=${origin} GATEWAY_RELAY_ID=<gatewayId> GATEWAY_RELAY_SECRET=… SIGNAL_CLI_URL=http://127.0.0.1:8080 SIGNAL_ACCOUNT=+… ${p.setup ?? ""}`,
+    });
+    return steps;
+  }
   if (where === "local") {
     const lines = [...missing.map((m) => `${m.name}=…`), ...(needAllowed ? [`${allowed.setting}=<your ${label(p.name)} user id>`] : [])];
     if (lines.length > 0)

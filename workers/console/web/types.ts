@@ -67,6 +67,8 @@ export interface Platform {
   name: string;
   enabled: boolean;
   relay: boolean;
+  /** Only a gateway can reach it (Signal): no webhook, no tunnel; its gateway dials out. */
+  bridged?: boolean;
   /** The gateway that bridges it (Signal: its turns run here, its messages come through that gateway), or null. */
   bridge?: string | null;
   home_channel: { chat_id: string; thread_id: string | null; source: string; handoff_to?: string; refused?: string | null } | null;
