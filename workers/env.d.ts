@@ -11,6 +11,8 @@ interface HermesSecrets {
   WHATSAPP_ACCESS_TOKEN?: string;
   WHATSAPP_APP_SECRET?: string;
   WHATSAPP_VERIFY_TOKEN?: string;
+  MATRIX_AS_TOKEN?: string;
+  MATRIX_HS_TOKEN?: string;
   RELAY_SECRETS?: string;
   /** The Workers AI binding, present only when wrangler.toml has `[ai] binding = "AI"`. */
   AI?: Ai;

@@ -95,6 +95,7 @@ export interface AdapterSettings {
     apiBase: string;
     handoffTemplate: string | undefined;
   };
+  matrix: { homeserverUrl: string | undefined; asToken: string | undefined; hsToken: string | undefined; botUser: string | undefined };
 }
 
 /** Frames kept for a gateway that is away (default); past this the oldest are dropped. */
@@ -122,6 +123,12 @@ const NAMES: Record<PlatformName, { required: TextSetting[]; allowed: TextSettin
     allowed: "WHATSAPP_ALLOWED_USERS",
     admins: "WHATSAPP_ADMIN_USERS",
     home: "WHATSAPP_HOME_CHANNEL",
+  },
+  matrix: {
+    required: ["MATRIX_HOMESERVER_URL", "MATRIX_AS_TOKEN", "MATRIX_HS_TOKEN", "MATRIX_BOT_USER"],
+    allowed: "MATRIX_ALLOWED_USERS",
+    admins: "MATRIX_ADMIN_USERS",
+    home: "MATRIX_HOME_CHANNEL",
   },
 };
 
@@ -217,6 +224,7 @@ function parse(env: Env): Settings {
         apiBase: v.WHATSAPP_API_BASE,
         handoffTemplate: v.WHATSAPP_HANDOFF_TEMPLATE,
       },
+      matrix: { homeserverUrl: v.MATRIX_HOMESERVER_URL, asToken: v.MATRIX_AS_TOKEN, hsToken: v.MATRIX_HS_TOKEN, botUser: v.MATRIX_BOT_USER },
     },
     mcp: {
       MCP_SERVERS: v.MCP_SERVERS,

@@ -116,7 +116,7 @@ function layerOf(rel: string): string {
     "workers/platforms/names.ts": "names",
   };
   if (special[rel]) return special[rel]!;
-  if (/^workers\/platforms\/(telegram|discord|slack|whatsapp)\//.test(rel)) return "adapter";
+  if (/^workers\/platforms\/(telegram|discord|slack|whatsapp|matrix)\//.test(rel)) return "adapter";
   if (rel.startsWith("workers/console/web/")) return "web";
   if (/^workers\/[\w.-]+\.ts$/.test(rel)) return "entry";
   if (rel.startsWith("workers/")) return rel.split("/")[1]!;
@@ -171,9 +171,9 @@ describe("module boundaries", () => {
 
   it("branches on a platform's name only in its adapter folder (and the registry, the CLI's setup, the format dialects)", () => {
     const branch =
-      /(===|!==)\s*["'](telegram|discord|slack|whatsapp)["']|["'](telegram|discord|slack|whatsapp)["']\s*(===|!==)|case\s+["'](telegram|discord|slack|whatsapp)["']/;
+      /(===|!==)\s*["'](telegram|discord|slack|whatsapp|matrix)["']|["'](telegram|discord|slack|whatsapp|matrix)["']\s*(===|!==)|case\s+["'](telegram|discord|slack|whatsapp|matrix)["']/;
     const allowed = (rel: string) =>
-      /^workers\/platforms\/(telegram|discord|slack|whatsapp)\//.test(rel) ||
+      /^workers\/platforms\/(telegram|discord|slack|whatsapp|matrix)\//.test(rel) ||
       rel === "workers/platforms/registry.ts" ||
       rel === "cli/setup.ts" ||
       rel.startsWith("workers/format/");

@@ -1,4 +1,5 @@
 import { discordLink } from "./discord/link.ts";
+import { matrixLink } from "./matrix/link.ts";
 import { isPlatformName, type PlatformName } from "./names.ts";
 import { slackLink } from "./slack/link.ts";
 import { telegramLink } from "./telegram/link.ts";
@@ -9,6 +10,7 @@ const LINKS: Record<PlatformName, (chatId: string, threadId: string | null) => s
   discord: discordLink,
   slack: slackLink,
   whatsapp: whatsappLink,
+  matrix: matrixLink,
 };
 
 /**

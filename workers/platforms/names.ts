@@ -1,5 +1,5 @@
 /** Platforms the gateway knows. (No runtime imports: shared with the Node relay gateway.) */
-export const PLATFORMS = ["telegram", "discord", "slack", "whatsapp"] as const;
+export const PLATFORMS = ["telegram", "discord", "slack", "whatsapp", "matrix"] as const;
 export type PlatformName = (typeof PLATFORMS)[number];
 
 export function isPlatformName(v: string): v is PlatformName {
@@ -7,7 +7,7 @@ export function isPlatformName(v: string): v is PlatformName {
 }
 
 /** How a platform's name is written for people. */
-export const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: "Telegram", discord: "Discord", slack: "Slack", whatsapp: "WhatsApp" };
+export const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: "Telegram", discord: "Discord", slack: "Slack", whatsapp: "WhatsApp", matrix: "Matrix" };
 
 /** The setting that lists a platform's allowed users (`TELEGRAM_ALLOWED_USERS`, …). */
 export function allowedUsersSetting(platform: PlatformName): string {
@@ -33,7 +33,7 @@ export function adminUsersSetting(platform: PlatformName): string {
 }
 
 /** What a platform calls the fresh thread a handoff opens. */
-const THREAD_WORD: Record<PlatformName, string> = { telegram: "topic", discord: "thread", slack: "thread", whatsapp: "chat" };
+const THREAD_WORD: Record<PlatformName, string> = { telegram: "topic", discord: "thread", slack: "thread", whatsapp: "chat", matrix: "thread" };
 
 /** A home channel as the API shows it (`GET /v1/platforms`). */
 export interface HomeChannelInfo {

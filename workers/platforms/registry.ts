@@ -1,5 +1,6 @@
 import { settings } from "../settings.ts";
 import { DiscordAdapter } from "./discord/index.ts";
+import { MatrixAdapter } from "./matrix/index.ts";
 import { isPlatformName, type PlatformName } from "./names.ts";
 import { SlackAdapter } from "./slack/index.ts";
 import { TelegramAdapter } from "./telegram/index.ts";
@@ -33,6 +34,10 @@ function build(env: Env, name: PlatformName): PlatformAdapter {
         apiBase: w.apiBase,
         handoffTemplate: w.handoffTemplate ?? null,
       });
+    }
+    case "matrix": {
+      const m = a.matrix;
+      return new MatrixAdapter({ homeserverUrl: m.homeserverUrl ?? "", asToken: m.asToken ?? "", hsToken: m.hsToken ?? "", botUser: m.botUser ?? "" });
     }
   }
 }

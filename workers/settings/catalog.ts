@@ -4,7 +4,7 @@ import { DEFAULT_ATTACHMENT_MAX_BYTES } from "../attachments/index.ts";
 import { commaList, hex, httpUrl, milliseconds, oneOf, positiveWhole, text, wholeAtLeast, type Parser } from "./parse.ts";
 
 /** Where a setting belongs: a platform's name, or the part of the Worker it configures. */
-export type SettingGroup = "core" | "model" | "tools" | "limits" | "relay" | "attachments" | "telegram" | "discord" | "slack" | "whatsapp";
+export type SettingGroup = "core" | "model" | "tools" | "limits" | "relay" | "attachments" | "telegram" | "discord" | "slack" | "whatsapp" | "matrix";
 
 /**
  * One setting: whether it is a secret (`wrangler secret put`, `.dev.vars`) or a var
@@ -272,6 +272,46 @@ export const CATALOG = {
     group: "whatsapp",
     meaning: "an approved template (name or name:language) sent for a handoff outside the 24-hour window, the session title as its parameter",
     parse: text,
+  }),
+
+  MATRIX_HOMESERVER_URL: spec({
+    kind: "var",
+    group: "matrix",
+    meaning: "the homeserver's client API base (https://matrix.example.org); with MATRIX_AS_TOKEN, MATRIX_HS_TOKEN and MATRIX_BOT_USER, enables Matrix",
+    parse: httpUrl(undefined, "Matrix stays off until it is an http(s) URL"),
+  }),
+  MATRIX_AS_TOKEN: spec({
+    kind: "secret",
+    group: "matrix",
+    meaning: "the application service's as_token: how the Worker acts on the homeserver (hermes-edge setup matrix makes one)",
+    parse: text,
+  }),
+  MATRIX_HS_TOKEN: spec({
+    kind: "secret",
+    group: "matrix",
+    meaning: "the application service's hs_token: how the homeserver proves itself to the Worker",
+    parse: text,
+  }),
+  MATRIX_BOT_USER: spec({
+    kind: "var",
+    group: "matrix",
+    meaning: "the bot's Matrix user id (@hermes:example.org), in the registration's user namespace",
+    parse: text,
+  }),
+  MATRIX_HOME_CHANNEL: spec({ kind: "var", group: "matrix", meaning: "default handoff room (a room id, !abc:example.org)", parse: text }),
+  MATRIX_ALLOWED_USERS: spec({
+    kind: "var",
+    group: "matrix",
+    meaning: "Matrix user ids (comma list, @alice:example.org) or * who may run turns",
+    default: "nobody",
+    parse: userList,
+  }),
+  MATRIX_ADMIN_USERS: spec({
+    kind: "var",
+    group: "matrix",
+    meaning: "allowed users who may also /sethome and /resume CLI sessions",
+    default: "nobody",
+    parse: userList,
   }),
 
   RELAY_PLATFORMS: spec({ kind: "var", group: "relay", meaning: "platforms whose turns run on a relay gateway: platform or platform:gatewayId", parse: text }),
