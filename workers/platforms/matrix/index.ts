@@ -66,7 +66,7 @@ export class MatrixAdapter implements PlatformAdapter {
   readonly name = "matrix" as const;
   readonly capabilities = MATRIX_CAPABILITIES;
   readonly targets = matrixTargets;
-  readonly commands: CommandStyle = { prefix: "!", howToTalk: "Message me in a DM, or mention me (or reply to me) in a room." };
+  readonly commands: CommandStyle = { prefix: "/", howToTalk: "Message me in a DM, or mention me (or reply to me) in a room; commands also work as !name." };
   readonly #s: MatrixSettings;
   readonly #h: HomeserverSettings;
   readonly #rooms: RoomFacts;
