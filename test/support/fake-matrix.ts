@@ -37,7 +37,17 @@ export class FakeHomeserver extends FakeApi {
 
   /** Every message event the bot sent (a send whose transaction id was new), in order. */
   sent(): ApiCall[] {
-    return this.calls.filter((c) => c.method === "PUT" && /\/send\/m\.room\.message\//.test(c.path) && (c.answer as { fresh?: boolean }).fresh !== false);
+    return this.calls.filter((c) => {
+      const a = c.answer as { event_id?: unknown; fresh?: boolean } | null;
+      return c.method === "PUT" && /\/send\/m\.room\.message\//.test(c.path) && typeof a?.event_id === "string" && a.fresh !== false;
+    });
+  }
+
+  /** The plain bodies of new messages (no edits), in order. */
+  replies(): string[] {
+    return this.sent()
+      .filter((c) => (c.body["m.relates_to"] as { rel_type?: unknown } | undefined)?.rel_type !== "m.replace")
+      .map((c) => String(c.body.body));
   }
 
   /** The plain bodies the bot sent or edited to (edits: the new text), in order. */
