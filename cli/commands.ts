@@ -145,7 +145,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "setup",
     summary: "point a platform at the Worker (webhook, commands, manifest)",
-    synopsis: "setup <telegram|discord|slack|whatsapp> [--url <worker url>] [--json]",
+    synopsis: "setup <telegram|discord|slack|whatsapp|matrix> [--url <worker url>] [--json]",
     about: "Settings are read from the environment, then ./.dev.vars. The Worker's URL is --url,\nelse HERMES_EDGE_URL; platforms need it public (https).",
     flags: [
       { name: "url", type: "string", value: "<url>", help: "the Worker's public URL" },
@@ -167,6 +167,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "whatsapp",
         flags: ["url", "json"],
         help: "checks WHATSAPP_ACCESS_TOKEN and the number (GET /<phone-number-id>), subscribes\nthe app to WHATSAPP_BUSINESS_ACCOUNT_ID, prints the callback URL and verify token",
+      },
+      {
+        name: "matrix",
+        flags: ["url", "json"],
+        help: "prints the application service registration YAML (making MATRIX_AS_TOKEN and\nMATRIX_HS_TOKEN when unset), then checks the homeserver answers and pings the Worker",
       },
     ],
   },

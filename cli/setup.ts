@@ -6,6 +6,7 @@ import { checkSlackToken } from "../workers/platforms/slack/setup.ts";
 import { setupTelegramWebhook } from "../workers/platforms/telegram/setup.ts";
 import { setupWhatsApp } from "../workers/platforms/whatsapp/setup.ts";
 import { isLoopbackUrl } from "../workers/agent/loopback.ts";
+import { setupMatrixCli } from "./setup-matrix.ts";
 import { CliError, DEFAULT_URL, readDevVar } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
 
@@ -38,7 +39,7 @@ function needAll<K extends string>(io: CliIo, wanted: Record<K, string>): Record
 }
 
 /** `hermes-edge setup <platform>`: the exit code. */
-export async function runSetup(platform: "telegram" | "discord" | "slack" | "whatsapp", opts: SetupOptions): Promise<number> {
+export async function runSetup(platform: "telegram" | "discord" | "slack" | "whatsapp" | "matrix", opts: SetupOptions): Promise<number> {
   const { io, style } = opts;
   const out = (s = "") => println(io.stdout, s);
   const workerUrl = (opts.url ?? io.env.HERMES_EDGE_URL ?? DEFAULT_URL).replace(/\/+$/, "");
@@ -132,6 +133,9 @@ export async function runSetup(platform: "telegram" | "discord" | "slack" | "wha
     }
     case "whatsapp":
       return setupWhatsAppCli(opts, workerUrl, warnIfLocal);
+    case "matrix":
+      warnIfLocal();
+      return setupMatrixCli({ ...opts, setting: (name) => settingFrom(io, name) }, workerUrl);
   }
 }
 

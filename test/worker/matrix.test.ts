@@ -81,7 +81,7 @@ describe("Matrix: the application service's routes", () => {
       mx.txn([]),
       mx.txn([], { ephemeral: [receipt], "de.sorunome.msc2409.ephemeral": [receipt] }),
       mx.txn([member, topic]),
-      mx.txn([{ type: 7 }, null, "x", { type: "m.room.message", content: null }]),
+      JSON.stringify({ events: [{ type: 7 }, null, "x", { type: "m.room.message", content: null }] }),
       "{not json",
       "[]",
     ]) {
