@@ -7,7 +7,13 @@ export function isPlatformName(v: string): v is PlatformName {
 }
 
 /** How a platform's name is written for people. */
-export const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: "Telegram", discord: "Discord", slack: "Slack", whatsapp: "WhatsApp", matrix: "Matrix" };
+export const PLATFORM_LABEL: Record<PlatformName, string> = {
+  telegram: "Telegram",
+  discord: "Discord",
+  slack: "Slack",
+  whatsapp: "WhatsApp",
+  matrix: "Matrix",
+};
 
 /** The setting that lists a platform's allowed users (`TELEGRAM_ALLOWED_USERS`, …). */
 export function allowedUsersSetting(platform: PlatformName): string {

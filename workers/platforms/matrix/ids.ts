@@ -21,12 +21,6 @@ export const isRoomId = (s: string) => ROOM_ID.test(s);
 export const isEventId = (s: string) => EVENT_ID.test(s);
 export const isUserId = (s: string) => USER_ID.test(s);
 
-/** The server part of a user id (`example.org` of `@hermes:example.org`), or null. */
-export function serverOf(userId: string): string | null {
-  const at = userId.indexOf(":");
-  return at > 0 ? userId.slice(at + 1) : null;
-}
-
 /** The localpart of a user id (`hermes` of `@hermes:example.org`). */
 export function localpartOf(userId: string): string {
   const at = userId.indexOf(":");

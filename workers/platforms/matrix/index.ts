@@ -26,8 +26,7 @@ import { editContent, messageContent, txnIdFor } from "./send.ts";
 import { matrixTarget, matrixTargets, type MatrixTarget } from "./target.ts";
 import { verifyMatrix } from "./verify.ts";
 
-export { ENCRYPTED_NOTE, parseMatrixTransaction } from "./parse.ts";
-export { matrixTarget } from "./target.ts";
+export { ENCRYPTED_NOTE } from "./parse.ts";
 
 /** Settings the Matrix adapter runs on. */
 export interface MatrixSettings {
