@@ -18,6 +18,8 @@ export class FakeHomeserver extends FakeApi {
   readonly media = new Map<string, { bytes: Uint8Array; type: string }>();
   /** The homeserver predates authenticated media (spec v1.11): only `/_matrix/media/v3/download` serves files. */
   legacyMediaOnly = false;
+  /** A room it does not know is a DM of the bot and someone (benchmarks: each chat its own room, none made beforehand). */
+  unknownRoomsAreDms = false;
   /** Transaction ids already sent, with the event id each got. */
   readonly #txns = new Map<string, string>();
   #events = 0;
@@ -76,6 +78,7 @@ export class FakeHomeserver extends FakeApi {
     if (!m) return mxError(404, "M_UNRECOGNIZED", "Unrecognized request");
     const room = decodeURIComponent(m[1] ?? "");
     const rest = m[2] ?? "";
+    if (this.unknownRoomsAreDms && !this.rooms.has(room)) this.rooms.set(room, new Set([MATRIX_TEST.bot, "@peer:example.org"]));
     const members = this.rooms.get(room);
     if (rest === "leave" && call.method === "POST") {
       members?.delete(user);
