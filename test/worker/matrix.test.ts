@@ -94,6 +94,18 @@ describe("Matrix: the application service's routes", () => {
   });
 });
 
+describe("Matrix: transaction size", () => {
+  it("takes a transaction over the 1 MiB webhook cap (100 events of 20 KB, as Synapse batches them), and refuses one over 8 MiB", async () => {
+    const room = dm();
+    const big = mx.txn(Array.from({ length: 100 }, (_, i) => mx.message(room, ALICE, `${i} ${"x".repeat(20_000)}`, { msgtype: "m.notice" })));
+    expect(big.length).toBeGreaterThan(2_000_000);
+    const res = await put(big);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({});
+    expect((await put(`{"events":[],"pad":"${"y".repeat(9 * 1024 * 1024)}"}`)).status).toBe(413);
+  });
+});
+
 describe("Matrix: events", () => {
   it("answers a DM as the bot with HTML and a plain body, replying to it, keyed agent:main:matrix:dm:<room>", async () => {
     const room = dm();
