@@ -251,7 +251,13 @@ export async function startFakes(): Promise<Fakes> {
   for (const s of servers) own({ stop: () => s.close(), kill: () => undefined });
   const [l, t, d, s, w, m] = servers.map((x) => x.url) as [string, string, string, string, string, string];
   const urls = { llm: l, telegram: t, discord: d, slack: s, whatsapp: w, matrix: m };
-  const everyone = { TELEGRAM_ALLOWED_USERS: "*", DISCORD_ALLOWED_USERS: "*", SLACK_ALLOWED_USERS: "*", WHATSAPP_ALLOWED_USERS: "*", MATRIX_ALLOWED_USERS: "*" };
+  const everyone = {
+    TELEGRAM_ALLOWED_USERS: "*",
+    DISCORD_ALLOWED_USERS: "*",
+    SLACK_ALLOWED_USERS: "*",
+    WHATSAPP_ALLOWED_USERS: "*",
+    MATRIX_ALLOWED_USERS: "*",
+  };
   const vars = { ...platformVars(urls), OFFLINE_STREAM_DELAY_MS: "0", ...everyone };
   return { llm, telegram, discord, slack, whatsapp, matrix, urls, vars };
 }

@@ -9,6 +9,13 @@ import { logger } from "../log/index.ts";
 
 const ok = () => new Response(null, { status: 200 });
 
+/** One of 16 shards for a delivery key (FNV-1a of its UTF-16 units). */
+function shardOf(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return h % 16;
+}
+
 /**
  * The webhook's answer for what the intake made of an event: taken in → the platform's ack
  * (Telegram and Slack 200, Discord's deferred "thinking…"); an answer or refusal with text →
@@ -84,16 +91,16 @@ export const webhookRoutes = new Hono<{ Bindings: Env }>()
     const url = new URL(c.req.url);
     const path = url.pathname.slice(url.pathname.indexOf(`/${platform}/`) + platform.length + 1);
     const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
-    // Deliveries done, kept by one Inbox per platform (a transaction id is the platform's, not a chat's).
-    const record = () => inbox(env, `deliveries:${platform}`);
+    // Deliveries done, kept by Inboxes of the platform (a transaction id is the platform's, not a chat's), 16 of them so none is hot.
+    const record = (key: string) => inbox(env, `deliveries:${platform}:${shardOf(key)}`);
     const allowed = settings(env).platforms[adapter.name].allowed;
     const intake: SubIntake = {
       take: async (batch) => {
         await takeBatch({ env, adapter, batch, waitUntil });
       },
-      done: (key) => record().seen(key),
+      done: (key) => record(key).seen(key),
       markDone: async (key) => {
-        await record().firstSight(key);
+        await record(key).firstSight(key);
       },
       allowed: (userId) => isAllowed(allowed, userId),
     };
