@@ -1,6 +1,7 @@
 import { platformVars } from "../../test/support/e2e.ts";
 import { FakeLlm } from "../../test/support/fake-llm.ts";
 import { FakeDiscord, FakeSlack, FakeTelegram } from "../../test/support/fake-platforms.ts";
+import { FakeHomeserver } from "../../test/support/fake-matrix.ts";
 import { FakeWhatsApp } from "../../test/support/fake-whatsapp.ts";
 import { serve, type LoopbackServer } from "../../test/support/http.ts";
 import { startRestartableWorker, type RestartableWorker } from "../../test/support/wrangler-dev.ts";
@@ -28,6 +29,8 @@ export interface Stack {
   slackUrl: string;
   /** WhatsApp's Graph API (only the hostile bodies drive WhatsApp: nothing reads what it shows). */
   whatsapp: FakeWhatsApp;
+  /** A Matrix homeserver (only the hostile transactions drive Matrix; each unknown room is a DM there). */
+  matrix: FakeHomeserver;
   /** Clears the fakes' calls, scripts and what they show. */
   reset(): void;
   stop(): Promise<void>;
@@ -40,13 +43,15 @@ export async function startStack(extra: Record<string, string> = {}): Promise<St
   const discord = new PlatformView("discord", new FakeDiscord());
   const slack = new PlatformView("slack", new FakeSlack());
   const whatsapp = new FakeWhatsApp();
-  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, whatsapp].map((f) => serve((r: Request) => f.handle(r))));
-  const [l, t, d, s, w] = servers.map((x) => x.url) as [string, string, string, string, string];
+  const matrix = new FakeHomeserver();
+  matrix.unknownRoomsAreDms = true;
+  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, whatsapp, matrix].map((f) => serve((r: Request) => f.handle(r))));
+  const [l, t, d, s, w, m] = servers.map((x) => x.url) as [string, string, string, string, string, string];
   const closeServers = () => Promise.all(servers.map((x) => x.close()));
   let worker: RestartableWorker;
   try {
     worker = await startRestartableWorker(
-      { ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w }), ...CHAOS_VARS, ...extra },
+      { ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w, matrix: m }), ...CHAOS_VARS, ...extra },
       { token: "chaos-token" },
     );
   } catch (err) {
@@ -64,12 +69,15 @@ export async function startStack(extra: Record<string, string> = {}): Promise<St
     slack,
     slackUrl: s,
     whatsapp,
+    matrix,
     reset() {
       llm.reset();
       telegram.reset();
       discord.reset();
       slack.reset();
       whatsapp.reset();
+      matrix.reset();
+      matrix.unknownRoomsAreDms = true;
     },
     async stop() {
       await worker.stop();
