@@ -1,6 +1,7 @@
 import { app } from "./app.ts";
 import { runMaintenance } from "./maintenance.ts";
 
+export { DiscordGateway } from "../durable-objects/discord-gateway/index.ts";
 export { Inbox } from "../durable-objects/inbox/index.ts";
 export { Relay } from "../durable-objects/relay/index.ts";
 export { SessionAgent } from "../durable-objects/session-agent/index.ts";

@@ -84,7 +84,7 @@ export interface Settings {
 /** The platform adapters' own settings (API roots default to the platforms' public ones). */
 export interface AdapterSettings {
   telegram: { token: string | undefined; webhookSecret: string | undefined; apiRoot: string };
-  discord: { applicationId: string | undefined; publicKey: string | undefined; botToken: string | undefined; apiBase: string };
+  discord: { applicationId: string | undefined; publicKey: string | undefined; botToken: string | undefined; apiBase: string; gateway: boolean };
   slack: { botToken: string | undefined; signingSecret: string | undefined; apiUrl: string };
   whatsapp: {
     accessToken: string | undefined;
@@ -206,7 +206,13 @@ function parse(env: Env): Settings {
     platforms,
     adapters: {
       telegram: { token: v.TELEGRAM_BOT_TOKEN, webhookSecret: v.TELEGRAM_WEBHOOK_SECRET, apiRoot: v.TELEGRAM_API_ROOT },
-      discord: { applicationId: v.DISCORD_APPLICATION_ID, publicKey: v.DISCORD_PUBLIC_KEY, botToken: v.DISCORD_BOT_TOKEN, apiBase: v.DISCORD_API_BASE },
+      discord: {
+        applicationId: v.DISCORD_APPLICATION_ID,
+        publicKey: v.DISCORD_PUBLIC_KEY,
+        botToken: v.DISCORD_BOT_TOKEN,
+        apiBase: v.DISCORD_API_BASE,
+        gateway: v.DISCORD_GATEWAY === "on",
+      },
       slack: { botToken: v.SLACK_BOT_TOKEN, signingSecret: v.SLACK_SIGNING_SECRET, apiUrl: v.SLACK_API_URL },
       whatsapp: {
         accessToken: v.WHATSAPP_ACCESS_TOKEN,

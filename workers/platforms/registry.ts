@@ -1,4 +1,6 @@
 import { settings } from "../settings.ts";
+import type { ConnectionPorts, PlatformConnection } from "./connection.ts";
+import { DiscordGatewayConnection } from "./discord/gateway/connection.ts";
 import { DiscordAdapter } from "./discord/index.ts";
 import { isPlatformName, type PlatformName } from "./names.ts";
 import { SlackAdapter } from "./slack/index.ts";
@@ -48,4 +50,14 @@ export function adapterFor(env: Env, name: string): PlatformAdapter | null {
   let adapter = byName.get(name);
   if (!adapter) byName.set(name, (adapter = build(env, name)));
   return adapter;
+}
+
+/**
+ * Discord's Gateway connection over a host's ports, when `DISCORD_GATEWAY=on` and Discord
+ * is enabled (its bot token opens the socket); else null. Built by the object that holds it.
+ */
+export function gatewayConnection(env: Env, ports: ConnectionPorts): PlatformConnection | null {
+  const d = settings(env).adapters.discord;
+  if (!d.gateway || !d.botToken || !settings(env).platforms.discord.enabled) return null;
+  return new DiscordGatewayConnection({ botToken: d.botToken, apiBase: d.apiBase }, ports);
 }

@@ -202,6 +202,14 @@ export const CATALOG = {
     parse: httpUrl("https://discord.com/api/v10", "the default https://discord.com/api/v10 is used"),
   }),
 
+  DISCORD_GATEWAY: spec({
+    kind: "var",
+    group: "discord",
+    meaning: "on: a Durable Object holds Discord's Gateway, so DMs, mentions, replies and handoff threads work without /ask (needs Message Content Intent)",
+    default: "off",
+    parse: oneOf(["on", "off"], "off"),
+  }),
+
   SLACK_BOT_TOKEN: spec({ kind: "secret", group: "slack", meaning: "xoxb-…; with SLACK_SIGNING_SECRET, enables Slack", parse: text }),
   SLACK_SIGNING_SECRET: spec({ kind: "secret", group: "slack", meaning: "verifies the v0 request signatures", parse: text }),
   SLACK_HOME_CHANNEL: spec({ kind: "var", group: "slack", meaning: "default handoff channel id", parse: text }),

@@ -131,12 +131,14 @@ export class DiscordAdapter implements PlatformAdapter {
   #where(target: ReplyTarget) {
     const t = discordTargets.read(target);
     const hook = t.interaction ? `webhooks/${t.interaction.applicationId}/${t.interaction.token}` : null;
-    return { channel: t.thread ?? t.channel ?? "", hook };
+    return { channel: t.thread ?? t.channel ?? "", hook, replyTo: t.replyTo };
   }
 
   async #send(target: ReplyTarget, part: Part, first: boolean): Promise<string> {
-    const content = { content: part.text, allowed_mentions: { parse: [] } };
-    const { channel, hook } = this.#where(target);
+    const { channel, hook, replyTo } = this.#where(target);
+    // A Gateway message is answered as a reply to it (no ping: allowed_mentions stays empty).
+    const reference = first && replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {};
+    const content = { content: part.text, allowed_mentions: { parse: [] }, ...reference };
     if (hook) {
       // The interaction's deferred response is the reply's first message.
       if (first) {
