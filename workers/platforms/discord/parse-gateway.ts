@@ -20,6 +20,8 @@ const GatewayMessage = z.object({
   id: snowflake,
   channel_id: snowflake,
   guild_id: opt(snowflake),
+  /** The channel's type, which MESSAGE_CREATE carries (when it does, no look-up is needed to tell a thread). */
+  channel_type: opt(z.number().int()),
   type: opt(z.number().int()),
   content: opt(z.string()),
   author: DiscordUser,
@@ -42,10 +44,11 @@ export interface GatewayContext {
 export type GatewayMessageResult = { kind: "event"; event: PlatformEvent } | { kind: "ignore"; reason: string };
 
 /** The parts of a message the connection reads before deciding how to parse it (its channel may need a look-up). */
-export function messageHeader(data: unknown): { channelId: string; guildId: string | null; fromBot: boolean } | null {
+export function messageHeader(data: unknown): { channelId: string; guildId: string | null; channelType: number | null; fromBot: boolean } | null {
   const m = GatewayMessage.safeParse(data);
   if (!m.success) return null;
-  return { channelId: m.data.channel_id, guildId: m.data.guild_id ?? null, fromBot: m.data.author.bot === true || m.data.webhook_id !== undefined };
+  const { channel_id, guild_id, channel_type, author, webhook_id } = m.data;
+  return { channelId: channel_id, guildId: guild_id ?? null, channelType: channel_type ?? null, fromBot: author.bot === true || webhook_id !== undefined };
 }
 
 /** `/stop`, `!stop`, `/resume abc`: a command of the table typed as a message. */

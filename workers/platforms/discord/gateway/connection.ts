@@ -79,8 +79,8 @@ export class DiscordGatewayConnection implements PlatformConnection {
       } catch (err) {
         log.error("gateway step failed", { err });
       }
-      await this.#ports.put(MEMORY_KEY, p.memory);
       this.#ports.wakeAt(p.nextDeadline());
+      await this.#ports.put(MEMORY_KEY, p.memory);
     });
     this.#queue = next.catch(() => undefined);
     return this.#queue;
@@ -185,7 +185,8 @@ export class DiscordGatewayConnection implements PlatformConnection {
     const header = messageHeader(data);
     if (!header || header.fromBot) return;
     const p = await this.#load();
-    const isThread = header.guildId !== null && (await this.#isThread(header.channelId));
+    const isThread =
+      header.guildId !== null && (header.channelType !== null ? THREAD_TYPES.has(header.channelType) : await this.#isThread(header.channelId));
     const parsed = parseGatewayMessage(data, { botUserId: p.memory.botUserId, isThread });
     if (parsed.kind === "ignore") return;
     await this.#ports.deliver(parsed.event);
