@@ -58,6 +58,12 @@ export function adapterFor(env: Env, name: string): PlatformAdapter | null {
  */
 export function gatewayConnection(env: Env, ports: ConnectionPorts): PlatformConnection | null {
   const d = settings(env).adapters.discord;
-  if (!d.gateway || !d.botToken || !settings(env).platforms.discord.enabled) return null;
+  if (connectedPlatform(env) === null || !d.botToken) return null;
   return new DiscordGatewayConnection({ botToken: d.botToken, apiBase: d.apiBase }, ports);
+}
+
+/** The platform whose messages come over a connection the Worker holds (Discord with DISCORD_GATEWAY=on), or null. */
+export function connectedPlatform(env: Env): PlatformName | null {
+  const s = settings(env);
+  return s.adapters.discord.gateway && s.platforms.discord.enabled ? "discord" : null;
 }
