@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { applicationIdFromToken, DISCORD_BOT_PERMISSIONS, setupDiscord } from "../workers/platforms/discord/setup.ts";
+import { MESSAGE_CONTENT_FIX } from "../workers/platforms/discord/health.ts";
+import { INTENT_BITS } from "../workers/platforms/discord/gateway/protocol.ts";
 import { slackManifest } from "../workers/platforms/slack/manifest.ts";
 import { checkSlackToken } from "../workers/platforms/slack/setup.ts";
 import { setupTelegramWebhook } from "../workers/platforms/telegram/setup.ts";
@@ -38,6 +40,9 @@ function needAll<K extends string>(io: CliIo, wanted: Record<K, string>): Record
 }
 
 /** `hermes-edge setup <platform>`: the exit code. */
+/** The intents the Gateway connection identifies with, by Discord's names. */
+const GATEWAY_INTENT_NAMES = Object.keys(INTENT_BITS);
+
 export async function runSetup(platform: "telegram" | "discord" | "slack" | "whatsapp", opts: SetupOptions): Promise<number> {
   const { io, style } = opts;
   const out = (s = "") => println(io.stdout, s);
@@ -100,6 +105,12 @@ export async function runSetup(platform: "telegram" | "discord" | "slack" | "wha
         out(
           `${style.yellow("!")} could not set the interactions endpoint (${result.endpointError}); paste ${result.interactionsUrl} into "Interactions Endpoint URL" in the developer portal once the Worker is deployed`,
         );
+      out();
+      out("For DISCORD_GATEWAY=on (plain messages, DMs, mentions and handoff threads without /ask), the bot connects with the intents");
+      out(`  ${GATEWAY_INTENT_NAMES.join(", ")}; only Message Content is privileged: Bot → Privileged Gateway Intents → Message Content Intent.`);
+      if (result.messageContent === "on") out(`${style.green("✓")} Message Content Intent is on (application flags)`);
+      else if (result.messageContent === "off") out(`${style.yellow("!")} Message Content Intent is off: ${MESSAGE_CONTENT_FIX}`);
+      else out(`${style.yellow("!")} Discord did not say whether Message Content Intent is on: check it in the developer portal`);
       out();
       out("Add the bot to a server (open as a server admin):");
       out(`  ${result.inviteUrl}`);

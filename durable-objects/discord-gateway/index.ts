@@ -106,7 +106,8 @@ export class DiscordGateway extends DurableObject<Env> {
     const adapter = adapterFor(this.env, event.source.platform);
     if (!adapter) return;
     const result = await takeIn({ env: this.env, adapter, event, inline: false, waitUntil: (work) => this.ctx.waitUntil(work) });
-    if (result.kind === "refused" || result.kind === "ignored") log.info(`message ${event.messageId}: ${result.kind} (${"code" in result ? result.code : result.reason})`);
+    if (result.kind === "refused" || result.kind === "ignored")
+      log.info(`message ${event.messageId}: ${result.kind} (${"code" in result ? result.code : result.reason})`);
   }
 
   #wakeAt(at: number | null): void {

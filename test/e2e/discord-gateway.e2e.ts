@@ -23,7 +23,14 @@ const api = (path: string, init: RequestInit = {}) =>
   fetch(`${h.worker.url}${path}`, { ...init, headers: { authorization: `Bearer ${h.worker.token}`, "content-type": "application/json" } });
 
 /** A person's message in `channel` (the docs' example message, with our ids), as the Gateway sends it. */
-const said = (id: string, channel: string, content: string) => ({ ...message.payload.d, id, channel_id: channel, guild_id: FAKE_GUILD_ID, author: USER, content });
+const said = (id: string, channel: string, content: string) => ({
+  ...message.payload.d,
+  id,
+  channel_id: channel,
+  guild_id: FAKE_GUILD_ID,
+  author: USER,
+  content,
+});
 
 describe("Discord Gateway through wrangler dev", () => {
   it("a handoff to Discord whose thread is answered by a plain message: one turn in that session, the reply a reply to it; a replayed message does nothing", async () => {
@@ -35,7 +42,10 @@ describe("Discord Gateway through wrangler dev", () => {
     const { session } = (await (await api("/v1/sessions", { method: "POST", body: JSON.stringify({ title: "gateway handoff" }) })).json()) as {
       session: { id: string };
     };
-    const queued = await api(`/v1/sessions/${session.id}/handoff`, { method: "POST", body: JSON.stringify({ platform: "discord", chat_id: HOME, thread: true }) });
+    const queued = await api(`/v1/sessions/${session.id}/handoff`, {
+      method: "POST",
+      body: JSON.stringify({ platform: "discord", chat_id: HOME, thread: true }),
+    });
     expect(queued.status).toBe(202);
     let state = "pending";
     let thread: string | null = null;
@@ -68,7 +78,9 @@ describe("Discord Gateway through wrangler dev", () => {
     expect(messages.filter((m) => m.role === "user" && m.content.includes("continue here please"))).toHaveLength(1);
     expect(messages.filter((m) => m.role === "user" && m.content.includes("and one more"))).toHaveLength(1);
 
-    const status = (await (await api("/v1/platforms")).json()) as { platforms: Array<{ name: string; connection?: { state: string; resumes: number } | null }> };
+    const status = (await (await api("/v1/platforms")).json()) as {
+      platforms: Array<{ name: string; connection?: { state: string; resumes: number } | null }>;
+    };
     expect(status.platforms.find((p) => p.connection)?.connection).toMatchObject({ state: "connected" });
   });
 });

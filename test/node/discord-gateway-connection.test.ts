@@ -129,10 +129,19 @@ describe("Discord Gateway connection against a fake Gateway", () => {
     await host.until(() => host.delivered.length === 1);
     const [event] = host.delivered;
     expect(event).toMatchObject({ kind: "message", text: "Supa Hot", deliveryId: "3001" });
-    const adapter = new DiscordAdapter({ applicationId: DISCORD_TEST.applicationId, publicKey: "", botToken: DISCORD_TEST.botToken, apiBase: `${restServer.url}/api/v10` });
+    const adapter = new DiscordAdapter({
+      applicationId: DISCORD_TEST.applicationId,
+      publicKey: "",
+      botToken: DISCORD_TEST.botToken,
+      apiBase: `${restServer.url}/api/v10`,
+    });
     await adapter.show(event!.target, "Hello back", [], "final");
     const posted = rest.calls.find((c) => c.method === "POST" && c.path.endsWith(`/channels/${message.payload.d.channel_id}/messages`));
-    expect(posted?.body).toEqual({ content: "Hello back", allowed_mentions: { parse: [] }, message_reference: { message_id: "3001", fail_if_not_exists: false } });
+    expect(posted?.body).toEqual({
+      content: "Hello back",
+      allowed_mentions: { parse: [] },
+      message_reference: { message_id: "3001", fail_if_not_exists: false },
+    });
   });
 
   it("heartbeats on the manual clock: first at half an interval (jitter 0.5), ACK latency recorded; no ACK → zombie closed and resumed", async () => {

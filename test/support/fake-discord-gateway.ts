@@ -189,7 +189,9 @@ export class FakeDiscordGateway {
   #upgrade(req: IncomingMessage, socket: Socket): void {
     const key = req.headers["sec-websocket-key"];
     if (typeof key !== "string") return void socket.destroy();
-    const accept = createHash("sha1").update(key + GUID).digest("base64");
+    const accept = createHash("sha1")
+      .update(key + GUID)
+      .digest("base64");
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
     const peer = new GatewayPeer(
       socket,

@@ -259,10 +259,13 @@ export class FakeDiscord extends FakeApi {
       return Response.json({ id, name: call.body.name, type: 11, guild_id: FAKE_GUILD_ID });
     }
     if (p === "/gateway/bot" && this.gatewayUrl)
-      return Response.json({ url: this.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } });
+      return Response.json({
+        url: this.gatewayUrl,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
+      });
     const channel = /^\/channels\/(\d+)$/.exec(p);
-    if (channel && call.method === "GET")
-      return Response.json({ id: channel[1], type: this.threads.has(channel[1] ?? "") ? 11 : 0, guild_id: FAKE_GUILD_ID });
+    if (channel && call.method === "GET") return Response.json({ id: channel[1], type: this.threads.has(channel[1] ?? "") ? 11 : 0, guild_id: FAKE_GUILD_ID });
     if (/^\/channels\/\d+\/messages(\/\d+)?$/.test(p)) return Response.json({ id: String(this.nextId()), content: call.body.content });
     if (/^\/applications\/\d+\/commands$/.test(p) && call.method === "PUT") {
       if (!p.includes(`/${DISCORD_TEST.applicationId}/`)) return Response.json({ message: "Unknown Application" }, { status: 404 });

@@ -22,6 +22,7 @@ function build(env: Env, name: PlatformName): PlatformAdapter {
         publicKey: a.discord.publicKey ?? "",
         botToken: a.discord.botToken,
         apiBase: a.discord.apiBase,
+        gateway: a.discord.gateway,
       });
     case "slack":
       return new SlackAdapter({ botToken: a.slack.botToken ?? "", signingSecret: a.slack.signingSecret ?? "", apiUrl: a.slack.apiUrl });

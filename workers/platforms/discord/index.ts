@@ -34,6 +34,8 @@ export interface DiscordSettings {
   /** Needed to post outside an interaction (handoff threads); interactions need none. */
   botToken?: string | undefined;
   apiBase: string;
+  /** `DISCORD_GATEWAY=on`: status also checks the application's Message Content Intent. */
+  gateway?: boolean;
   fetch?: typeof fetch;
 }
 
@@ -218,6 +220,6 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   health(origin: string): Promise<PlatformHealth> {
-    return discordHealth({ botToken: this.#s.botToken, apiBase: this.#s.apiBase, fetch: this.#fetch }, origin);
+    return discordHealth({ botToken: this.#s.botToken, apiBase: this.#s.apiBase, fetch: this.#fetch, gateway: this.#s.gateway === true }, origin);
   }
 }

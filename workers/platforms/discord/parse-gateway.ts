@@ -62,7 +62,12 @@ function mentionsBot(m: GatewayMessage, bot: string): boolean {
 }
 
 function sourceOf(m: GatewayMessage, isThread: boolean): SessionSource {
-  const user = { platform: "discord" as const, userId: m.author.id, userName: m.author.global_name ?? m.author.username ?? null, userHandle: m.author.username ?? null };
+  const user = {
+    platform: "discord" as const,
+    userId: m.author.id,
+    userName: m.author.global_name ?? m.author.username ?? null,
+    userHandle: m.author.username ?? null,
+  };
   if (!m.guild_id) return { ...user, chatType: "dm", chatId: m.channel_id, threadId: null };
   if (isThread) return { ...user, chatType: "thread", chatId: m.channel_id, threadId: m.channel_id };
   return { ...user, chatType: "group", chatId: m.channel_id, threadId: null };

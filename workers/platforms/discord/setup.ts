@@ -1,5 +1,6 @@
 import { joinUrl } from "../../agent/index.ts";
 import { DISCORD_COMMANDS } from "./parse.ts";
+import { messageContentIntent } from "./health.ts";
 import { errorMessage } from "../../log/index.ts";
 
 /**
@@ -36,6 +37,8 @@ export interface DiscordSetupResult {
   /** Whether Discord accepted the interactions endpoint (it PINGs the URL first). */
   endpointSet: boolean;
   endpointError: string | null;
+  /** Message Content Intent, from the application's flags (DISCORD_GATEWAY=on needs it): "unknown" when Discord did not say. */
+  messageContent: "on" | "off" | "unknown";
 }
 
 /** A bot token's first part is the bot's user id (= the application id), base64-encoded. */
@@ -87,9 +90,15 @@ export async function setupDiscord(opts: {
   if (patch instanceof Error) endpointError = patch.message;
   else if (patch.ok) endpointSet = true;
   else endpointError = `HTTP ${patch.status} ${((await patch.json().catch(() => ({}))) as { message?: string }).message ?? ""}`.trim();
+  // The Gateway's privileged intent is a switch in the portal; the application's flags say whether it is on.
+  const app = await opts
+    .fetch(joinUrl(opts.apiBase, "applications/@me"), { headers })
+    .then(async (r) => (r.ok ? ((await r.json()) as { flags?: unknown }) : {}))
+    .catch(() => ({}) as { flags?: unknown });
   return {
     applicationId: opts.applicationId,
     inviteUrl: discordInviteUrl(opts.applicationId),
+    messageContent: messageContentIntent(app.flags),
     commands: registered.map((c) => c.name),
     interactionsUrl,
     endpointSet,

@@ -49,5 +49,11 @@ export function discordTarget(
   interaction?: { applicationId: string; token: string },
   replyTo?: string,
 ): ReplyTarget {
-  return discordTargets.encode({ channel: channelId || null, thread: threadId, interaction: interaction ?? null, replyTo: replyTo ?? null, private: isPrivate });
+  return discordTargets.encode({
+    channel: channelId || null,
+    thread: threadId,
+    interaction: interaction ?? null,
+    replyTo: replyTo ?? null,
+    private: isPrivate,
+  });
 }

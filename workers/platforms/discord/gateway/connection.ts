@@ -185,8 +185,7 @@ export class DiscordGatewayConnection implements PlatformConnection {
     const header = messageHeader(data);
     if (!header || header.fromBot) return;
     const p = await this.#load();
-    const isThread =
-      header.guildId !== null && (header.channelType !== null ? THREAD_TYPES.has(header.channelType) : await this.#isThread(header.channelId));
+    const isThread = header.guildId !== null && (header.channelType !== null ? THREAD_TYPES.has(header.channelType) : await this.#isThread(header.channelId));
     const parsed = parseGatewayMessage(data, { botUserId: p.memory.botUserId, isThread });
     if (parsed.kind === "ignore") return;
     await this.#ports.deliver(parsed.event);
