@@ -73,12 +73,18 @@ export class DiscordAdapter implements PlatformAdapter {
   readonly name = "discord" as const;
   readonly capabilities = DISCORD_CAPABILITIES;
   readonly targets = discordTargets;
-  readonly commands: CommandStyle = { prefix: "/", howToTalk: 'Use /ask to talk to the agent (in handoff threads too), or "Ask hermes" on any message.' };
+  readonly commands: CommandStyle;
   readonly #s: DiscordSettings;
   readonly #fetch: typeof fetch;
 
   constructor(settings: DiscordSettings) {
     this.#s = settings;
+    this.commands = {
+      prefix: "/",
+      howToTalk: settings.gateway
+        ? "Write to the bot in a DM, mention it or reply to it in a channel, or just write in a handoff thread; /ask works too."
+        : 'Use /ask to talk to the agent (in handoff threads too), or "Ask hermes" on any message.',
+    };
     this.#fetch = settings.fetch ?? ((input, init) => fetch(input, init));
   }
 

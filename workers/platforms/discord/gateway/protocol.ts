@@ -153,7 +153,8 @@ export class GatewayProtocol {
   constructor(opts: { token: string; random: () => number; memory?: GatewayMemory }) {
     this.#token = opts.token;
     this.#random = opts.random;
-    this.memory = { ...EMPTY_MEMORY, ...opts.memory };
+    // A new instance (an evicted object back) holds no socket yet, whatever was stored.
+    this.memory = { ...EMPTY_MEMORY, ...opts.memory, connectedSince: null };
   }
 
   get phase(): Phase {
