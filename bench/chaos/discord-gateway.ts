@@ -11,8 +11,9 @@
 import { FakeDiscordGateway } from "../../test/support/fake-discord-gateway.ts";
 import { checkChat } from "./check.ts";
 import type { Conversation } from "./chats.ts";
-import { onCleanup, sessionWhere, within, type Tally } from "./harness.ts";
+import { onCleanup, sessionWhere, until, within, type Tally } from "./harness.ts";
 import type { Stack } from "./stack.ts";
+import type { SeenCall } from "./view.ts";
 import { all } from "./telegram-dm.ts";
 
 const HOLD_MS = 180_000;
@@ -54,6 +55,15 @@ function dmChat(s: Stack, gw: FakeDiscordGateway): Chat {
   };
 }
 
+/** Until a typing call in `channel` follows the bot's first post there. */
+function settledAfterPost(s: Stack, channel: string): Promise<true> {
+  const isPost = (c: SeenCall) => c.method === "POST" && c.path.endsWith(`/channels/${channel}/messages`);
+  return until(30_000, `a typing refresh in channel ${channel}`, () => {
+    const post = s.discord.calls.findIndex(isPost);
+    return post >= 0 && s.discord.calls.slice(post + 1).some((c) => c.path.endsWith(`/channels/${channel}/typing`)) ? true : undefined;
+  });
+}
+
 /** Until the object has a session on the fake (it connects at the Worker's first request). */
 function connected(gw: FakeDiscordGateway): Promise<void> {
   return within(
@@ -79,7 +89,16 @@ export async function gatewayFaults(s: Stack, gw: FakeDiscordGateway, o: { round
       );
       const resumesBefore = gw.resumes;
       if (fault === "socket dropped mid-reply") gw.live()?.drop();
-      else await s.worker.crash();
+      else {
+        // As in (a): killed once each reply's first message is stored (a typing refresh follows
+        // its post), not in the instant between Discord creating it and the object noting its id.
+        await all(
+          60_000,
+          "o: a typing refresh after each post",
+          chats.map((c) => settledAfterPost(s, c.chat)),
+        );
+        await s.worker.crash();
+      }
       await within(
         30_000,
         gw.until(() => gw.live() === null),

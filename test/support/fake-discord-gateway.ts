@@ -33,6 +33,9 @@ export class GatewayPeer {
       this.closed = true;
       onClose(this);
     });
+    // The HTTP server's sockets allow half-open connections: a bot that vanishes (kill -9) only
+    // sends FIN, so the fake ends its side too, as a real server would.
+    socket.on("end", () => socket.end());
     socket.on("error", () => undefined);
   }
 
