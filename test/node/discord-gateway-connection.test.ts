@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ConnectionPorts } from "../../workers/platforms/connection.ts";
-import { DiscordGatewayConnection } from "../../workers/platforms/discord/gateway/connection.ts";
+import { DiscordGatewayConnection, FIX_CHECK_MS } from "../../workers/platforms/discord/gateway/connection.ts";
 import { FATAL_CLOSES, type GatewayMemory, RESUME_CLOSE } from "../../workers/platforms/discord/gateway/protocol.ts";
 import { DiscordAdapter } from "../../workers/platforms/discord/index.ts";
 import type { PlatformEvent } from "../../workers/platforms/types.ts";
@@ -199,23 +199,50 @@ describe("Discord Gateway connection against a fake Gateway", () => {
     expect(gateway.peers).toHaveLength(2);
   });
 
-  it("close 4014 is reported with its fix and not retried", async () => {
+  it("close 4014 is reported with its fix and not retried; once the application's flags say the intent is on, it connects", async () => {
     gateway = await new FakeDiscordGateway().start();
     gateway.refuseIdentify = 4014;
     rest.reset();
     rest.gatewayUrl = gateway.url;
+    rest.appFlags = 0;
     host = new Host();
     const conn = new DiscordGatewayConnection({ botToken: DISCORD_TEST.botToken, apiBase: `${restServer.url}/api/v10` }, host.ports());
     await conn.wake();
     await host.until(() => host.memory()?.stopped != null);
     expect(await conn.status()).toMatchObject({ state: "stopped", last_close_code: 4014, problem: FATAL_CLOSES[4014] });
     expect(FATAL_CLOSES[4014]?.fix).toMatch(/Message Content Intent/);
-    for (const later of [60_000, 10 * 60_000, 59 * 60_000]) {
+    // The alarm keeps waking it: it asks the REST API (at most every 5 minutes), never the Gateway.
+    for (const later of [45_000, FIX_CHECK_MS, 2 * FIX_CHECK_MS, 86_400_000]) {
       host.now = T0 + later;
       await conn.wake();
     }
     expect(gateway.peers).toHaveLength(1);
     expect(gateway.identifies).toBe(1);
+    expect(rest.called("/applications/@me")).toHaveLength(3);
+    // The switch turned on in the portal: the next check sees it and connects.
+    rest.appFlags = 1 << 19;
+    gateway.refuseIdentify = null;
+    host.now += FIX_CHECK_MS;
+    await conn.wake();
+    await host.until(() => host.memory()?.sessionId != null);
+    expect(await conn.status()).toMatchObject({ state: "connected", problem: null });
+  });
+
+  it("close 4004 (a bad token) stops it; a new token (set as a secret, the object restarted) connects at once", async () => {
+    gateway = await new FakeDiscordGateway().start();
+    gateway.refuseIdentify = 4004;
+    rest.reset();
+    rest.gatewayUrl = gateway.url;
+    host = new Host();
+    const apiBase = `${restServer.url}/api/v10`;
+    await new DiscordGatewayConnection({ botToken: "an-old-token", apiBase }, host.ports()).wake();
+    await host.until(() => host.memory()?.stopped?.code === 4004);
+    expect(JSON.stringify(host.memory())).not.toContain("an-old-token");
+    gateway.refuseIdentify = null;
+    const renewed = new DiscordGatewayConnection({ botToken: DISCORD_TEST.botToken, apiBase }, host.ports());
+    await renewed.wake();
+    await host.until(() => host.memory()?.sessionId != null);
+    expect(host.memory()?.stopped).toBeNull();
   });
 
   it("an object evicted mid-session comes back and resumes from what it stored: the missed message once", async () => {

@@ -6,7 +6,6 @@ import {
   IDENTIFY_SPACING_MS,
   OP,
   RESUME_CLOSE,
-  STOPPED_RETRY_MS,
   type GatewayAction,
 } from "../../workers/platforms/discord/gateway/protocol.ts";
 import hello from "../corpus/discord/gateway/hello.json" with { type: "json" };
@@ -118,13 +117,15 @@ describe("Discord Gateway protocol (pure, manual clock)", () => {
     expect(p.tick(T0 + IDENTIFY_SPACING_MS)).toEqual([{ type: "open", resumeUrl: null }]);
   });
 
-  it("close 4014 stops it with the fix, and it does not reconnect until the hour's check", () => {
+  it("close 4014 stops it with the fix: no reconnecting, however long, until the cause is fixed", () => {
     const { p } = connected();
-    expect(p.closed(4014, T0 + 1_000)).toEqual([{ type: "stopped", code: 4014 }]);
-    expect(p.memory.stopped).toEqual({ code: 4014, at: T0 + 1_000, retryAt: T0 + 1_000 + STOPPED_RETRY_MS });
+    expect(p.closed(4014, T0 + 1_000, "digest")).toEqual([{ type: "stopped", code: 4014 }]);
+    expect(p.memory.stopped).toEqual({ code: 4014, at: T0 + 1_000, token: "digest" });
     expect(p.memory.sessionId).toBeNull();
-    for (const t of [T0 + 2_000, T0 + 60_000, T0 + STOPPED_RETRY_MS]) expect(p.tick(t)).toEqual([]);
-    expect(p.tick(T0 + 1_000 + STOPPED_RETRY_MS)).toEqual([{ type: "open", resumeUrl: null }]);
+    expect(p.nextDeadline()).toBeNull();
+    for (const t of [T0 + 2_000, T0 + 3_600_000, T0 + 30 * 86_400_000]) expect(p.tick(t)).toEqual([]);
+    p.fixed(T0 + 40 * 86_400_000);
+    expect(p.tick(T0 + 40 * 86_400_000)).toEqual([{ type: "open", resumeUrl: null }]);
   });
 
   it("an ordinary drop (1006) resumes after a jittered backoff that grows while it keeps failing", () => {

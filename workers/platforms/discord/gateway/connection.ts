@@ -2,11 +2,15 @@ import { joinUrl } from "../../../agent/index.ts";
 import { errorMessage, logger } from "../../../log/index.ts";
 import type { ConnectionPorts, ConnectionSocket, ConnectionStatus, PlatformConnection } from "../../connection.ts";
 import { PLATFORM_TIMEOUT_MS } from "../../types.ts";
+import { messageContentIntent } from "../health.ts";
 import { messageHeader, parseGatewayMessage } from "../parse-gateway.ts";
 import { THREAD_TYPES } from "../parse.ts";
 import { FATAL_CLOSES, type GatewayAction, type GatewayMemory, GatewayProtocol } from "./protocol.ts";
 
 const log = logger.child("discord-gateway");
+
+/** While stopped, how often Discord's REST API is asked whether the cause is gone (no IDENTIFY is spent on it). */
+export const FIX_CHECK_MS = 5 * 60_000;
 
 /** Storage keys: the protocol's memory, and what each channel is (`thread:<id>` → true/false). */
 const MEMORY_KEY = "gateway";
@@ -36,6 +40,9 @@ export class DiscordGatewayConnection implements PlatformConnection {
   /** Which socket is current: events of an older one are dropped. */
   #generation = 0;
   #queue: Promise<void> = Promise.resolve();
+  /** A digest of the bot token (kept with a stop: a new token is a fix); never the token. */
+  #digest: string | null = null;
+  #lastFixCheck = Number.NEGATIVE_INFINITY;
 
   constructor(settings: GatewaySettings, ports: ConnectionPorts) {
     this.#s = settings;
@@ -43,7 +50,10 @@ export class DiscordGatewayConnection implements PlatformConnection {
   }
 
   wake(): Promise<void> {
-    return this.#serial(async (p) => this.#run(p.tick(this.#ports.now())));
+    return this.#serial(async (p) => {
+      if (p.memory.stopped) await this.#checkFix(p);
+      await this.#run(p.tick(this.#ports.now()));
+    });
   }
 
   async status(): Promise<ConnectionStatus> {
@@ -64,6 +74,7 @@ export class DiscordGatewayConnection implements PlatformConnection {
 
   async #load(): Promise<GatewayProtocol> {
     if (!this.#protocol) {
+      this.#digest ??= await tokenDigest(this.#s.botToken);
       const memory = await this.#ports.get<GatewayMemory>(MEMORY_KEY);
       this.#protocol ??= new GatewayProtocol({ token: this.#s.botToken, random: () => this.#ports.random(), ...(memory ? { memory } : {}) });
     }
@@ -111,6 +122,7 @@ export class DiscordGatewayConnection implements PlatformConnection {
           p.handled(a.seq);
           break;
         case "stopped":
+          this.#lastFixCheck = this.#ports.now();
           log.error(`stopped: ${FATAL_CLOSES[a.code]?.problem ?? `close ${a.code}`}`);
           break;
       }
@@ -123,7 +135,7 @@ export class DiscordGatewayConnection implements PlatformConnection {
     let url = resumeUrl;
     if (!url) {
       const bot = await this.#gatewayBot();
-      if (bot.kind === "refused") return this.#run(p.closed(4004, now()));
+      if (bot.kind === "refused") return this.#run(p.closed(4004, now(), this.#digest));
       if (bot.kind === "wait") return this.#run(p.openFailed(now(), bot.ms));
       url = bot.url;
     }
@@ -138,7 +150,7 @@ export class DiscordGatewayConnection implements PlatformConnection {
         close: (code) =>
           mine(async (q) => {
             this.#socket = null;
-            await this.#run(q.closed(code, now()));
+            await this.#run(q.closed(code, now(), this.#digest));
           }),
       });
     } catch (err) {
@@ -146,6 +158,42 @@ export class DiscordGatewayConnection implements PlatformConnection {
       return this.#run(p.openFailed(now()));
     }
     await this.#run(p.opened(now()));
+  }
+
+  /**
+   * A stopped connection's cause may be gone: a new bot token (4004, or any stop), the token
+   * accepted again (4004), Message Content Intent on in the application's flags (4014).
+   * Asked of the REST API at most every {@link FIX_CHECK_MS}; a fix connects at once.
+   */
+  async #checkFix(p: GatewayProtocol): Promise<void> {
+    const stopped = p.memory.stopped;
+    const now = this.#ports.now();
+    if (!stopped) return;
+    if (stopped.token !== this.#digest) return p.fixed(now);
+    if (now < this.#lastFixCheck + FIX_CHECK_MS) return;
+    this.#lastFixCheck = now;
+    if (stopped.code === 4004 && (await this.#gatewayBot()).kind === "url") return p.fixed(now);
+    if (stopped.code === 4014) {
+      const flags = await this.#get<{ flags?: number }>("applications/@me");
+      if (messageContentIntent(flags?.flags) === "on") {
+        log.info("Message Content Intent is on now: connecting again");
+        p.fixed(now);
+      }
+    }
+  }
+
+  /** A GET on the REST API with the bot token; null when it fails. */
+  async #get<T>(path: string): Promise<T | null> {
+    try {
+      const res = await this.#ports.fetch(joinUrl(this.#s.apiBase, path), {
+        headers: { authorization: `Bot ${this.#s.botToken}` },
+        signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
+      });
+      return res.ok ? ((await res.json()) as T) : null;
+    } catch (err) {
+      log.warn(`GET ${path} failed: ${errorMessage(err)}`);
+      return null;
+    }
   }
 
   /** `GET /gateway/bot`: the URL, and whether today's identify budget is spent (`session_start_limit`). */
@@ -200,21 +248,18 @@ export class DiscordGatewayConnection implements PlatformConnection {
   async #isThread(channelId: string): Promise<boolean> {
     const known = await this.#ports.get<boolean>(threadKey(channelId));
     if (known !== undefined) return known;
-    try {
-      const res = await this.#ports.fetch(joinUrl(this.#s.apiBase, `channels/${channelId}`), {
-        headers: { authorization: `Bot ${this.#s.botToken}` },
-        signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
-      });
-      if (!res.ok) return false;
-      const channel = (await res.json()) as { id?: string; type?: number };
-      const thread = typeof channel.type === "number" && THREAD_TYPES.has(channel.type);
-      await this.#ports.put(threadKey(channelId), thread);
-      return thread;
-    } catch (err) {
-      log.warn(`could not ask Discord what channel ${channelId} is: ${errorMessage(err)}`);
-      return false;
-    }
+    const channel = await this.#get<{ type?: number }>(`channels/${channelId}`);
+    if (!channel) return false;
+    const thread = typeof channel.type === "number" && THREAD_TYPES.has(channel.type);
+    await this.#ports.put(threadKey(channelId), thread);
+    return thread;
   }
+}
+
+/** A short SHA-256 digest of the bot token, to tell a new token from the one a stop was for. */
+async function tokenDigest(token: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)));
+  return [...bytes.slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The Gateway URL with the version and encoding this connection speaks. */

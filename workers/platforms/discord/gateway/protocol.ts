@@ -40,7 +40,7 @@ export const GATEWAY_INTENTS = Object.values(INTENT_BITS).reduce((sum: number, b
 export const FATAL_CLOSES: Record<number, { problem: string; fix: string }> = {
   4004: {
     problem: "Discord closed the Gateway with 4004 (authentication failed): the bot token is wrong or was reset",
-    fix: "copy the bot token from the developer portal (Bot → Reset Token) and run npx wrangler secret put DISCORD_BOT_TOKEN",
+    fix: "copy the bot token from the developer portal (Bot → Reset Token) and run npx wrangler secret put DISCORD_BOT_TOKEN (a new token connects)",
   },
   4010: { problem: "Discord closed the Gateway with 4010 (invalid shard)", fix: "report this: the bot does not shard" },
   4011: {
@@ -51,15 +51,13 @@ export const FATAL_CLOSES: Record<number, { problem: string; fix: string }> = {
   4013: { problem: "Discord closed the Gateway with 4013 (invalid intents)", fix: "report this: the intents the bot sends are fixed" },
   4014: {
     problem: "Discord closed the Gateway with 4014 (disallowed intents): Message Content Intent is not enabled for this bot",
-    fix: "developer portal → your application → Bot → Privileged Gateway Intents: turn on Message Content Intent (the connection tries again within the hour)",
+    fix: "developer portal → your application → Bot → Privileged Gateway Intents: turn on Message Content Intent (the Worker sees the switch within 5 minutes and connects)",
   },
 };
 
 /** Close codes after which the session cannot be resumed (identify again). */
 const NEW_SESSION_CLOSES = new Set([4007, 4009]);
 
-/** A stopped connection tries once more after this long (a fix in the portal needs no redeploy). */
-export const STOPPED_RETRY_MS = 60 * 60_000;
 /** Discord allows one IDENTIFY per 5 s (per `max_concurrency` bucket). */
 export const IDENTIFY_SPACING_MS = 5_000;
 /** A socket that has not said HELLO (or finished the handshake) by then is given up. */
@@ -84,8 +82,11 @@ export interface GatewayMemory {
   lastCloseCode: number | null;
   lastCloseAt: number | null;
   lastIdentifyAt: number | null;
-  /** A fatal close: no reconnecting until `retryAt`. */
-  stopped: { code: number; at: number; retryAt: number } | null;
+  /**
+   * A fatal close: no reconnecting (no IDENTIFY is spent) until `fixed()` says the cause is
+   * gone; `token` is a digest of the bot token it stopped with (a new token is a fix).
+   */
+  stopped: { code: number; at: number; token: string | null } | null;
 }
 
 export const EMPTY_MEMORY: GatewayMemory = {
@@ -163,7 +164,7 @@ export class GatewayProtocol {
 
   /** When `tick` next has something to do (a heartbeat, a reconnect, a handshake timeout); null: nothing. */
   nextDeadline(): number | null {
-    if (this.memory.stopped) return this.memory.stopped.retryAt;
+    if (this.memory.stopped) return null;
     if (this.#phase === "idle") return this.#reconnectAt;
     if (this.#phase !== "ready") return this.#phaseAt + HANDSHAKE_TIMEOUT_MS;
     return this.#nextBeatAt;
@@ -172,10 +173,7 @@ export class GatewayProtocol {
   /** Time passes: open a socket when one is due, beat, find a zombie, give up a stuck handshake. */
   tick(now: number): GatewayAction[] {
     const m = this.memory;
-    if (m.stopped) {
-      if (now < m.stopped.retryAt) return [];
-      m.stopped = null;
-    }
+    if (m.stopped) return [];
     if (this.#phase === "idle") {
       if (now < this.#reconnectAt) return [];
       // A fresh session must respect the identify rate limit; a resume need not.
@@ -275,8 +273,15 @@ export class GatewayProtocol {
     return this.#drop(now, reason, true);
   }
 
-  /** Discord (or the network) closed the socket with `code`. */
-  closed(code: number, now: number): GatewayAction[] {
+  /** The cause of a stop is gone (the intent is on now, the token works): connect again at once. */
+  fixed(now: number): void {
+    this.memory.stopped = null;
+    this.#enter("idle", now);
+    this.#reconnectAt = now;
+  }
+
+  /** Discord (or the network) closed the socket with `code`; `token`: a digest of the token in use, kept with a stop. */
+  closed(code: number, now: number, token: string | null = null): GatewayAction[] {
     const m = this.memory;
     m.lastCloseCode = code;
     m.lastCloseAt = now;
@@ -285,7 +290,7 @@ export class GatewayProtocol {
     this.#enter("idle", now);
     if (fatal) {
       this.#forget();
-      m.stopped = { code, at: now, retryAt: now + STOPPED_RETRY_MS };
+      m.stopped = { code, at: now, token };
       return [{ type: "stopped", code }];
     }
     if (NEW_SESSION_CLOSES.has(code)) this.#forget();
