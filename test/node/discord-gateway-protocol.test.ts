@@ -137,6 +137,21 @@ describe("Discord Gateway protocol (pure, manual clock)", () => {
     expect((p.nextDeadline() ?? 0) - (T0 + first)).toBeGreaterThan(first);
   });
 
+  it("gives up a resume URL that keeps failing and identifies a fresh session", () => {
+    const { p } = connected(0.5);
+    p.closed(1006, T0);
+    // Six failures in a row, the drop counted: five resume attempts, then GET /gateway/bot.
+    let now = T0;
+    const urls: Array<string | null> = [];
+    for (let i = 0; i < 6; i++) {
+      now = p.nextDeadline() ?? now;
+      const [open] = p.tick(now);
+      urls.push(open?.type === "open" ? open.resumeUrl : "not an open");
+      p.openFailed(now);
+    }
+    expect(urls).toEqual([...Array(5).fill(ready.payload.d.resume_gateway_url), null]);
+  });
+
   it("gives up a socket that never says HELLO", () => {
     const p = new GatewayProtocol({ token: "t", random: () => 0 });
     p.tick(T0);

@@ -65,6 +65,8 @@ export const HANDSHAKE_TIMEOUT_MS = 30_000;
 /** Reconnect backoff: 1 s doubling to 60 s, jittered; reset by READY or RESUMED. */
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 60_000;
+/** Failed openings in a row after which the session's resume URL is given up. */
+const RESUME_ATTEMPTS = 6;
 /** Our own close when we give a connection up but keep its session (anything but 1000/1001). */
 export const RESUME_CLOSE = 4900;
 
@@ -205,6 +207,8 @@ export class GatewayProtocol {
   openFailed(now: number, waitMs?: number): GatewayAction[] {
     this.#enter("idle", now);
     this.#reconnectAt = now + (waitMs ?? this.#backoff());
+    // A resume URL that keeps failing is given up: a fresh session from GET /gateway/bot.
+    if (this.#failures >= RESUME_ATTEMPTS) this.#forget();
     return [];
   }
 
