@@ -83,4 +83,16 @@ describe("Discord Gateway through wrangler dev", () => {
     };
     expect(status.platforms.find((p) => p.connection)?.connection).toMatchObject({ state: "connected" });
   });
+
+  it("a DM: the reply streams as a reply to the message, and !stop typed as a message stops it", async () => {
+    await h.gateway.until(() => h.gateway.live() !== null && h.gateway.session() !== null);
+    const dm = "650000000000000002";
+    const message = (id: string, content: string) => ({ ...said(id, dm, content), guild_id: undefined });
+    h.llm.hold(["working on it "], ["never"]);
+    h.gateway.dispatch("MESSAGE_CREATE", message("4101", "a long job"));
+    const first = await h.discord.waitFor((c) => c.method === "POST" && c.path.endsWith(`/channels/${dm}/messages`));
+    expect(first.body).toMatchObject({ content: "working on it", message_reference: { message_id: "4101" } });
+    h.gateway.dispatch("MESSAGE_CREATE", message("4102", "!stop"));
+    await h.discord.waitFor((c) => c.method === "POST" && c.path.endsWith(`/channels/${dm}/messages`) && c.body.content === "Stopped.");
+  });
 });
