@@ -245,6 +245,22 @@ describe("Discord Gateway connection against a fake Gateway", () => {
     expect(host.memory()?.stopped).toBeNull();
   });
 
+  it("with today's identifies spent (session_start_limit.remaining 0) it waits reset_after before opening a socket", async () => {
+    gateway = await new FakeDiscordGateway().start();
+    rest.reset();
+    rest.gatewayUrl = gateway.url;
+    rest.sessionStartsLeft = 0;
+    host = new Host();
+    const conn = new DiscordGatewayConnection({ botToken: DISCORD_TEST.botToken, apiBase: `${restServer.url}/api/v10` }, host.ports());
+    await conn.wake();
+    expect(gateway.peers).toHaveLength(0);
+    expect(host.wakeAt).toBe(T0 + 60_000);
+    rest.sessionStartsLeft = 999;
+    await advance(conn);
+    await host.until(() => host.memory()?.sessionId != null);
+    expect(gateway.identifies).toBe(1);
+  });
+
   it("an object evicted mid-session comes back and resumes from what it stored: the missed message once", async () => {
     await connect();
     gateway.dispatch("MESSAGE_CREATE", msg("3201", "before"));

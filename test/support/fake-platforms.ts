@@ -230,6 +230,8 @@ export class FakeDiscord extends FakeApi {
   gatewayUrl = "";
   /** The application's flags (GET /applications/@me): 1 << 19 is GATEWAY_MESSAGE_CONTENT_LIMITED. */
   appFlags = 1 << 19;
+  /** `session_start_limit.remaining` of GET /gateway/bot (0: today's identifies are spent, wait `reset_after`, 60 s here). */
+  sessionStartsLeft = 999;
   /** Threads this fake made (GET /channels/{id} says type 11 for them, 0 for anything else). */
   readonly threads = new Set<string>();
 
@@ -237,6 +239,7 @@ export class FakeDiscord extends FakeApi {
     super.reset();
     this.interactionsUrl = "";
     this.appFlags = 1 << 19;
+    this.sessionStartsLeft = 999;
   }
 
   /** Contents posted or edited, in order. */
@@ -262,7 +265,12 @@ export class FakeDiscord extends FakeApi {
       return Response.json({
         url: this.gatewayUrl,
         shards: 1,
-        session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
+        session_start_limit: {
+          total: 1000,
+          remaining: this.sessionStartsLeft,
+          reset_after: this.sessionStartsLeft > 0 ? 14_400_000 : 60_000,
+          max_concurrency: 1,
+        },
       });
     const channel = /^\/channels\/(\d+)$/.exec(p);
     if (channel && call.method === "GET") return Response.json({ id: channel[1], type: this.threads.has(channel[1] ?? "") ? 11 : 0, guild_id: FAKE_GUILD_ID });
