@@ -1,4 +1,4 @@
-import { commaList, hex, httpUrl, text, type Parser } from "./parse.ts";
+import { commaList, hex, httpUrl, oneOf, text, type Parser } from "./parse.ts";
 import { spec } from "./spec.ts";
 
 /** Meta's Graph API, pinned to a version (Meta keeps each for about two years). */
@@ -55,6 +55,13 @@ export const PLATFORM_CATALOG = {
     meaning: "REST API base",
     default: "https://discord.com/api/v10",
     parse: httpUrl("https://discord.com/api/v10", "the default https://discord.com/api/v10 is used"),
+  }),
+  DISCORD_GATEWAY: spec({
+    kind: "var",
+    group: "discord",
+    meaning: "on: a Durable Object holds Discord's Gateway, so DMs, mentions, replies and handoff threads work without /ask (needs Message Content Intent)",
+    default: "off",
+    parse: oneOf(["on", "off"], "off"),
   }),
 
   SLACK_BOT_TOKEN: spec({ kind: "secret", group: "slack", meaning: "xoxb-…; with SLACK_SIGNING_SECRET, enables Slack", parse: text }),
