@@ -132,6 +132,8 @@ describe("Matrix: events", () => {
     const body = mx.txn([mx.message(room, ALICE, "once")]);
     const id = nextTxn();
     for (const t of [id, id, nextTxn()]) expect((await put(body, t)).status).toBe(200);
+    // A txnId done is not read again at all (here with other events, which a homeserver never sends).
+    expect((await put(mx.txn([mx.message(room, ALICE, "not read")]), id)).status).toBe(200);
     await settle();
     expect(llm.calls).toHaveLength(1);
     expect(homeserver.texts()).toEqual(["echo: once"]);
