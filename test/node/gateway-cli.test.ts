@@ -68,7 +68,7 @@ describe("hermes-edge gateway command", () => {
     });
     expect(readGatewayConfig(RELAY, { db: "x/y.db" }, cwd)).toMatchObject({
       ok: true,
-      config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack", "whatsapp"] },
+      config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack", "whatsapp", "matrix"] },
     });
   });
 });

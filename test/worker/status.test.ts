@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../workers/db/migrations.ts";
 import { runMaintenance } from "../../workers/maintenance.ts";
-import { SLACK_TEST, WHATSAPP_TEST } from "../support/signing.ts";
+import { MATRIX_TEST, SLACK_TEST, WHATSAPP_TEST } from "../support/signing.ts";
 import { call } from "./helpers.ts";
 import { discord, llm, telegram, whatsapp } from "./setup.ts";
 
@@ -47,6 +47,11 @@ describe("GET /v1/status", () => {
       ["discord", true, `application Hermes · interactions ${ORIGIN}/webhooks/discord`],
       ["slack", true, `workspace ${SLACK_TEST.team} · bot <@${SLACK_TEST.botUserId}> · events should go to ${ORIGIN}/webhooks/slack`],
       ["whatsapp", true, `number +1 555-010-0001 (Hermes Test) · quality GREEN · webhooks should go to ${ORIGIN}/webhooks/whatsapp`],
+      [
+        "matrix",
+        true,
+        `bot ${MATRIX_TEST.bot} on ${MATRIX_TEST.homeserver} · the homeserver reached the Worker in 12 ms · transactions should go to ${ORIGIN}/webhooks/matrix`,
+      ],
     ]);
     expect(typeof s.cron.last_run).toBe("number");
   });
