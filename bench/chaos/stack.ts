@@ -37,10 +37,13 @@ export interface Stack {
 }
 
 /** Starts the fakes and a Worker wired to them (every platform at the edge, plus `extra`). */
-export async function startStack(extra: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(extra: Record<string, string> = {}, opts: { discordGatewayUrl?: string } = {}): Promise<Stack> {
   const llm = new FakeLlm();
   const telegram = new PlatformView("telegram", new FakeTelegram());
-  const discord = new PlatformView("discord", new FakeDiscord());
+  const discordApi = new FakeDiscord();
+  // DISCORD_GATEWAY=on: GET /gateway/bot names the fake Gateway (bench/chaos/discord-gateway.ts).
+  if (opts.discordGatewayUrl) discordApi.gatewayUrl = opts.discordGatewayUrl;
+  const discord = new PlatformView("discord", discordApi);
   const slack = new PlatformView("slack", new FakeSlack());
   const whatsapp = new FakeWhatsApp();
   const matrix = new FakeHomeserver();

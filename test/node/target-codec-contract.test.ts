@@ -108,28 +108,30 @@ describe("reply-target codec contract: Discord", () => {
   codecContract({
     codec: discordTargets,
     samples: [
-      { channel: "3001", thread: null, interaction: null, private: false },
-      { channel: "3002", thread: "3002", interaction: null, private: false },
-      { channel: "3003", thread: null, interaction: { applicationId: "5550001", token: "aW50ZXJhY3Rpb24.tok-en_1" }, private: true },
+      { channel: "3001", thread: null, interaction: null, replyTo: null, private: false },
+      { channel: "3002", thread: "3002", interaction: null, replyTo: null, private: false },
+      // A Gateway message, answered as a reply to it.
+      { channel: "3004", thread: null, interaction: null, replyTo: "3005", private: true },
+      { channel: "3003", thread: null, interaction: { applicationId: "5550001", token: "aW50ZXJhY3Rpb24.tok-en_1" }, replyTo: null, private: true },
     ],
     stored: [
       {
         ref: '{"c":"3001"}',
         private: false,
-        decoded: { channel: "3001", thread: null, interaction: null, private: false },
+        decoded: { channel: "3001", thread: null, interaction: null, replyTo: null, private: false },
         where: { chatId: "3001", threadId: null },
       },
       {
         ref: '{"c":"9","t":"9","a":"5550001","k":"itok-12"}',
         private: false,
-        decoded: { channel: "9", thread: "9", interaction: { applicationId: "5550001", token: "itok-12" }, private: false },
+        decoded: { channel: "9", thread: "9", interaction: { applicationId: "5550001", token: "itok-12" }, replyTo: null, private: false },
         where: { chatId: "9", threadId: "9" },
       },
       // An interaction whose channel Discord did not name was stored without one.
       {
         ref: '{"a":"5550001","k":"tok"}',
         private: true,
-        decoded: { channel: null, thread: null, interaction: { applicationId: "5550001", token: "tok" }, private: true },
+        decoded: { channel: null, thread: null, interaction: { applicationId: "5550001", token: "tok" }, replyTo: null, private: true },
         where: { chatId: "", threadId: null },
       },
     ],
@@ -138,6 +140,7 @@ describe("reply-target codec contract: Discord", () => {
       "a token with a query": '{"c":"1","a":"5550001","k":"tok?wait=false"}',
       "a token without its application": '{"c":"1","k":"tok"}',
       "a channel with a slash": '{"c":"1/messages"}',
+      "a message answered that is a path": '{"c":"1","r":"1/../2"}',
     },
   });
 });

@@ -1,3 +1,4 @@
+import { FakeDiscordGateway } from "./fake-discord-gateway.ts";
 import { FakeLlm } from "./fake-llm.ts";
 import { FakeDiscord, FakeFiles, FakeSlack, FakeTelegram } from "./fake-platforms.ts";
 import { FakeHomeserver } from "./fake-matrix.ts";
@@ -16,6 +17,8 @@ export interface Harness {
   llm: FakeLlm;
   telegram: FakeTelegram;
   discord: FakeDiscord;
+  /** Discord's Gateway (`GET /gateway/bot` on the REST fake names it); the shared Worker connects to it (DISCORD_GATEWAY=on). */
+  gateway: FakeDiscordGateway;
   slack: FakeSlack;
   /** WhatsApp's Graph API (`WHATSAPP_API_BASE` points at it). */
   whatsapp: FakeWhatsApp;
@@ -99,6 +102,8 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
   const slackFiles = new FakeFiles(SLACK_TEST.token);
   const cdn = new FakeFiles();
   const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, slackFiles, cdn, whatsapp, matrix].map((f) => serve((r) => f.handle(r))));
+  const gateway = await new FakeDiscordGateway().start();
+  discord.gatewayUrl = gateway.url;
   const [l, t, d, s, sf, c, w, m] = servers.map((x) => x.url) as [string, string, string, string, string, string, string, string];
   const worker = await startWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w, matrix: m }), ...extra });
   return {
@@ -107,6 +112,7 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
     llm,
     telegram,
     discord,
+    gateway,
     slack,
     whatsapp,
     matrix,
@@ -126,7 +132,7 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
     },
     async stop() {
       await worker.stop();
-      await Promise.all(servers.map((x) => x.close()));
+      await Promise.all([...servers.map((x) => x.close()), gateway.stop()]);
     },
   };
 }
@@ -144,7 +150,8 @@ function startBoth(): void {
   // shared one, which comes up sooner without a second wrangler bundling and booting beside
   // it; the relay suite runs later, by when the second has started behind the first tests.
   // (Once: every harness() call added two exit listeners, and Node warned of a leak.)
-  shared = startHarness();
+  // The shared Worker holds Discord's Gateway (to the fake one): test/e2e/discord-gateway.e2e.ts.
+  shared = startHarness({ DISCORD_GATEWAY: "on" });
   const relaying = { RELAY_PLATFORMS: "telegram,whatsapp", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` };
   relayed = shared.catch(() => undefined).then(() => startHarness(relaying));
   for (const p of [shared, relayed]) void p.then((h) => process.once("exit", () => h.worker.kill())).catch(() => undefined);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../workers/db/migrations.ts";
 import { runMaintenance } from "../../workers/maintenance.ts";
-import { MATRIX_TEST, SLACK_TEST, WHATSAPP_TEST } from "../support/signing.ts";
+import { SLACK_TEST, WHATSAPP_TEST } from "../support/signing.ts";
 import { call } from "./helpers.ts";
 import { discord, llm, telegram, whatsapp } from "./setup.ts";
 
@@ -50,7 +50,7 @@ describe("GET /v1/status", () => {
       [
         "matrix",
         true,
-        `bot ${MATRIX_TEST.bot} on ${MATRIX_TEST.homeserver} · the homeserver reached the Worker in 12 ms · transactions should go to ${ORIGIN}/webhooks/matrix`,
+        `bot @hermes:example.org on https://matrix.test · the homeserver reached the Worker in 12 ms · transactions should go to ${ORIGIN}/webhooks/matrix`,
       ],
     ]);
     expect(typeof s.cron.last_run).toBe("number");

@@ -1,4 +1,5 @@
 import { errorMessage } from "../../log/index.ts";
+import { line, type SetupContext, type SetupReport } from "../module.ts";
 import { baseOf, type HomeserverSettings } from "./api.ts";
 import { APPSERVICE_ID, pingAppservice, whoami } from "./health.ts";
 import { localpartOf } from "./ids.ts";
@@ -68,4 +69,43 @@ export async function checkMatrix(h: HomeserverSettings): Promise<MatrixCheck> {
     (err: unknown): MatrixCheck["ping"] => ({ ok: false, why: errorMessage(err) }),
   );
   return { versions, bot, ping };
+}
+
+/**
+ * `hermes-edge setup matrix`: prints the registration YAML for the homeserver (the two tokens
+ * made here when unset, with how to store them), then checks the homeserver answers, knows the
+ * bot, and reaches the Worker's `/_matrix/app/v1/ping`. Exit 1 when a check fails.
+ */
+export async function matrixSetupSteps(ctx: SetupContext): Promise<SetupReport> {
+  const { MATRIX_HOMESERVER_URL: homeserverUrl, MATRIX_BOT_USER: botUser } = ctx.need({
+    MATRIX_HOMESERVER_URL: "the homeserver's client URL, https://matrix.example.org",
+    MATRIX_BOT_USER: "the bot's user id, @hermes:example.org",
+  });
+  ctx.warnIfLocal();
+  const made: string[] = [];
+  const token = (name: string) => {
+    const v = ctx.setting(name);
+    if (v) return v;
+    made.push(name);
+    return ctx.randomSecret();
+  };
+  const asToken = token("MATRIX_AS_TOKEN");
+  const hsToken = token("MATRIX_HS_TOKEN");
+  const yaml = registrationYaml({ url: ctx.workerUrl, asToken, hsToken, botUser });
+  const check = await checkMatrix({ homeserverUrl, asToken, botUser, fetch: ctx.fetch });
+  const ok = check.bot.ok && check.ping.ok;
+  const lines = [
+    line.text("The registration for the homeserver (Synapse: save it as hermes-edge.yaml, list it in app_service_config_files, restart):"),
+    line.text(),
+    line.text(yaml),
+    ...made.map((name) => line.warn(`${name} was not set: made one above. Store it on the Worker: npx wrangler secret put ${name} (and in .dev.vars locally)`)),
+    line.ok(`the homeserver answers (spec ${check.versions.slice(-1)[0] ?? "?"})`),
+    check.bot.ok
+      ? line.ok(`the as_token acts as ${check.bot.userId}`)
+      : line.warn(`the homeserver refused the bot: ${check.bot.why} (is the registration loaded, with this as_token?)`),
+    check.ping.ok
+      ? line.ok(`the homeserver reached the Worker's application service${check.ping.ms !== null ? ` in ${check.ping.ms} ms` : ""}`)
+      : line.warn(`the homeserver could not ping the Worker: ${check.ping.why} (is the Worker deployed with MATRIX_HS_TOKEN, at ${ctx.workerUrl}?)`),
+  ];
+  return { json: { registration: yaml, made, ...check }, lines, exitCode: ok ? 0 : 1 };
 }
