@@ -240,8 +240,13 @@ describe("Matrix: the corpus, replayed as transactions", () => {
       .map((e) => [`${e.name} (${e.expect})`, e] as const),
   )("%s", async (_, e) => {
     // A room of its own per file (what the Worker learns of a room is kept a while), and fresh event ids: the spec's examples share theirs.
+    const bot = typeof e.bot?.user_id === "string" ? e.bot.user_id : BOT;
     const own = (s: string) =>
-      s.replace(/!([A-Za-z0-9]+):example\.org/g, `!$1-${e.name}:example.org`).replaceAll("$143273582443PhrS", `$${Date.now()}${++txn}`);
+      s
+        .replace(/!([A-Za-z0-9]+):([a-z.]+)/g, `!$1-${e.name}:$2`)
+        .replaceAll("$143273582443PhrS", `$${Date.now()}${++txn}`)
+        .replaceAll(bot, BOT)
+        .replaceAll("@metavlad:matrix.org", "@example:example.org");
     const direct = typeof e.bot?.direct_room === "string" ? own(e.bot.direct_room) : null;
     const body = own(JSON.stringify(e.payload));
     const events = (JSON.parse(body) as { events: Array<{ room_id?: string }> }).events;
