@@ -13,7 +13,9 @@
  *   k. a parallel DM burst against DAILY_TOKEN_BUDGET   l. host-name SSRF through fetch_url
  *   m. bearer guessing, then the right token          (issue 20: bench/chaos/trust-limits.ts)
  *   n. escape codes in a DM (OSC 52, window title, clear screen) through the real CLI
- *   o. Signal bridged: the gateway SIGKILLed mid-reply while signal-cli delivers more (issue 25)
+ *   o. Discord's Gateway (DISCORD_GATEWAY=on): the socket killed mid-reply; wrangler killed
+ *      mid-reply (the object restarted); messages sent meanwhile come back by resume
+ *   p. Signal bridged: the gateway SIGKILLed mid-reply while signal-cli delivers more (issue 25)
  * b and c run on every platform; g also through the relay intake, replayed to a gateway.
  * Prints lost / doubled / truncated / 5xx / breached per scenario; exits 1 unless all are 0.
  * Every wait is bounded; every process it starts is stopped on exit, error or signal.
@@ -24,6 +26,7 @@ import { parseArgs } from "node:util";
 import { midDelivery, midTurn, platformErrors } from "./chaos/crash.ts";
 import { attachmentBombs } from "./chaos/attachment-bombs.ts";
 import { Tally } from "./chaos/harness.ts";
+import { gatewayFaults, gatewayRig } from "./chaos/discord-gateway.ts";
 import { escapeCodes } from "./chaos/escape-codes.ts";
 import { hostileBodies } from "./chaos/hostile.ts";
 import { connectorKilled, gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
@@ -40,7 +43,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     parallel: { type: "string", default: "3" },
     bodies: { type: "string", default: "300" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p" },
     /** Writes what wrangler and the gateway printed to this file (to see why a count is not zero). */
     log: { type: "string" },
   },
@@ -125,9 +128,20 @@ if (["k", "l", "m"].some((k) => only.has(k))) {
   }
 }
 if (only.has("o")) {
+  const gw = await gatewayRig();
+  const s = await startStack({ DISCORD_GATEWAY: "on" }, { discordGatewayUrl: gw.url });
+  try {
+    await scenario("o", "o. Discord Gateway: socket killed, object restarted", s, (t) => gatewayFaults(s, gw, o, t));
+  } finally {
+    if (values.log) appendFileSync(values.log, `--- Discord Gateway Worker\n${s.worker.output()}\n`);
+    await s.stop();
+    await gw.stop();
+  }
+}
+if (only.has("p")) {
   const s = await startStack(SIGNAL_VARS);
   try {
-    await scenario("o", "o. Signal bridged: gateway SIGKILLed mid-reply", s, (t) => signalBridgeKilled(s, o, t));
+    await scenario("p", "p. Signal bridged: gateway SIGKILLed mid-reply", s, (t) => signalBridgeKilled(s, o, t));
   } finally {
     if (values.log) appendFileSync(values.log, `--- bridging Worker\n${s.worker.output()}\n`);
     await s.stop();

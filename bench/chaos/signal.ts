@@ -1,5 +1,5 @@
 /**
- * (o) Signal bridged: the real `hermes-edge gateway --bridge signal` against a loopback fake
+ * (p) Signal bridged: the real `hermes-edge gateway --bridge signal` against a loopback fake
  * signal-cli and the real `wrangler dev`, the gateway SIGKILLed while replies stream and while
  * Signal delivers more, then restarted on the same --db. Every message is answered once, in
  * order, each reply's last edit naming the timestamp its message last got, nothing sent twice.
@@ -62,20 +62,20 @@ export async function signalBridgeKilled(s: Stack, o: { rounds: number; parallel
       daemon.reset();
       let gw = gateway();
       await gw.waitFor("relay: connected");
-      await until(30_000, "o: the gateway following signal-cli", () => daemon.streams > 0 || undefined);
+      await until(30_000, "p: the gateway following signal-cli", () => daemon.streams > 0 || undefined);
       const chats = Array.from({ length: o.parallel }, (_, i) => ({ user: freshUuid(), texts: [0, 1, 2].map((n) => `chaos o ${round}.${i} message ${n}`) }));
       const gates = chats.map(() => s.llm.hold(["thinking "], ["and the rest"], 180_000));
       // First and second messages: the first turns stream and are held, the second ones wait behind them at the edge.
       for (const c of chats) daemon.deliver(sig.dm(c.user, c.texts[0]!));
       for (const c of chats) daemon.deliver(sig.dm(c.user, c.texts[1]!));
-      await until(60_000, "o: every first reply streaming", () => chats.every((c) => daemon.sends().some((x) => to(x) === c.user)) || undefined);
+      await until(60_000, "p: every first reply streaming", () => chats.every((c) => daemon.sends().some((x) => to(x) === c.user)) || undefined);
       // Killed once the edge has acknowledged all it was sent: an item signal-cli is still writing
       // to the event stream when the gateway dies is lost (docs/platforms/signal.md), not counted here.
-      await until(30_000, "o: every received item acknowledged", () => unacked(db) === 0 || undefined);
+      await until(30_000, "p: every received item acknowledged", () => unacked(db) === 0 || undefined);
       await gw.kill9();
       // signal-cli notices the dead stream (and, with --receive-mode on-connection, stops receiving): what
       // Signal delivers from then on waits. One delivered before it noticed would be written to the dead stream.
-      await until(30_000, "o: signal-cli noticing the dead stream", () => daemon.streams === 0 || undefined);
+      await until(30_000, "p: signal-cli noticing the dead stream", () => daemon.streams === 0 || undefined);
       // The turns end while the gateway is dead: their edits wait at the edge. Signal delivers more: it waits in signal-cli.
       for (const g of gates) g.release();
       for (const c of chats) daemon.deliver(sig.dm(c.user, c.texts[2]!));
@@ -103,7 +103,7 @@ export async function signalBridgeKilled(s: Stack, o: { rounds: number; parallel
       try {
         await until(
           120_000,
-          "o: every message answered",
+          "p: every message answered",
           () => chats.every((c) => shown(c.user).length >= 3 && shown(c.user)[0] === expected(c)[0]) || undefined,
         );
       } catch {

@@ -4,6 +4,7 @@ import { readEvents, SignalCli } from "../../cli/gateway/signal/cli.ts";
 import { BridgeLocal } from "../../cli/gateway/signal/store.ts";
 import { GatewayStore } from "../../cli/gateway/store.ts";
 import { checkUploadLink } from "../../workers/relay/media.ts";
+import { RELAYABLE } from "../../workers/platforms/names.ts";
 import type { GatewayFrameIn } from "../../workers/relay/frames.ts";
 import { FakeSignalCli } from "../support/fake-signal-cli.ts";
 import { ManualClock } from "../support/manual-clock.ts";
@@ -233,6 +234,7 @@ describe("hermes-edge gateway --bridge settings", () => {
       error: expect.stringContaining("--bridge"),
     });
     expect(readGatewayConfig(base, { platforms: "signal" }, "/tmp")).toMatchObject({ ok: false, error: expect.stringContaining("--bridge signal") });
-    expect(readGatewayConfig(base, {}, "/tmp")).toMatchObject({ ok: true, config: { platforms: ["telegram", "discord", "slack", "whatsapp"] } });
+    expect(readGatewayConfig(base, {}, "/tmp")).toMatchObject({ ok: true, config: { platforms: [...RELAYABLE] } });
+    expect(RELAYABLE).not.toContain("signal");
   });
 });

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { isLoopbackHost } from "../agent/loopback.ts";
+import { connectionStatus } from "../conversations/connections.ts";
 import { homeChannel, homeRefusal } from "../conversations/home.ts";
 import { allowedUsersSetting, BRIDGED_ONLY, describeHandoffDestination, PLATFORMS } from "../platforms/names.ts";
 import { settingKind } from "../settings/catalog.ts";
@@ -48,6 +49,8 @@ export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) =
         allowed_users: { setting: allowedUsersSetting(name), set: p.allowed.kind !== "none" },
         // A bridged platform has no setup at the edge: its gateway connects it.
         setup: BRIDGED_ONLY.includes(name) ? `npx hermes-edge gateway --bridge ${name}` : `npx hermes-edge setup ${name} --url ${origin}`,
+        // Discord's Gateway with DISCORD_GATEWAY=on: connected since, last ACK, resumes, last close code.
+        connection: await connectionStatus(c.env, name),
       };
     }),
   );

@@ -1,23 +1,24 @@
 import { settings } from "../settings.ts";
-import { DiscordAdapter } from "./discord/index.ts";
-import { isPlatformName, type PlatformName } from "./names.ts";
-import { SignalAdapter, type SignalBridge } from "./signal/index.ts";
-import { SlackAdapter } from "./slack/index.ts";
-import { TelegramAdapter } from "./telegram/index.ts";
-import { WhatsAppAdapter } from "./whatsapp/index.ts";
+import { PLATFORM_MODULES } from "./all.ts";
+import type { ConnectionPorts, PlatformConnection } from "./connection.ts";
+import type { BridgePorts } from "./module.ts";
+import { isPlatformName, PLATFORMS, type PlatformName } from "./names.ts";
 import type { PlatformAdapter } from "./types.ts";
 
 /**
- * Signal's outbound path: the Relay object of the gateway that bridges it (actions stored
- * there until the gateway confirms them), and R2 for the files the gateway uploaded.
+ * A bridged platform's outbound path (Signal): the Relay object of the gateway that bridges
+ * it (actions stored there until the gateway confirms them), and R2 for the files the
+ * gateway uploaded. Null for any other platform.
  */
-function signalBridge(env: Env, gatewayId: string): SignalBridge {
+function bridgeFor(env: Env, name: PlatformName): BridgePorts | null {
+  const gatewayId = settings(env).platforms[name].bridge;
+  if (gatewayId === null) return null;
   const relay = () => env.RELAY.getByName(gatewayId);
   return {
     enqueue: async (actions) => {
-      await relay().enqueueBridged("signal", actions);
+      await relay().enqueueBridged(name, actions);
     },
-    state: () => relay().bridgeState("signal"),
+    state: () => relay().bridgeState(name),
     uuidOf: (number) => relay().bridgedUuidOf(number),
     file: async (key, maxBytes) => {
       if (!key.startsWith(`relay/${gatewayId}/`)) return { ok: false, reason: "failed", detail: "not a file this gateway uploaded" };
@@ -31,37 +32,6 @@ function signalBridge(env: Env, gatewayId: string): SignalBridge {
 
 const adapters = new WeakMap<object, Map<PlatformName, PlatformAdapter>>();
 
-/** Builds an enabled platform's adapter from its catalog settings (enabled: its pair is set). */
-function build(env: Env, name: PlatformName): PlatformAdapter {
-  const a = settings(env).adapters;
-  switch (name) {
-    case "telegram":
-      return new TelegramAdapter({ token: a.telegram.token ?? "", webhookSecret: a.telegram.webhookSecret ?? "", apiRoot: a.telegram.apiRoot });
-    case "discord":
-      return new DiscordAdapter({
-        applicationId: a.discord.applicationId ?? "",
-        publicKey: a.discord.publicKey ?? "",
-        botToken: a.discord.botToken,
-        apiBase: a.discord.apiBase,
-      });
-    case "slack":
-      return new SlackAdapter({ botToken: a.slack.botToken ?? "", signingSecret: a.slack.signingSecret ?? "", apiUrl: a.slack.apiUrl });
-    case "whatsapp": {
-      const w = a.whatsapp;
-      return new WhatsAppAdapter({
-        accessToken: w.accessToken ?? "",
-        appSecret: w.appSecret ?? "",
-        verifyToken: w.verifyToken ?? "",
-        phoneNumberId: w.phoneNumberId ?? "",
-        apiBase: w.apiBase,
-        handoffTemplate: w.handoffTemplate ?? null,
-      });
-    }
-    case "signal":
-      return new SignalAdapter({ bridge: signalBridge(env, settings(env).platforms.signal.bridge ?? "") });
-  }
-}
-
 /**
  * The adapter of an enabled platform (one per isolate); null when its token/secret pair is
  * not set. Building one does no I/O, so a webhook is verified before anything goes out.
@@ -71,6 +41,21 @@ export function adapterFor(env: Env, name: string): PlatformAdapter | null {
   let byName = adapters.get(env);
   if (!byName) adapters.set(env, (byName = new Map()));
   let adapter = byName.get(name);
-  if (!adapter) byName.set(name, (adapter = build(env, name)));
+  if (!adapter) byName.set(name, (adapter = PLATFORM_MODULES[name].build(settings(env).values, { bridge: bridgeFor(env, name) })));
   return adapter;
+}
+
+/**
+ * The platform whose messages come over a connection the Worker holds (Discord with
+ * `DISCORD_GATEWAY=on`), or null: an enabled platform whose module says its connection is on.
+ */
+export function connectedPlatform(env: Env): PlatformName | null {
+  const s = settings(env);
+  return PLATFORMS.find((p) => s.platforms[p].enabled && PLATFORM_MODULES[p].connection?.on(s.values)) ?? null;
+}
+
+/** That platform's connection over a host's ports (built by the object that holds it), or null. */
+export function gatewayConnection(env: Env, ports: ConnectionPorts): PlatformConnection | null {
+  const p = connectedPlatform(env);
+  return p ? (PLATFORM_MODULES[p].connection?.open(settings(env).values, ports) ?? null) : null;
 }

@@ -1,6 +1,10 @@
 import { joinUrl } from "../../agent/index.ts";
 import { DISCORD_COMMANDS } from "./parse.ts";
+import { messageContentIntent } from "./health.ts";
 import { errorMessage } from "../../log/index.ts";
+import { line, type SetupContext, type SetupReport } from "../module.ts";
+import { INTENT_BITS } from "./gateway/protocol.ts";
+import { MESSAGE_CONTENT_FIX } from "./health.ts";
 
 /**
  * The permissions the bot asks for when invited, by Discord's bit numbers
@@ -36,6 +40,8 @@ export interface DiscordSetupResult {
   /** Whether Discord accepted the interactions endpoint (it PINGs the URL first). */
   endpointSet: boolean;
   endpointError: string | null;
+  /** Message Content Intent, from the application's flags (DISCORD_GATEWAY=on needs it): "unknown" when Discord did not say. */
+  messageContent: "on" | "off" | "unknown";
 }
 
 /** A bot token's first part is the bot's user id (= the application id), base64-encoded. */
@@ -87,12 +93,58 @@ export async function setupDiscord(opts: {
   if (patch instanceof Error) endpointError = patch.message;
   else if (patch.ok) endpointSet = true;
   else endpointError = `HTTP ${patch.status} ${((await patch.json().catch(() => ({}))) as { message?: string }).message ?? ""}`.trim();
+  // The Gateway's privileged intent is a switch in the portal; the application's flags say whether it is on.
+  const app = await opts
+    .fetch(joinUrl(opts.apiBase, "applications/@me"), { headers })
+    .then(async (r) => (r.ok ? ((await r.json()) as { flags?: unknown }) : {}))
+    .catch(() => ({}) as { flags?: unknown });
   return {
     applicationId: opts.applicationId,
     inviteUrl: discordInviteUrl(opts.applicationId),
+    messageContent: messageContentIntent(app.flags),
     commands: registered.map((c) => c.name),
     interactionsUrl,
     endpointSet,
     endpointError,
   };
+}
+
+/** `hermes-edge setup discord`: registers the commands, sets the endpoint, prints the invite link. */
+export async function discordSetupSteps(ctx: SetupContext): Promise<SetupReport> {
+  const { DISCORD_BOT_TOKEN: botToken } = ctx.need({ DISCORD_BOT_TOKEN: "the bot token from the Discord developer portal" });
+  const applicationId = ctx.setting("DISCORD_APPLICATION_ID") ?? applicationIdFromToken(botToken);
+  if (!applicationId) throw new Error("DISCORD_APPLICATION_ID is not set and cannot be read from the bot token");
+  ctx.warnIfLocal();
+  const result = await setupDiscord({
+    botToken,
+    applicationId,
+    workerUrl: ctx.workerUrl,
+    apiBase: ctx.setting("DISCORD_API_BASE") ?? "https://discord.com/api/v10",
+    fetch: ctx.fetch,
+  });
+  // Slash commands are typed with "/"; message commands ("Ask hermes") sit in the message menu.
+  const commands = result.commands.map((c) => (/\s/.test(c) ? `"${c}" (message menu)` : `/${c}`)).join(", ");
+  const bits = DISCORD_BOT_PERMISSIONS.map((p) => `${p.name} (${p.bit})`).join(", ");
+  const lines = [
+    line.ok(`registered ${commands} for application ${result.applicationId}`),
+    result.endpointSet
+      ? line.ok(`interactions endpoint set to ${result.interactionsUrl}`)
+      : line.warn(
+          `could not set the interactions endpoint (${result.endpointError}); paste ${result.interactionsUrl} into "Interactions Endpoint URL" in the developer portal once the Worker is deployed`,
+        ),
+    line.text(),
+    line.text("For DISCORD_GATEWAY=on (plain messages, DMs, mentions and handoff threads without /ask), the bot connects with the intents"),
+    line.text(`  ${Object.keys(INTENT_BITS).join(", ")}; only Message Content is privileged: Bot → Privileged Gateway Intents → Message Content Intent.`),
+    result.messageContent === "on"
+      ? line.ok("Message Content Intent is on (application flags)")
+      : result.messageContent === "off"
+        ? line.warn(`Message Content Intent is off: ${MESSAGE_CONTENT_FIX}`)
+        : line.warn("Discord did not say whether Message Content Intent is on: check it in the developer portal"),
+    line.text(),
+    line.text("Add the bot to a server (open as a server admin):"),
+    line.text(`  ${result.inviteUrl}`),
+    line.dim("  scopes: bot (the bot user), applications.commands (its slash commands)"),
+    line.dim(`  permissions=${new URL(result.inviteUrl).searchParams.get("permissions")}: the sum of 2^bit of ${bits}`),
+  ];
+  return { json: result, lines, exitCode: 0 };
 }
