@@ -169,7 +169,8 @@ describe("hermes-edge gateway --bridge signal", () => {
       { contentType: "image/png", id: "gone", size: 3 },
     ];
     t.daemon.deliver(item);
-    await t.tick();
+    // Three signal-cli calls and an upload come first: wait for the item itself, not a number of turns of the loop.
+    while (t.of("bridge_inbound").length === 0) await t.tick();
     const [up] = t.of("bridge_inbound");
     const files = JSON.parse(up!.body).files as Record<string, string>;
     expect(Object.keys(files)).toEqual(["att-1"]);
