@@ -26,23 +26,23 @@ const WORKER_TEST_VARS: Record<string, string> = {
   TELEGRAM_HOME_CHANNEL: "",
   TELEGRAM_HOME_CHANNEL_THREAD_ID: "",
   // 1001, 1002: telegram tests; 1004: recovery; 1005, 1006: handoff; 1007: an admin; 1008: hostile bodies; 1009: sessions kept. 1003 is never allowed.
-  TELEGRAM_ALLOWED_USERS: "1001,1002,1004,1005,1006,1007,1008,1009",
+  TELEGRAM_ALLOWED_USERS: "1001,1002,1004,1005,1006,1007,1008,1009,1021,1022,1023,1024,1025",
   TELEGRAM_API_ROOT: "https://telegram.test",
   // Who may /resume CLI sessions and /sethome (1005, 1006: handoffs into their DMs).
-  TELEGRAM_ADMIN_USERS: "1005,1006,1007",
+  TELEGRAM_ADMIN_USERS: "1005,1006,1007,1025",
   DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId,
   DISCORD_PUBLIC_KEY: DISCORD_TEST_PUBLIC_KEY,
   DISCORD_BOT_TOKEN: DISCORD_TEST.botToken,
   DISCORD_HOME_CHANNEL: "",
-  DISCORD_ALLOWED_USERS: "2001,2002",
+  DISCORD_ALLOWED_USERS: "2001,2002,2021,2022,2023,2025",
   DISCORD_API_BASE: "https://discord.test/api/v10",
-  DISCORD_ADMIN_USERS: "2009",
+  DISCORD_ADMIN_USERS: "2009,2025",
   SLACK_BOT_TOKEN: SLACK_TEST.token,
   SLACK_SIGNING_SECRET: SLACK_TEST.secret,
   SLACK_HOME_CHANNEL: "",
-  SLACK_ALLOWED_USERS: "U1001,U1002",
+  SLACK_ALLOWED_USERS: "U1001,U1002,U1021,U1022,U1023,U1025",
   SLACK_API_URL: "https://slack.test/api/",
-  SLACK_ADMIN_USERS: "U1009",
+  SLACK_ADMIN_USERS: "U1009,U1025",
   WHATSAPP_ACCESS_TOKEN: WHATSAPP_TEST.token,
   WHATSAPP_APP_SECRET: WHATSAPP_TEST.appSecret,
   WHATSAPP_VERIFY_TOKEN: WHATSAPP_TEST.verifyToken,
@@ -50,7 +50,7 @@ const WORKER_TEST_VARS: Record<string, string> = {
   WHATSAPP_BUSINESS_ACCOUNT_ID: "",
   WHATSAPP_HOME_CHANNEL: "",
   // 15550001001-15550001009: whatsapp tests; 15550001003 is never allowed; 15550001009 an admin.
-  WHATSAPP_ALLOWED_USERS: "15550001001,15550001002,15550001004,15550001005,15550001006,15550001009",
+  WHATSAPP_ALLOWED_USERS: "15550001001,15550001002,15550001004,15550001005,15550001006,15550001009,15550001021",
   WHATSAPP_ADMIN_USERS: "15550001005,15550001006,15550001009",
   WHATSAPP_API_BASE: "https://graph.whatsapp.test/v23.0",
   WHATSAPP_HANDOFF_TEMPLATE: "",
@@ -127,7 +127,7 @@ export default defineConfig({
         BUSY_POLICY: "interrupt",
         DAILY_TOKEN_BUDGET: "50000",
         // U1003: the user who writes in many chats at once against the budget (budget-parallel.test.ts).
-        SLACK_ALLOWED_USERS: "U1001,U1002,U1003",
+        SLACK_ALLOWED_USERS: "U1001,U1002,U1003,U1021",
         // The fake MCP server every workerd test routes (test/worker/setup.ts).
         MCP_SERVERS: JSON.stringify([{ name: "docs", url: "https://mcp.test/mcp" }]),
         // Voice notes are transcribed here (the worker project has no speech-to-text).
