@@ -30,21 +30,21 @@ function platformRefusal(env: Env, platform: PlatformName): string | null {
   return null;
 }
 
+type SessionFacts = { source: string; user_id: string | null; thread_id: string | null; chat_type: string | null };
+
 /**
  * Who may move this chat's session: the owner of a per-user session (their own DM, their
- * own session in a group), or any account linked to them; an admin for a shared one (a
- * thread everyone uses, or an operator's session resumed here).
+ * own session in a group), from any account linked to them; an admin for a shared one (a
+ * thread everyone uses) or an operator's session resumed here.
  */
-function ownerRefusal(
-  env: Env,
-  source: SessionSource,
-  s: { source: string; user_id: string | null; thread_id: string | null; chat_type: string | null },
-  admin: boolean,
-  person: Set<string>,
-): string | null {
-  const shared = s.thread_id !== null || s.chat_type === "thread" || isOperatorSource(s.source) || s.user_id === null;
-  if (shared) return admin ? null : `This session is shared (everyone here uses it): only ${adminUsersSetting(source.platform)} may move it.`;
-  return person.has(`${s.source}:${s.user_id}`) ? null : "Only the owner of this session may move it.";
+async function ownerRefusal(env: Env, source: SessionSource, s: SessionFacts, admin: boolean): Promise<string | null> {
+  const setting = adminUsersSetting(source.platform);
+  if (isOperatorSource(s.source) || s.user_id === null) return admin ? null : `This is the operator's session: only ${setting} may move it.`;
+  if (s.thread_id !== null || s.chat_type === "thread")
+    return admin ? null : `This session is shared (everyone in this thread uses it): only ${setting} may move it.`;
+  if (s.source === source.platform && s.user_id === source.userId) return null;
+  const theirs = await accountOn(env.DB, { platform: source.platform, userId: source.userId }, s.source);
+  return theirs && theirs.userId === s.user_id ? null : "Only the owner of this session may move it.";
 }
 
 /**
@@ -75,38 +75,23 @@ export async function handoffCommand(ctx: CommandContext): Promise<string> {
   const found = sessionId ? await sessionAgent(env, sessionId).describe() : null;
   if (!sessionId || !found?.ok) return "No session here to hand off yet: send a message first (or resume one).";
   const me = { platform: source.platform, userId: source.userId };
-  const person = new Set([`${me.platform}:${me.userId}`]);
-  if (!toCli && where !== "home") {
-    // The same person's DM on the destination: the asker's own account there, or the one linked to it.
-    const platform = first as PlatformName;
-    const account = await accountOn(env.DB, me, platform);
-    if (!account)
-      return `You have no linked ${PLATFORM_LABEL[platform]} account: send ${prefix}link here for a code, then /link <code> to the bot on ${PLATFORM_LABEL[platform]}.`;
-    if (platform === source.platform && source.chatType === "dm") return `This session is already in your ${PLATFORM_LABEL[platform]} DM.`;
-    const notThere = dmRefusal(env, account);
-    if (notThere) return `Not handed off: ${notThere}.`;
-    return request(ctx, sessionId, found.session, { platform, chatId: null, thread: true, dmUser: account.userId }, admin, person);
-  }
-  return request(ctx, sessionId, found.session, { platform: first, chatId: null, thread: true }, admin, person);
+  const notYours = await ownerRefusal(env, source, found.session, admin);
+  if (notYours) return notYours;
+  if (toCli || where === "home") return request(ctx, sessionId, { platform: first, chatId: null, thread: true });
+  // The same person's DM on the destination: the asker's own account there, or the one linked to it.
+  const platform = first as PlatformName;
+  const label = PLATFORM_LABEL[platform];
+  const account = await accountOn(env.DB, me, platform);
+  if (!account) return `You have no linked ${label} account: send ${prefix}link here for a code, then /link <code> to the bot on ${label}.`;
+  if (platform === source.platform && source.chatType === "dm") return `This session is already in your ${label} DM.`;
+  const notThere = dmRefusal(env, account);
+  if (notThere) return `Not handed off: ${notThere}.`;
+  return request(ctx, sessionId, { platform, chatId: null, thread: true, dmUser: account.userId });
 }
 
-async function request(
-  ctx: CommandContext,
-  sessionId: string,
-  s: { source: string; user_id: string | null; thread_id: string | null; chat_type: string | null },
-  req: { platform: string; chatId: null; thread: boolean; dmUser?: string },
-  admin: boolean,
-  person: Set<string>,
-): Promise<string> {
+async function request(ctx: CommandContext, sessionId: string, req: { platform: string; chatId: null; thread: boolean; dmUser?: string }): Promise<string> {
   const { env, event } = ctx;
   const { source } = event;
-  // Owned by an account linked to the asker: theirs too.
-  if (!isOperatorSource(s.source) && s.user_id !== null && !person.has(`${s.source}:${s.user_id}`) && isPlatformName(s.source)) {
-    const theirs = await accountOn(env.DB, { platform: source.platform, userId: source.userId }, s.source);
-    if (theirs) person.add(`${theirs.platform}:${theirs.userId}`);
-  }
-  const notYours = ownerRefusal(env, source, s, admin, person);
-  if (notYours) return notYours;
   const answer = await sessionAgent(env, sessionId).requestHandoff({ ...req, from: { key: ctx.key, source, target: event.target } });
   if (answer.ok) {
     const to = req.dmUser && isPlatformName(req.platform) ? `your ${PLATFORM_LABEL[req.platform]} DM` : answer.to;
