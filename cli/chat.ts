@@ -2,10 +2,10 @@ import type { Writable } from "node:stream";
 import type { Message, Session } from "./api-types.ts";
 import { PipedInput, TtyInput, type ChatInput } from "./chat-input.ts";
 import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
-import { println, type CliIo, type Style } from "./io.ts";
+import { askLine, println, type CliIo, type Style } from "./io.ts";
 import { HANDOFF_USAGE, runHandoff } from "./handoff.ts";
 import { replyView } from "./reply-view.ts";
-import { formatSessionList, getSession, listSessions, recap, resolveSession } from "./sessions.ts";
+import { formatSessionList, getSession, listSessions, minutesAgo, parkedSession, recap, resolveSession } from "./sessions.ts";
 import { chatSpinner, type Spinner } from "./spinner.ts";
 
 export interface ChatOptions {
@@ -105,7 +105,10 @@ export class Chat {
     await this.#client.health();
     await this.#client.checkToken();
     if (resume) await this.#resume(resume);
-    else if (this.#tty) this.#note(`hermes-edge chat · ${this.#client.target.baseUrl} · /help for commands`);
+    else if (this.#tty) {
+      this.#note(`hermes-edge chat · ${this.#client.target.baseUrl} · /help for commands`);
+      await this.#offerParked();
+    }
     const input: ChatInput = this.#tty ? new TtyInput(this.#io, this.#style.bold("you › "), CHAT_COMMANDS) : new PipedInput(this.#io);
     this.#input = input;
     const onSigint = () => this.#onInterrupt();
@@ -136,6 +139,16 @@ export class Chat {
       this.#input = null;
     }
     return this.#failed && !this.#tty ? 1 : 0;
+  }
+
+  /** A session a chat handed to the CLI (`/handoff cli`) and nobody continued yet: offered before the first prompt. */
+  async #offerParked(): Promise<void> {
+    const now = this.#io.now();
+    const parked = parkedSession(await listSessions(this.#client, 50), now);
+    if (!parked?.handoff?.finished_at) return;
+    const from = parked.handoff.from ?? parked.source;
+    const answer = await askLine(this.#io, `a session was handed to the CLI from ${from} ${minutesAgo(parked.handoff.finished_at, now)}: resume? [Y/n] `);
+    if (answer === null || !/^n/i.test(answer)) await this.#resume(parked.id);
   }
 
   /** Ctrl-C: stop a wait, or the running reply (a second Ctrl-C drops the stream); otherwise leave. */

@@ -28,6 +28,8 @@ export interface HandoffOptions {
   platform: string;
   chatId?: string | undefined;
   thread: boolean;
+  /** A person's DM instead of the home channel: `operator` (the accounts linked to this CLI). */
+  person?: string;
   wait: boolean;
   /** Progress lines go here (stderr when stdout carries JSON). */
   progress: Writable & { isTTY?: boolean };
@@ -60,6 +62,11 @@ async function precheck(o: HandoffOptions): Promise<string> {
     throw new CliError(
       `${o.platform} is not configured on the Worker${missing || ` (see README: "${o.platform.charAt(0).toUpperCase()}${o.platform.slice(1)}")`}`,
     );
+  }
+  if (o.person) {
+    const { session } = await o.client.json<{ session: Session }>("GET", `/v1/sessions/${encodeURIComponent(o.session.id)}`);
+    if (session.running) throw new CliError("the agent is busy: wait for the current reply to finish (or stop it), then hand off again");
+    return `${o.platform} DM of the account linked to this CLI`;
   }
   const home = o.chatId ? { chat_id: o.chatId, thread_id: null, source: "request" } : p.home_channel;
   if (!home)
@@ -111,7 +118,12 @@ export async function runHandoff(o: HandoffOptions): Promise<HandoffResult> {
   say(`→ ${await precheck(o)}`);
   const id = encodeURIComponent(o.session.id);
   try {
-    await o.client.json("POST", `/v1/sessions/${id}/handoff`, { platform: o.platform, ...(o.chatId ? { chat_id: o.chatId } : {}), thread: o.thread });
+    await o.client.json("POST", `/v1/sessions/${id}/handoff`, {
+      platform: o.platform,
+      ...(o.chatId ? { chat_id: o.chatId } : {}),
+      ...(o.person ? { person: o.person } : {}),
+      thread: o.thread,
+    });
   } catch (err) {
     if (err instanceof ApiRefusal && err.code === "turn_in_progress")
       throw new CliError("the agent is busy: wait for the current reply to finish (or stop it), then hand off again");
