@@ -10,6 +10,7 @@ describe("attachments through wrangler dev", async () => void (await import("./a
 describe("the CLI chat", async () => void (await import("./cli-chat.e2e.ts")));
 describe("the CLI data and status commands", async () => void (await import("./cli-data.e2e.ts")));
 describe("handoff", async () => void (await import("./handoff.e2e.ts")));
+describe("handoff between chats", async () => void (await import("./handoff-chats.e2e.ts")));
 describe("WhatsApp", async () => void (await import("./whatsapp.e2e.ts")));
 describe("relay", async () => void (await import("./relay.e2e.ts")));
 describe("the web console", async () => void (await import("./console.e2e.ts")));

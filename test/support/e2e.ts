@@ -62,6 +62,8 @@ export function platformVars(urls: { llm: string; telegram: string; discord: str
     SLACK_BOT_TOKEN: SLACK_TEST.token,
     SLACK_SIGNING_SECRET: SLACK_TEST.secret,
     SLACK_ALLOWED_USERS: "U1001",
+    // U1001 parks a session for the CLI (/handoff cli, admins only) in the handoff-chats run.
+    SLACK_ADMIN_USERS: "U1001",
     SLACK_API_URL: `${urls.slack}/api/`,
   };
 }

@@ -1,0 +1,79 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../cli/local.ts";
+import { harness, type Harness } from "../support/e2e.ts";
+import type { ApiCall } from "../support/fake-platforms.ts";
+import { conversation } from "../support/fake-llm.ts";
+import { sl, tg } from "../support/fixtures.ts";
+import { slackHeaders, telegramHeaders } from "../support/signing.ts";
+
+/** One person across platforms, through real wrangler dev: Telegram DM → their Slack DM → parked for the CLI → `hermes-edge chat`. */
+let h: Harness;
+
+beforeAll(async () => {
+  h = await harness();
+  h.reset();
+});
+
+const telegram = (update: unknown) => fetch(`${h.worker.url}/webhooks/telegram`, { method: "POST", headers: telegramHeaders(), body: JSON.stringify(update) });
+
+async function slack(body: string, type = "application/json") {
+  return fetch(`${h.worker.url}/webhooks/slack`, { method: "POST", headers: await slackHeaders(body, undefined, undefined, type), body });
+}
+
+/** A slash command in the user's Slack DM; its answer is posted there (no https response_url on loopback). */
+function slash(text: string) {
+  const form = new URLSearchParams(sl.slash(text, "U1001", "DU1001"));
+  form.set("response_url", "");
+  return slack(form.toString(), "application/x-www-form-urlencoded");
+}
+
+const said = (chat: number | string, text: string) => (c: ApiCall) =>
+  (c.path.endsWith("/sendMessage") || c.path.endsWith("/chat.postMessage")) &&
+  String(c.body.chat_id ?? c.body.channel) === String(chat) &&
+  String(c.body.text).includes(text);
+
+describe("handoff between chats end to end", () => {
+  it("a Telegram DM conversation moves to the same person's Slack DM, is answered there with its history, then continues in hermes-edge chat", async () => {
+    await telegram(tg.dm("we are planning a trip to Porto", 1001));
+    await h.telegram.waitFor(said(1001, "echo: we are planning a trip to Porto"));
+
+    // Link the two accounts: a code on Telegram, used on Slack.
+    await telegram(tg.command("link", "", 1001));
+    const offer = await h.telegram.waitFor(said(1001, "Your link code:"));
+    const code = /link code: (\S+)/.exec(String(offer.body.text))![1]!;
+    await slash(`link ${code}`);
+    await h.slack.waitFor(said("DU1001", "Linked. You are also Telegram user 1001."));
+
+    // /handoff slack: the notice answers in the Slack DM, the Telegram chat is told and let go.
+    await telegram(tg.command("handoff", "slack", 1001));
+    await h.slack.waitFor(said("DU1001", "handed off from Telegram to this slack chat"));
+    const moved = await h.telegram.waitFor(said(1001, "This session moved to your Slack DM"));
+    const id = /resume (\S+) brings this one back/.exec(String(moved.body.text))![1]!;
+
+    const dm = JSON.stringify(sl.dm("which neighbourhood for hotels?", "U1001", "DU1001"));
+    await slack(dm);
+    await h.slack.waitFor(said("DU1001", "echo: which neighbourhood for hotels?"));
+    expect(conversation(h.llm.calls.at(-1)!.body)[0]!.content).toBe("we are planning a trip to Porto");
+
+    // Parked for the operator's CLI, and taken up there with --resume latest.
+    await slash("handoff cli");
+    await h.slack.waitFor(said("DU1001", "parked for the operator's CLI"));
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "chat", "--resume", "latest"], {
+      env: { ...process.env, HERMES_EDGE_URL: h.worker.url, HERMES_EDGE_TOKEN: h.worker.token, NO_COLOR: "1" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.stdin.end("so what did we decide?\n");
+    expect(await new Promise<number>((r) => child.on("close", (c) => r(c ?? -1)))).toBe(0);
+    expect(err).toContain(`resumed ${id}`);
+    expect(out).toBe("echo: so what did we decide?\n");
+    const asked = conversation(h.llm.calls.at(-1)!.body).map((m) => m.content);
+    expect(asked[0]).toBe("we are planning a trip to Porto");
+    expect(asked).toContain("which neighbourhood for hotels?");
+  });
+});
