@@ -131,7 +131,8 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
 
     async link({ values, positionals }, cmd) {
       const [code, ...extra] = positionals;
-      if (!code || extra.length > 0) throw usage(cmd, code ? `link takes one code (got '${positionals.join(" ")}')` : "link needs the code /link gave you in a chat");
+      if (!code || extra.length > 0)
+        throw usage(cmd, code ? `link takes one code (got '${positionals.join(" ")}')` : "link needs the code /link gave you in a chat");
       const body = await client().json<{ person: { accounts: Array<{ platform: string; user_id: string }> }; message: string }>("POST", "/v1/links", { code });
       if (values.json) return (out(JSON.stringify(body)), 0);
       const others = body.person.accounts.filter((a) => a.platform !== "cli").map((a) => `${a.platform} user ${a.user_id}`);

@@ -36,7 +36,9 @@ export const PARKED_OFFER_MS = 24 * 60 * 60_000;
 export function parkedSession(sessions: readonly Session[], now: number): Session | null {
   const parked = sessions.filter((s) => {
     const h = s.handoff;
-    return h?.platform === "cli" && h.state === "completed" && h.finished_at !== null && s.last_active_at <= h.finished_at && now - h.finished_at < PARKED_OFFER_MS;
+    return (
+      h?.platform === "cli" && h.state === "completed" && h.finished_at !== null && s.last_active_at <= h.finished_at && now - h.finished_at < PARKED_OFFER_MS
+    );
   });
   return parked.sort((a, b) => (b.handoff?.finished_at ?? 0) - (a.handoff?.finished_at ?? 0))[0] ?? null;
 }
