@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { CliError } from "./errors.ts";
 import { errorMessage } from "../workers/log/index.ts";
+import { PLATFORM_INFO, PLATFORMS } from "../workers/platforms/names.ts";
 
 /**
  * The CLI's commands, subcommands and flags, in one table: the parser, every `--help` and
@@ -154,30 +155,13 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "setup",
     summary: "point a platform at the Worker (webhook, commands, manifest)",
-    synopsis: "setup <telegram|discord|slack|whatsapp> [--url <worker url>] [--json]",
+    synopsis: `setup <${PLATFORMS.join("|")}> [--url <worker url>] [--json]`,
     about: "Settings are read from the environment, then ./.dev.vars. The Worker's URL is --url,\nelse HERMES_EDGE_URL; platforms need it public (https).",
     flags: [
       { name: "url", type: "string", value: "<url>", help: "the Worker's public URL" },
       { name: "json", type: "boolean", help: "print the result as JSON" },
     ],
-    subcommands: [
-      {
-        name: "telegram",
-        flags: ["url", "json"],
-        help: "checks TELEGRAM_BOT_TOKEN, sets the webhook to <url>/webhooks/telegram\nwith TELEGRAM_WEBHOOK_SECRET, and reports what Telegram then sees",
-      },
-      {
-        name: "discord",
-        flags: ["url", "json"],
-        help: "registers the slash commands (DISCORD_BOT_TOKEN), sets the interactions\nendpoint to <url>/webhooks/discord, and prints the bot's invite URL",
-      },
-      { name: "slack", flags: ["url", "json"], help: "prints the app manifest to paste at api.slack.com/apps; checks\nSLACK_BOT_TOKEN when it is set" },
-      {
-        name: "whatsapp",
-        flags: ["url", "json"],
-        help: "checks WHATSAPP_ACCESS_TOKEN and the number (GET /<phone-number-id>), subscribes\nthe app to WHATSAPP_BUSINESS_ACCOUNT_ID, prints the callback URL and verify token",
-      },
-    ],
+    subcommands: PLATFORMS.map((name) => ({ name, flags: ["url", "json"], help: PLATFORM_INFO[name].setupHelp })),
   },
   {
     name: "start",

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { VERSION } from "../workers/version.ts";
+import type { PlatformName } from "../workers/platforms/names.ts";
 import type { Message, Session } from "./api-types.ts";
 import { Chat } from "./chat.ts";
 import { ApiClient, CliError, resolveTarget } from "./client.ts";
@@ -172,7 +173,7 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
       if (!cmd.subcommands?.some((s) => s.name === platform)) throw usage(cmd, platform ? `unknown platform '${platform}'` : "which platform?");
       // Loaded only now: the platform SDKs are the CLI's largest part.
       const { runSetup } = await import("./setup.ts");
-      return runSetup(platform as "telegram" | "discord" | "slack" | "whatsapp", { io, style, url: str(values.url), json: values.json === true });
+      return runSetup(platform as PlatformName, { io, style, url: str(values.url), json: values.json === true });
     },
 
     start: ({ values }) => runLocal("start", { io, style, port: str(values.port) }),

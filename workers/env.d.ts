@@ -1,17 +1,8 @@
 // Secrets are optional (unset means the feature is off), so `wrangler types`, which only
-// sees [vars] and bindings, cannot know them. They are declared here, once.
-interface HermesSecrets {
-  API_TOKEN?: string;
-  LLM_API_KEY?: string;
-  TELEGRAM_BOT_TOKEN?: string;
-  TELEGRAM_WEBHOOK_SECRET?: string;
-  DISCORD_BOT_TOKEN?: string;
-  SLACK_BOT_TOKEN?: string;
-  SLACK_SIGNING_SECRET?: string;
-  WHATSAPP_ACCESS_TOKEN?: string;
-  WHATSAPP_APP_SECRET?: string;
-  WHATSAPP_VERIFY_TOKEN?: string;
-  RELAY_SECRETS?: string;
+// sees [vars] and bindings, cannot know them. Their names come from the settings catalog
+// (each entry of kind "secret"), so a new secret is declared once, there.
+type HermesSecretValues = { [K in import("./settings/catalog.ts").SecretName]?: string };
+interface HermesSecrets extends HermesSecretValues {
   /** The Workers AI binding, present only when wrangler.toml has `[ai] binding = "AI"`. */
   AI?: Ai;
 }

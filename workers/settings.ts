@@ -2,7 +2,7 @@ import type { ModelConfig } from "./agent/index.ts";
 import { parseMcpServers, tokenSecretName, type EdgeMcpEnv } from "./agent/mcp/index.ts";
 import { attachmentSettings, type AttachmentSettings } from "./attachments/index.ts";
 import { logger } from "./log/index.ts";
-import { PLATFORMS, isPlatformName, type PlatformName } from "./platforms/names.ts";
+import { adminUsersSetting, allowedUsersSetting, homeChannelSetting, isPlatformName, PLATFORM_INFO, PLATFORMS, type PlatformName } from "./platforms/names.ts";
 import { parseRelaySecrets } from "./relay/token.ts";
 import type { BusyPolicy } from "./runtime/index.ts";
 import { readCatalog, settingProblem, type CatalogValues, type SettingName, type SettingProblem } from "./settings/catalog.ts";
@@ -73,57 +73,22 @@ export interface Settings {
   relayBufferLimit: number;
   /** Attachments: the largest fetched (`ATTACHMENT_MAX_BYTES`) and speech-to-text (`LLM_TRANSCRIBE_MODEL`). */
   attachments: AttachmentSettings;
-  /** What each platform's adapter is built from (the registry reads these, never `env`). */
-  adapters: AdapterSettings;
+  /** Every catalog setting, parsed: what each platform's adapter is built from (the registry reads these, never `env`). */
+  values: CatalogValues;
   /** `MCP_SERVERS`, `TOOL_TIMEOUT_MS` (valid, or its default) and the listed servers' `MCP_TOKEN_<NAME>` secrets. */
   mcp: EdgeMcpEnv & Record<string, string | undefined>;
   /** Settings whose values were not understood (each also logged once per isolate). */
   problems: SettingProblem[];
 }
 
-/** The platform adapters' own settings (API roots default to the platforms' public ones). */
-export interface AdapterSettings {
-  telegram: { token: string | undefined; webhookSecret: string | undefined; apiRoot: string };
-  discord: { applicationId: string | undefined; publicKey: string | undefined; botToken: string | undefined; apiBase: string };
-  slack: { botToken: string | undefined; signingSecret: string | undefined; apiUrl: string };
-  whatsapp: {
-    accessToken: string | undefined;
-    appSecret: string | undefined;
-    verifyToken: string | undefined;
-    phoneNumberId: string | undefined;
-    businessAccountId: string | undefined;
-    apiBase: string;
-    handoffTemplate: string | undefined;
-  };
-}
-
 /** Frames kept for a gateway that is away (default); past this the oldest are dropped. */
 export const RELAY_BUFFER_LIMIT = 10_000;
 
-/** The settings whose value is text (or unset). */
-type TextSetting = { [K in SettingName]: CatalogValues[K] extends string | undefined ? K : never }[SettingName];
-const NAMES: Record<PlatformName, { required: TextSetting[]; allowed: TextSetting; admins: TextSetting; home: TextSetting; homeThread?: TextSetting }> = {
-  telegram: {
-    required: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"],
-    allowed: "TELEGRAM_ALLOWED_USERS",
-    admins: "TELEGRAM_ADMIN_USERS",
-    home: "TELEGRAM_HOME_CHANNEL",
-    homeThread: "TELEGRAM_HOME_CHANNEL_THREAD_ID",
-  },
-  discord: {
-    required: ["DISCORD_BOT_TOKEN", "DISCORD_PUBLIC_KEY"],
-    allowed: "DISCORD_ALLOWED_USERS",
-    admins: "DISCORD_ADMIN_USERS",
-    home: "DISCORD_HOME_CHANNEL",
-  },
-  slack: { required: ["SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"], allowed: "SLACK_ALLOWED_USERS", admins: "SLACK_ADMIN_USERS", home: "SLACK_HOME_CHANNEL" },
-  whatsapp: {
-    required: ["WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN", "WHATSAPP_PHONE_NUMBER_ID"],
-    allowed: "WHATSAPP_ALLOWED_USERS",
-    admins: "WHATSAPP_ADMIN_USERS",
-    home: "WHATSAPP_HOME_CHANNEL",
-  },
-};
+/** A platform setting by its computed name (`<NAME>_ALLOWED_USERS`, …): text or unset. */
+function textSetting(v: CatalogValues, name: string): string | undefined {
+  const value = (v as Readonly<Record<string, unknown>>)[name];
+  return typeof value === "string" ? value : undefined;
+}
 
 /**
  * Which gateway serves each relayed platform, from config only (never from a frame):
@@ -169,16 +134,16 @@ function parse(env: Env): Settings {
   const relayed = relayAssignments(v.RELAY_PLATFORMS, relaySecrets, problems);
   const platforms = Object.fromEntries(
     PLATFORMS.map((name) => {
-      const n = NAMES[name];
-      const missing = n.required.filter((k) => !v[k]) as string[];
-      const home = v[n.home];
+      const info = PLATFORM_INFO[name];
+      const missing = info.required.filter((k) => !textSetting(v, k));
+      const home = textSetting(v, homeChannelSetting(name));
       const settings: PlatformSettings = {
         name,
         enabled: missing.length === 0,
         missing,
-        allowed: allowList(v[n.allowed]),
-        admins: allowList(v[n.admins]),
-        envHome: home ? { chatId: home, threadId: (n.homeThread && v[n.homeThread]) || null } : null,
+        allowed: allowList(textSetting(v, allowedUsersSetting(name))),
+        admins: allowList(textSetting(v, adminUsersSetting(name))),
+        envHome: home ? { chatId: home, threadId: (info.homeThread && textSetting(v, info.homeThread)) || null } : null,
         gateway: relayed.get(name) ?? null,
       };
       return [name, settings];
@@ -204,20 +169,7 @@ function parse(env: Env): Settings {
     busyPolicy: v.BUSY_POLICY,
     fetchUrlDohUrl: v.FETCH_URL_DOH_URL,
     platforms,
-    adapters: {
-      telegram: { token: v.TELEGRAM_BOT_TOKEN, webhookSecret: v.TELEGRAM_WEBHOOK_SECRET, apiRoot: v.TELEGRAM_API_ROOT },
-      discord: { applicationId: v.DISCORD_APPLICATION_ID, publicKey: v.DISCORD_PUBLIC_KEY, botToken: v.DISCORD_BOT_TOKEN, apiBase: v.DISCORD_API_BASE },
-      slack: { botToken: v.SLACK_BOT_TOKEN, signingSecret: v.SLACK_SIGNING_SECRET, apiUrl: v.SLACK_API_URL },
-      whatsapp: {
-        accessToken: v.WHATSAPP_ACCESS_TOKEN,
-        appSecret: v.WHATSAPP_APP_SECRET,
-        verifyToken: v.WHATSAPP_VERIFY_TOKEN,
-        phoneNumberId: v.WHATSAPP_PHONE_NUMBER_ID,
-        businessAccountId: v.WHATSAPP_BUSINESS_ACCOUNT_ID,
-        apiBase: v.WHATSAPP_API_BASE,
-        handoffTemplate: v.WHATSAPP_HANDOFF_TEMPLATE,
-      },
-    },
+    values: v,
     mcp: {
       MCP_SERVERS: v.MCP_SERVERS,
       TOOL_TIMEOUT_MS: String(v.TOOL_TIMEOUT_MS),

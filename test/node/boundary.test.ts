@@ -2,9 +2,13 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../cli/local.ts";
+import { PLATFORM_INFO, PLATFORMS } from "../../workers/platforms/names.ts";
 
-/** Platform SDKs stay inside their adapter folder; the core never imports an adapter. */
-const SDKS: Record<string, string> = { grammy: "telegram", "discord-interactions": "discord", "@slack/web-api": "slack" };
+/** Platform SDKs stay inside their adapter folder (each platform's `info.ts` names its SDK); the core never imports an adapter. */
+const SDKS: Record<string, string> = Object.fromEntries(PLATFORMS.flatMap((p) => (PLATFORM_INFO[p].sdk ? [[PLATFORM_INFO[p].sdk, p]] : [])));
+
+/** A platform's name, as a regex alternative (every platform `names.ts` lists). */
+const NAME = `(${PLATFORMS.join("|")})`;
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -24,7 +28,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   agent: ["retry", "version"], // the model core: pure (only its MCP client names the version)
   format: [], // Markdown → each dialect: pure
   errors: [], // the API's error vocabulary
-  names: [], // the platform names
+  names: ["info"], // the platform names: the list of each platform's info
+  info: [], // workers/platforms/<name>/info.ts and link.ts: what is known of a platform without its adapter, pure
   attachments: ["agent"], // reading what people send: downloads, PDFs, speech to text, image parts
   security: [], // constant-time compares, HMAC
   version: [],
@@ -32,9 +37,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   json: [], // parse JSON and report the first zod issue
   settings: ["agent", "attachments", "names", "relay", "runtime"], // every setting, parsed once
   platforms: ["agent", "attachments", "format", "json", "names", "security"], // neutral types, parts, session keys
-  adapter: ["agent", "attachments", "format", "names", "platforms", "security"], // workers/platforms/<name>/
+  adapter: ["agent", "attachments", "format", "info", "names", "platforms", "security"], // workers/platforms/<name>/
   registry: ["adapter", "names", "platforms", "settings"], // the one place adapters are picked
-  links: ["adapter", "names"], // links to a chat, per platform
+  links: ["names"], // links to a chat, per platform
   console: ["agent", "retry", "security"], // the web console's cookie, throttle and headers (its routes are http)
   web: ["agent"], // the console's front end, bundled for the browser (workers/console/web/): the SSE parser
   runtime: ["agent", "attachments", "names", "platforms", "retry"], // the one turn runtime (edge and gateway)
@@ -91,14 +96,14 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "version",
   ],
   entry: ["*"], // workers/index.ts, app.ts, maintenance.ts: the composition root
-  cli: ["adapter", "agent", "attachments", "format", "names", "platforms", "relay", "retry", "runtime", "version"],
+  cli: ["adapter", "agent", "registry", "attachments", "format", "names", "platforms", "relay", "retry", "runtime", "version"],
 };
 
 /** Layers every layer may import: import-free helpers (the logger, `errorMessage`). */
 const EVERYWHERE: readonly string[] = ["log"];
 
 /** Layers one may import types from (erased at build time), beyond `MAY_IMPORT`: the CLI reads the API's JSON as the Worker types it. */
-const MAY_IMPORT_TYPES: Record<string, readonly string[]> = { cli: ["conversations", "db"] };
+const MAY_IMPORT_TYPES: Record<string, readonly string[]> = { cli: ["conversations", "db"], platforms: ["settings"], info: ["platforms"] };
 
 /** Relative imports that bring in only types (`import type { … } from "…"`). */
 const typeImportsOf = (file: string) => new Set([...readFileSync(file, "utf8").matchAll(/^import type \{[^}]*\} from ["']([^"']+)["']/gm)].map((m) => m[1]!));
@@ -111,12 +116,15 @@ function layerOf(rel: string): string {
     "workers/version.ts": "version",
     "workers/json.ts": "json",
     "workers/platforms/registry.ts": "registry",
+    "workers/platforms/all.ts": "registry",
+    "workers/platforms/info.ts": "info",
     "workers/platforms/links.ts": "links",
     "workers/console/routes.ts": "http",
     "workers/platforms/names.ts": "names",
   };
   if (special[rel]) return special[rel]!;
-  if (/^workers\/platforms\/(telegram|discord|slack|whatsapp)\//.test(rel)) return "adapter";
+  if (new RegExp(`^workers/platforms/${NAME}/(info|link)\\.ts$`).test(rel)) return "info";
+  if (new RegExp(`^workers/platforms/${NAME}/`).test(rel)) return "adapter";
   if (rel.startsWith("workers/console/web/")) return "web";
   if (/^workers\/[\w.-]+\.ts$/.test(rel)) return "entry";
   if (rel.startsWith("workers/")) return rel.split("/")[1]!;
@@ -169,14 +177,9 @@ describe("module boundaries", () => {
     expect(bad).toEqual([]);
   });
 
-  it("branches on a platform's name only in its adapter folder (and the registry, the CLI's setup, the format dialects)", () => {
-    const branch =
-      /(===|!==)\s*["'](telegram|discord|slack|whatsapp)["']|["'](telegram|discord|slack|whatsapp)["']\s*(===|!==)|case\s+["'](telegram|discord|slack|whatsapp)["']/;
-    const allowed = (rel: string) =>
-      /^workers\/platforms\/(telegram|discord|slack|whatsapp)\//.test(rel) ||
-      rel === "workers/platforms/registry.ts" ||
-      rel === "cli/setup.ts" ||
-      rel.startsWith("workers/format/");
+  it("branches on a platform's name only in its adapter folder (and the format dialects)", () => {
+    const branch = new RegExp(`(===|!==)\\s*["']${NAME}["']|["']${NAME}["']\\s*(===|!==)|case\\s+["']${NAME}["']`);
+    const allowed = (rel: string) => new RegExp(`^workers/platforms/${NAME}/`).test(rel) || rel.startsWith("workers/format/");
     const bad = files.flatMap((f) => {
       const rel = path.relative(PROJECT_ROOT, f);
       if (allowed(rel)) return [];

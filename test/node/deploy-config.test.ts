@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { CATALOG } from "../../workers/settings/catalog.ts";
 import { describe, expect, it } from "vitest";
 import { withoutSecretsTable, writeLocalDevConfig } from "../../cli/local-config.ts";
 import { consoleLink, ensureDevToken, PROJECT_ROOT } from "../../cli/local.ts";
@@ -32,7 +33,7 @@ describe("deployment configuration", () => {
   });
 
   it(".dev.vars.example lists every secret, each with its comment; only API_TOKEN is left uncommented (the deploy button asks for those)", () => {
-    const secrets = [...read("workers/env.d.ts").matchAll(/^\s+([A-Z][A-Z0-9_]+)\?: string;$/gm)].map((m) => m[1]!);
+    const secrets = Object.entries(CATALOG).flatMap(([name, e]) => (e.kind === "secret" && !name.includes("<") ? [name] : []));
     expect(secrets).toContain("RELAY_SECRETS");
     const lines = read(".dev.vars.example").split("\n");
     for (const name of [...secrets, "MCP_TOKEN_"]) {

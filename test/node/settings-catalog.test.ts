@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../cli/local.ts";
+import { adminUsersSetting, allowedUsersSetting, homeChannelSetting, PLATFORM_INFO, PLATFORMS } from "../../workers/platforms/names.ts";
 import { CATALOG, readCatalog, type SettingSpec } from "../../workers/settings/catalog.ts";
 
 const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8");
@@ -45,11 +46,18 @@ describe("the settings catalog is what the docs and config files say", () => {
     expect(readCatalog(given).problems).toEqual([]);
   });
 
-  it(".dev.vars.example and workers/env.d.ts list the catalog's secrets (a family by one example)", () => {
+  it(".dev.vars.example lists the catalog's secrets (a family by one example); workers/env.d.ts types them from the catalog", () => {
     const example = [...read(".dev.vars.example").matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => family(m[1]!));
     expect([...new Set(example)].sort()).toEqual(namesOf("secret"));
-    const declared = [...read("workers/env.d.ts").matchAll(/^\s+([A-Z][A-Z0-9_]+)\?: string;$/gm)].map((m) => m[1]!);
-    expect(declared.sort()).toEqual(namesOf("secret").filter((n) => !n.includes("<")));
+    expect(read("workers/env.d.ts")).toContain('import("./settings/catalog.ts").SecretName');
+  });
+
+  it("each platform's settings are in the catalog under its group: the required ones, allowed and admin users, the home channel", () => {
+    for (const p of PLATFORMS) {
+      const info = PLATFORM_INFO[p];
+      const names = [...info.required, allowedUsersSetting(p), adminUsersSetting(p), homeChannelSetting(p), ...(info.homeThread ? [info.homeThread] : [])];
+      for (const name of names) expect((CATALOG as Record<string, { group: string } | undefined>)[name]?.group, `${name} (${p})`).toBe(p);
+    }
   });
 
   it("every entry says what it means, and a family's name is the only kind with <…> in it", () => {

@@ -1,13 +1,31 @@
-/** Platforms the gateway knows. (No runtime imports: shared with the Node relay gateway.) */
-export const PLATFORMS = ["telegram", "discord", "slack", "whatsapp"] as const;
-export type PlatformName = (typeof PLATFORMS)[number];
+import { discordInfo } from "./discord/info.ts";
+import type { PlatformInfo } from "./info.ts";
+import { slackInfo } from "./slack/info.ts";
+import { telegramInfo } from "./telegram/info.ts";
+import { whatsappInfo } from "./whatsapp/info.ts";
+
+/**
+ * The platforms the gateway knows: the one list a new platform joins (its `info.ts`; its
+ * adapter joins `all.ts`). Pure data, no adapter code: shared with the CLI, the Node relay
+ * gateway and the console.
+ */
+const INFOS = [telegramInfo, discordInfo, slackInfo, whatsappInfo] as const;
+
+export type PlatformName = (typeof INFOS)[number]["name"];
+export const PLATFORMS: readonly PlatformName[] = INFOS.map((i) => i.name);
 
 export function isPlatformName(v: string): v is PlatformName {
   return (PLATFORMS as readonly string[]).includes(v);
 }
 
+/** What the code knows about each platform without its adapter (labels, settings, links). */
+export const PLATFORM_INFO = Object.fromEntries(INFOS.map((i): [string, PlatformInfo<PlatformName>] => [i.name, i])) as Record<
+  PlatformName,
+  PlatformInfo<PlatformName>
+>;
+
 /** How a platform's name is written for people. */
-export const PLATFORM_LABEL: Record<PlatformName, string> = { telegram: "Telegram", discord: "Discord", slack: "Slack", whatsapp: "WhatsApp" };
+export const PLATFORM_LABEL = Object.fromEntries(INFOS.map((i) => [i.name, i.label])) as Record<PlatformName, string>;
 
 /** The setting that lists a platform's allowed users (`TELEGRAM_ALLOWED_USERS`, …). */
 export function allowedUsersSetting(platform: PlatformName): string {
@@ -32,8 +50,10 @@ export function adminUsersSetting(platform: PlatformName): string {
   return `${platform.toUpperCase()}_ADMIN_USERS`;
 }
 
-/** What a platform calls the fresh thread a handoff opens. */
-const THREAD_WORD: Record<PlatformName, string> = { telegram: "topic", discord: "thread", slack: "thread", whatsapp: "chat" };
+/** The setting naming a platform's default home channel (`TELEGRAM_HOME_CHANNEL`, …). */
+export function homeChannelSetting(platform: PlatformName): string {
+  return `${platform.toUpperCase()}_HOME_CHANNEL`;
+}
 
 /** A home channel as the API shows it (`GET /v1/platforms`). */
 export interface HomeChannelInfo {
@@ -52,10 +72,10 @@ export interface HomeChannelInfo {
  * "telegram chat -100123, thread: new topic; home set by /sethome from user 111 on 2026-12-01".
  */
 export function describeHandoffDestination(platform: PlatformName, home: HomeChannelInfo, opts: { thread: boolean; explicit?: boolean }): string {
-  const thread = opts.thread ? `new ${THREAD_WORD[platform]}` : home.thread_id ? home.thread_id : "none (the chat itself)";
+  const thread = opts.thread ? `new ${PLATFORM_INFO[platform].threadWord}` : home.thread_id ? home.thread_id : "none (the chat itself)";
   const where = `${platform} chat ${home.chat_id}, thread: ${thread}`;
   if (opts.explicit) return `${where}; chat named in the request`;
-  if (home.source !== "sethome") return `${where}; home set by ${platform.toUpperCase()}_HOME_CHANNEL`;
+  if (home.source !== "sethome") return `${where}; home set by ${homeChannelSetting(platform)}`;
   const day = typeof home.set_at === "number" ? new Date(home.set_at).toISOString().slice(0, 10) : "an unknown day";
   return `${where}; home set by /sethome from user ${home.set_by ?? "unknown"} on ${day}`;
 }

@@ -1,41 +1,9 @@
 import { settings } from "../settings.ts";
-import { DiscordAdapter } from "./discord/index.ts";
+import { PLATFORM_MODULES } from "./all.ts";
 import { isPlatformName, type PlatformName } from "./names.ts";
-import { SlackAdapter } from "./slack/index.ts";
-import { TelegramAdapter } from "./telegram/index.ts";
-import { WhatsAppAdapter } from "./whatsapp/index.ts";
 import type { PlatformAdapter } from "./types.ts";
 
 const adapters = new WeakMap<object, Map<PlatformName, PlatformAdapter>>();
-
-/** Builds an enabled platform's adapter from its catalog settings (enabled: its pair is set). */
-function build(env: Env, name: PlatformName): PlatformAdapter {
-  const a = settings(env).adapters;
-  switch (name) {
-    case "telegram":
-      return new TelegramAdapter({ token: a.telegram.token ?? "", webhookSecret: a.telegram.webhookSecret ?? "", apiRoot: a.telegram.apiRoot });
-    case "discord":
-      return new DiscordAdapter({
-        applicationId: a.discord.applicationId ?? "",
-        publicKey: a.discord.publicKey ?? "",
-        botToken: a.discord.botToken,
-        apiBase: a.discord.apiBase,
-      });
-    case "slack":
-      return new SlackAdapter({ botToken: a.slack.botToken ?? "", signingSecret: a.slack.signingSecret ?? "", apiUrl: a.slack.apiUrl });
-    case "whatsapp": {
-      const w = a.whatsapp;
-      return new WhatsAppAdapter({
-        accessToken: w.accessToken ?? "",
-        appSecret: w.appSecret ?? "",
-        verifyToken: w.verifyToken ?? "",
-        phoneNumberId: w.phoneNumberId ?? "",
-        apiBase: w.apiBase,
-        handoffTemplate: w.handoffTemplate ?? null,
-      });
-    }
-  }
-}
 
 /**
  * The adapter of an enabled platform (one per isolate); null when its token/secret pair is
@@ -46,6 +14,6 @@ export function adapterFor(env: Env, name: string): PlatformAdapter | null {
   let byName = adapters.get(env);
   if (!byName) adapters.set(env, (byName = new Map()));
   let adapter = byName.get(name);
-  if (!adapter) byName.set(name, (adapter = build(env, name)));
+  if (!adapter) byName.set(name, (adapter = PLATFORM_MODULES[name].build(settings(env).values)));
   return adapter;
 }

@@ -1,10 +1,11 @@
 import { DEFAULT_CONTEXT_TOKENS, DEFAULT_DOH_URL, MIN_CONTEXT_TOKENS, PROVIDERS } from "../agent/index.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, parseMcpServers, parseToolTimeout } from "../agent/mcp/index.ts";
 import { DEFAULT_ATTACHMENT_MAX_BYTES } from "../attachments/index.ts";
+import type { PlatformName } from "../platforms/names.ts";
 import { commaList, hex, httpUrl, milliseconds, oneOf, positiveWhole, text, wholeAtLeast, type Parser } from "./parse.ts";
 
 /** Where a setting belongs: a platform's name, or the part of the Worker it configures. */
-export type SettingGroup = "core" | "model" | "tools" | "limits" | "relay" | "attachments" | "telegram" | "discord" | "slack" | "whatsapp";
+export type SettingGroup = "core" | "model" | "tools" | "limits" | "relay" | "attachments" | PlatformName;
 
 /**
  * One setting: whether it is a secret (`wrangler secret put`, `.dev.vars`) or a var
@@ -12,8 +13,8 @@ export type SettingGroup = "core" | "model" | "tools" | "limits" | "relay" | "at
  * and its parser. The README's configuration table, `.dev.vars.example` and `[vars]` are
  * checked against these entries (test/node/settings-catalog.test.ts).
  */
-export interface SettingSpec<T = unknown> {
-  kind: "secret" | "var";
+export interface SettingSpec<T = unknown, K extends "secret" | "var" = "secret" | "var"> {
+  kind: K;
   group: SettingGroup;
   meaning: string;
   default?: string;
@@ -22,7 +23,7 @@ export interface SettingSpec<T = unknown> {
   parse: Parser<T>;
 }
 
-const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
+const spec = <T, K extends "secret" | "var">(s: SettingSpec<T, K>): SettingSpec<T, K> => s;
 
 const mcpServers: Parser<string | undefined> = (raw) => {
   const problems = parseMcpServers(raw, { source: "MCP_SERVERS", commands: false }).problems;
@@ -320,6 +321,15 @@ export function settingKind(name: string): "secret" | "var" {
   const entry = name.startsWith("MCP_TOKEN_") ? CATALOG["MCP_TOKEN_<NAME>"] : (CATALOG as Record<string, SettingSpec | undefined>)[name];
   return entry?.kind ?? "var";
 }
+
+/**
+ * The names the catalog declares as secrets: workers/env.d.ts types them on `Env` (knip does not
+ * see that type import, hence @public).
+ * @public
+ */
+export type SecretName = {
+  [K in SettingName]: (typeof CATALOG)[K]["kind"] extends "secret" ? (K extends `${string}<${string}` ? never : K) : never;
+}[SettingName];
 
 /** The values of every (non-family) setting, as their parsers made them. */
 export type CatalogValues = { [K in SettingName]: (typeof CATALOG)[K] extends SettingSpec<infer T> ? T : never };

@@ -1,6 +1,7 @@
 import { joinUrl } from "../../agent/index.ts";
 import { DISCORD_COMMANDS } from "./parse.ts";
 import { errorMessage } from "../../log/index.ts";
+import { line, type SetupContext, type SetupReport } from "../module.ts";
 
 /**
  * The permissions the bot asks for when invited, by Discord's bit numbers
@@ -95,4 +96,36 @@ export async function setupDiscord(opts: {
     endpointSet,
     endpointError,
   };
+}
+
+/** `hermes-edge setup discord`: registers the commands, sets the endpoint, prints the invite link. */
+export async function discordSetupSteps(ctx: SetupContext): Promise<SetupReport> {
+  const { DISCORD_BOT_TOKEN: botToken } = ctx.need({ DISCORD_BOT_TOKEN: "the bot token from the Discord developer portal" });
+  const applicationId = ctx.setting("DISCORD_APPLICATION_ID") ?? applicationIdFromToken(botToken);
+  if (!applicationId) throw new Error("DISCORD_APPLICATION_ID is not set and cannot be read from the bot token");
+  ctx.warnIfLocal();
+  const result = await setupDiscord({
+    botToken,
+    applicationId,
+    workerUrl: ctx.workerUrl,
+    apiBase: ctx.setting("DISCORD_API_BASE") ?? "https://discord.com/api/v10",
+    fetch: ctx.fetch,
+  });
+  // Slash commands are typed with "/"; message commands ("Ask hermes") sit in the message menu.
+  const commands = result.commands.map((c) => (/\s/.test(c) ? `"${c}" (message menu)` : `/${c}`)).join(", ");
+  const bits = DISCORD_BOT_PERMISSIONS.map((p) => `${p.name} (${p.bit})`).join(", ");
+  const lines = [
+    line.ok(`registered ${commands} for application ${result.applicationId}`),
+    result.endpointSet
+      ? line.ok(`interactions endpoint set to ${result.interactionsUrl}`)
+      : line.warn(
+          `could not set the interactions endpoint (${result.endpointError}); paste ${result.interactionsUrl} into "Interactions Endpoint URL" in the developer portal once the Worker is deployed`,
+        ),
+    line.text(),
+    line.text("Add the bot to a server (open as a server admin):"),
+    line.text(`  ${result.inviteUrl}`),
+    line.dim("  scopes: bot (the bot user), applications.commands (its slash commands)"),
+    line.dim(`  permissions=${new URL(result.inviteUrl).searchParams.get("permissions")}: the sum of 2^bit of ${bits}`),
+  ];
+  return { json: result, lines, exitCode: 0 };
 }

@@ -1,5 +1,6 @@
 import { Api, GrammyError, HttpError } from "grammy";
 import { CHAT_COMMANDS } from "../commands.ts";
+import { line, type SetupContext, type SetupReport } from "../module.ts";
 
 /** What Telegram reports about the webhook once it is set (getWebhookInfo). */
 export interface TelegramWebhookStatus {
@@ -71,4 +72,35 @@ export async function setupTelegramWebhook(opts: {
     if (err instanceof HttpError) throw new Error(`cannot reach Telegram at ${opts.apiRoot}: ${err.message}`);
     throw err;
   }
+}
+
+/** `hermes-edge setup telegram`: sets the webhook and menu, then reports what Telegram sees. */
+export async function telegramSetupSteps(ctx: SetupContext): Promise<SetupReport> {
+  const { TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_SECRET: secret } = ctx.need({
+    TELEGRAM_BOT_TOKEN: "the token @BotFather gave you",
+    TELEGRAM_WEBHOOK_SECRET: `any random string, the same on the Worker (.dev.vars locally; deployed: npx wrangler secret put TELEGRAM_WEBHOOK_SECRET); for example ${ctx.randomSecret()}`,
+  });
+  ctx.warnIfLocal();
+  const result = await setupTelegramWebhook({
+    token,
+    secret,
+    workerUrl: ctx.workerUrl,
+    apiRoot: ctx.setting("TELEGRAM_API_ROOT") ?? "https://api.telegram.org",
+    fetch: ctx.fetch,
+  });
+  const seen = result.telegramSees;
+  const s = seen.pendingUpdates === 1 ? "" : "s";
+  const lines = [
+    line.ok(`@${result.bot.username}: webhook set to ${result.webhookUrl} (updates: ${result.allowedUpdates.join(", ")})`),
+    line.ok(`command menu set: ${result.commands.map((c) => `/${c}`).join(", ")}`),
+    seen.matches
+      ? line.ok(`Telegram reports that webhook URL; ${seen.pendingUpdates} update${s} waiting`)
+      : line.fail(`Telegram reports the webhook as ${seen.url || "(none)"}, not ${result.webhookUrl}: another setWebhook may have replaced it`),
+  ];
+  if (seen.lastError) {
+    const old = seen.lastError.at < ctx.now() - 600_000 ? " (from before; it clears once a delivery succeeds)" : "";
+    lines.push(line.warn(`Telegram's last delivery error (${new Date(seen.lastError.at).toISOString()}): ${seen.lastError.message}${old}`));
+  }
+  lines.push(line.text("  Telegram now sends messages to the Worker with your secret token; set TELEGRAM_ALLOWED_USERS on the Worker to who may talk to it."));
+  return { json: result, lines, exitCode: seen.matches ? 0 : 1 };
 }

@@ -1,0 +1,14 @@
+import type { PlatformModule } from "../module.ts";
+import { DiscordAdapter } from "./index.ts";
+import { discordSetupSteps } from "./setup.ts";
+
+export const discordPlatform: PlatformModule = {
+  build: (v) =>
+    new DiscordAdapter({
+      applicationId: v.DISCORD_APPLICATION_ID ?? "",
+      publicKey: v.DISCORD_PUBLIC_KEY ?? "",
+      botToken: v.DISCORD_BOT_TOKEN,
+      apiBase: v.DISCORD_API_BASE,
+    }),
+  setup: discordSetupSteps,
+};
