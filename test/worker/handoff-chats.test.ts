@@ -14,7 +14,7 @@ import { call, messages, newSession, postTurn, readEvents } from "./helpers.ts";
 import { bind, routeOf, sessionFor, settle, tgCommand, toDiscord, toSlack, toTelegram, toWhatsApp } from "./platform-helpers.ts";
 import { discord, llm, slack, telegram, whatsapp } from "./setup.ts";
 
-// Users 1021-1025, U1021-U1025, 2021-2025 and 15550001021 are this file's and linking.test.ts's (vitest.config.ts);
+// Users 1021-1025, U1021-U1025, 2021-2025 and 15550001021 are this file's (vitest.config.ts);
 // 1025, U1025 and 2025 are admins. Each test links its own pair, so the files may run in any order.
 
 const link = (a: [string, string], b: [string, string]) =>
