@@ -57,6 +57,11 @@ describe("/handoff from a chat", () => {
     const slackKey = `agent:main:slack:dm:${SLACK_TEST.team}:DU1022`;
     expect(await routeOf(slackKey)).toBe(id);
 
+    // Where it came from (a reply target) stays in the session's object: never in an export.
+    const exported = await (await call(`/v1/sessions/${id}/export?format=jsonl`)).text();
+    expect(exported).toContain('"handoffFrom":"telegram"');
+    expect(exported).not.toContain("handoffOrigin");
+
     // Answered in Slack with the history from Telegram.
     await toSlack(sl.dm("and what about hotels?", "U1022", "DU1022"));
     await settle();
