@@ -36,20 +36,20 @@ const said = (chat: number | string, text: string) => (c: ApiCall) =>
 
 describe("handoff between chats end to end", () => {
   it("a Telegram DM conversation moves to the same person's Slack DM, is answered there with its history, then continues in hermes-edge chat", async () => {
-    await telegram(tg.dm("we are planning a trip to Porto", 1001));
-    await h.telegram.waitFor(said(1001, "echo: we are planning a trip to Porto"));
+    await telegram(tg.dm("we are planning a trip to Porto", 1005));
+    await h.telegram.waitFor(said(1005, "echo: we are planning a trip to Porto"));
 
     // Link the two accounts: a code on Telegram, used on Slack.
-    await telegram(tg.command("link", "", 1001));
-    const offer = await h.telegram.waitFor(said(1001, "Your link code:"));
+    await telegram(tg.command("link", "", 1005));
+    const offer = await h.telegram.waitFor(said(1005, "Your link code:"));
     const code = /link code: (\S+)/.exec(String(offer.body.text))![1]!;
     await slash(`link ${code}`);
-    await h.slack.waitFor(said("DU1001", "Linked. You are also Telegram user 1001."));
+    await h.slack.waitFor(said("DU1001", "Linked. You are also Telegram user 1005."));
 
     // /handoff slack: the notice answers in the Slack DM, the Telegram chat is told and let go.
-    await telegram(tg.command("handoff", "slack", 1001));
+    await telegram(tg.command("handoff", "slack", 1005));
     await h.slack.waitFor(said("DU1001", "handed off from Telegram to this slack chat"));
-    const moved = await h.telegram.waitFor(said(1001, "This session moved to your Slack DM"));
+    const moved = await h.telegram.waitFor(said(1005, "This session moved to your Slack DM"));
     const id = /resume (\S+) brings this one back/.exec(String(moved.body.text))![1]!;
 
     const dm = JSON.stringify(sl.dm("which neighbourhood for hotels?", "U1001", "DU1001"));

@@ -50,7 +50,8 @@ export function platformVars(urls: { llm: string; telegram: string; discord: str
     LLM_API_KEY: "test-llm-key",
     TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token,
     TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
-    TELEGRAM_ALLOWED_USERS: "1001,1002,1004",
+    // 1005: the handoff-chats run's Telegram user (its DM has no history from other suites).
+    TELEGRAM_ALLOWED_USERS: "1001,1002,1004,1005",
     // /sethome is for admins only: 1001 sets the forum as home in the handoff and console runs.
     TELEGRAM_ADMIN_USERS: "1001",
     TELEGRAM_API_ROOT: urls.telegram,
