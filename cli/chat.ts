@@ -38,7 +38,7 @@ export const CHAT_HELP = [
   "  /new                      start a fresh session with your next message",
   "  /sessions                 list recent sessions, numbered",
   "  /resume [n|id|title]      continue a session (no argument: list them)",
-  "  /handoff <platform>       move this session to telegram, discord or slack",
+  "  /handoff <platform> [dm]  move this session to a platform's home channel (dm: your DM there)",
   "  /help                     this help",
   "  /quit, /exit              leave (the session stays; resume it later)",
 ];
@@ -218,6 +218,12 @@ export class Chat {
       this.#error("nothing to hand off yet: send a message first, or /resume a session");
       return "continue";
     }
+    // `/handoff whatsapp dm`: your own DM there (the account linked with hermes-edge link).
+    const [platform = "", where = "", ...extra] = arg.toLowerCase().split(/\s+/);
+    if (extra.length > 0 || (where !== "" && where !== "dm")) {
+      this.#error(`unexpected '${arg.slice(platform.length).trim()}': /handoff <platform> [dm]`);
+      return "continue";
+    }
     const session = (await getSession(this.#client, this.#session.id)) ?? this.#session;
     this.#waiting = new AbortController();
     try {
@@ -226,7 +232,8 @@ export class Chat {
         io: this.#io,
         style: this.#style,
         session,
-        platform: arg.toLowerCase(),
+        platform,
+        ...(where === "dm" ? { person: "operator" } : {}),
         thread: true,
         wait: true,
         progress: this.#chatter,

@@ -42,8 +42,9 @@ export type HandoffResult = { outcome: "completed" | "failed" | "timeout" | "que
 const PLATFORM_LIST = "telegram, discord or slack";
 
 /** Usage of the chat command, also shown when it is given no platform. */
-export const HANDOFF_USAGE = `Usage: /handoff <platform>   (${PLATFORM_LIST})
-Moves this session to that platform's home channel (a fresh thread there when it can).
+export const HANDOFF_USAGE = `Usage: /handoff <platform> [dm]   (${PLATFORM_LIST})
+Moves this session to that platform's home channel (a fresh thread there when it can),
+or with dm to your own DM there (the account linked to this CLI with hermes-edge link).
 The session is kept: come back to it any time with hermes-edge chat --resume <id>.`;
 
 /**
