@@ -3,7 +3,7 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
-import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, WHATSAPP_TEST } from "./test/support/signing.ts";
+import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, WHATSAPP_TEST, MATRIX_TEST } from "./test/support/signing.ts";
 
 /**
  * Every Worker setting, blank, so nothing from a developer's .dev.vars leaks into tests;
@@ -54,6 +54,14 @@ const WORKER_TEST_VARS: Record<string, string> = {
   WHATSAPP_ADMIN_USERS: "15550001005,15550001006,15550001009",
   WHATSAPP_API_BASE: "https://graph.whatsapp.test/v23.0",
   WHATSAPP_HANDOFF_TEMPLATE: "",
+  MATRIX_HOMESERVER_URL: MATRIX_TEST.homeserver,
+  MATRIX_AS_TOKEN: MATRIX_TEST.asToken,
+  MATRIX_HS_TOKEN: MATRIX_TEST.hsToken,
+  MATRIX_BOT_USER: MATRIX_TEST.bot,
+  MATRIX_HOME_CHANNEL: "",
+  // @alice, @bob: matrix tests; @mallory is never allowed; @admin may /sethome.
+  MATRIX_ALLOWED_USERS: "@alice:example.org,@bob:example.org,@admin:example.org,@example:example.org",
+  MATRIX_ADMIN_USERS: "@admin:example.org",
   RELAY_PLATFORMS: "",
   RELAY_BUFFER_LIMIT: "",
   RELAY_SECRETS: "",

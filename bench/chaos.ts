@@ -13,6 +13,8 @@
  *   k. a parallel DM burst against DAILY_TOKEN_BUDGET   l. host-name SSRF through fetch_url
  *   m. bearer guessing, then the right token          (issue 20: bench/chaos/trust-limits.ts)
  *   n. escape codes in a DM (OSC 52, window title, clear screen) through the real CLI
+ *   o. Discord's Gateway (DISCORD_GATEWAY=on): the socket killed mid-reply; wrangler killed
+ *      mid-reply (the object restarted); messages sent meanwhile come back by resume
  * b and c run on every platform; g also through the relay intake, replayed to a gateway.
  * Prints lost / doubled / truncated / 5xx / breached per scenario; exits 1 unless all are 0.
  * Every wait is bounded; every process it starts is stopped on exit, error or signal.
@@ -23,6 +25,7 @@ import { parseArgs } from "node:util";
 import { midDelivery, midTurn, platformErrors } from "./chaos/crash.ts";
 import { attachmentBombs } from "./chaos/attachment-bombs.ts";
 import { Tally } from "./chaos/harness.ts";
+import { gatewayFaults, gatewayRig } from "./chaos/discord-gateway.ts";
 import { escapeCodes } from "./chaos/escape-codes.ts";
 import { hostileBodies } from "./chaos/hostile.ts";
 import { connectorKilled, gatewayKilled, relayedHostile, relayRig, RELAY_ID, RELAY_SECRET, tokenReplay } from "./chaos/relay.ts";
@@ -38,7 +41,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     parallel: { type: "string", default: "3" },
     bodies: { type: "string", default: "300" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,k,l,m,n" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o" },
     /** Writes what wrangler and the gateway printed to this file (to see why a count is not zero). */
     log: { type: "string" },
   },
@@ -120,6 +123,17 @@ if (["k", "l", "m"].some((k) => only.has(k))) {
     if (values.log) appendFileSync(values.log, `--- budget and SSRF Worker\n${s.worker.output()}\n`);
     await s.stop();
     await r.close();
+  }
+}
+if (only.has("o")) {
+  const gw = await gatewayRig();
+  const s = await startStack({ DISCORD_GATEWAY: "on" }, { discordGatewayUrl: gw.url });
+  try {
+    await scenario("o", "o. Discord Gateway: socket killed, object restarted", s, (t) => gatewayFaults(s, gw, o, t));
+  } finally {
+    if (values.log) appendFileSync(values.log, `--- Discord Gateway Worker\n${s.worker.output()}\n`);
+    await s.stop();
+    await gw.stop();
   }
 }
 console.log(report(tallies, Date.now() - started));

@@ -11,10 +11,12 @@ import { parseSse } from "../workers/agent/index.ts";
 import { platformVars } from "../test/support/e2e.ts";
 import { FakeLlm } from "../test/support/fake-llm.ts";
 import { FakeDiscord, FakeSlack, FakeTelegram, type ApiCall } from "../test/support/fake-platforms.ts";
+import { FakeHomeserver } from "../test/support/fake-matrix.ts";
 import { FakeWhatsApp } from "../test/support/fake-whatsapp.ts";
+import { mx } from "../test/support/matrix-fixtures.ts";
 import { dc, sl, tg } from "../test/support/fixtures.ts";
 import { serve, type LoopbackServer } from "../test/support/http.ts";
-import { discordHeaders, slackHeaders, telegramHeaders, whatsappHeaders } from "../test/support/signing.ts";
+import { discordHeaders, matrixHeaders, slackHeaders, telegramHeaders, whatsappHeaders } from "../test/support/signing.ts";
 import { wa } from "../test/support/whatsapp-fixtures.ts";
 import { startWorker, type DevWorker } from "../test/support/wrangler-dev.ts";
 
@@ -231,7 +233,8 @@ export interface Fakes {
   discord: FakeDiscord;
   slack: FakeSlack;
   whatsapp: FakeWhatsApp;
-  urls: { llm: string; telegram: string; discord: string; slack: string; whatsapp: string };
+  matrix: FakeHomeserver;
+  urls: { llm: string; telegram: string; discord: string; slack: string; whatsapp: string; matrix: string };
   /** Every platform enabled for every user, the model at the fake. */
   vars: Record<string, string>;
 }
@@ -242,16 +245,24 @@ export async function startFakes(): Promise<Fakes> {
   const discord = new FakeDiscord();
   const slack = new FakeSlack();
   const whatsapp = new FakeWhatsApp();
-  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, whatsapp].map((f) => serve((r) => f.handle(r))));
+  const matrix = new FakeHomeserver();
+  matrix.unknownRoomsAreDms = true;
+  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, whatsapp, matrix].map((f) => serve((r) => f.handle(r))));
   for (const s of servers) own({ stop: () => s.close(), kill: () => undefined });
-  const [l, t, d, s, w] = servers.map((x) => x.url) as [string, string, string, string, string];
-  const urls = { llm: l, telegram: t, discord: d, slack: s, whatsapp: w };
-  const everyone = { TELEGRAM_ALLOWED_USERS: "*", DISCORD_ALLOWED_USERS: "*", SLACK_ALLOWED_USERS: "*", WHATSAPP_ALLOWED_USERS: "*" };
+  const [l, t, d, s, w, m] = servers.map((x) => x.url) as [string, string, string, string, string, string];
+  const urls = { llm: l, telegram: t, discord: d, slack: s, whatsapp: w, matrix: m };
+  const everyone = {
+    TELEGRAM_ALLOWED_USERS: "*",
+    DISCORD_ALLOWED_USERS: "*",
+    SLACK_ALLOWED_USERS: "*",
+    WHATSAPP_ALLOWED_USERS: "*",
+    MATRIX_ALLOWED_USERS: "*",
+  };
   const vars = { ...platformVars(urls), OFFLINE_STREAM_DELAY_MS: "0", ...everyone };
-  return { llm, telegram, discord, slack, whatsapp, urls, vars };
+  return { llm, telegram, discord, slack, whatsapp, matrix, urls, vars };
 }
 
-export const PLATFORMS = ["telegram", "discord", "slack", "whatsapp"] as const;
+export const PLATFORMS = ["telegram", "discord", "slack", "whatsapp", "matrix"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
 /** A signed webhook delivery and how to recognise its reply at the fake platform API. */
@@ -262,6 +273,9 @@ export interface Delivery {
   body: string;
   headers: Record<string, string>;
   isReply: (c: ApiCall) => boolean;
+  /** Where and how it is sent, when not `POST /webhooks/<platform>` (a Matrix transaction is a PUT below it). */
+  path?: string;
+  method?: string;
 }
 
 /**
@@ -311,13 +325,31 @@ export async function delivery(platform: Platform, chat: number, text = `bench $
         isReply: (c) => c.path.endsWith("/messages") && c.body.to === waId && c.body.type === "text",
       };
     }
+    case "matrix": {
+      // A transaction of one message in a room of its own (the fake homeserver makes each a DM); the reply is a new message there, not an edit.
+      const room = `!bench${chat}:example.org`;
+      const event = mx.message(room, `@user${chat}:example.org`, text, { eventId: `$bench${chat}-${performance.now()}-${Math.random()}` });
+      const at = `/rooms/${encodeURIComponent(room)}/send/`;
+      return {
+        platform,
+        chat,
+        body: mx.txn([event]),
+        headers: matrixHeaders(),
+        path: `/webhooks/matrix/_matrix/app/v1/transactions/${encodeURIComponent(String(event.event_id))}`,
+        method: "PUT",
+        isReply: (c) =>
+          c.path.includes(at) &&
+          (c.body["m.relates_to"] as { rel_type?: unknown } | undefined)?.rel_type !== "m.replace" &&
+          (c.answer as { fresh?: unknown } | null)?.fresh === undefined,
+      };
+    }
   }
 }
 
 /** Posts a delivery; its time to the answer (which must be a 2xx). */
 export async function post(w: DevWorker, d: Delivery): Promise<number> {
   const t0 = performance.now();
-  const res = await fetchWithin(`${w.url}/webhooks/${d.platform}`, { method: "POST", headers: d.headers, body: d.body });
+  const res = await fetchWithin(`${w.url}${d.path ?? `/webhooks/${d.platform}`}`, { method: d.method ?? "POST", headers: d.headers, body: d.body });
   const answer = await res.text();
   const took = performance.now() - t0;
   if (res.status < 200 || res.status > 299) throw new Error(`${d.platform} webhook: HTTP ${res.status} ${answer.slice(0, 300)}`);
@@ -325,8 +357,8 @@ export async function post(w: DevWorker, d: Delivery): Promise<number> {
 }
 
 /** The fake of a platform. */
-export function fakeOf(f: Fakes, p: Platform): FakeTelegram | FakeDiscord | FakeSlack | FakeWhatsApp {
-  return p === "telegram" ? f.telegram : p === "discord" ? f.discord : p === "slack" ? f.slack : f.whatsapp;
+export function fakeOf(f: Fakes, p: Platform): FakeTelegram | FakeDiscord | FakeSlack | FakeWhatsApp | FakeHomeserver {
+  return p === "telegram" ? f.telegram : p === "discord" ? f.discord : p === "slack" ? f.slack : p === "whatsapp" ? f.whatsapp : f.matrix;
 }
 
 /**

@@ -15,7 +15,7 @@
  * (bench/profile.ts); then the same deliveries through the bench wrapper entry with
  * BENCH_STATS=1: every SQLite statement each object runs and every remote call each side
  * makes, per delivery.
- * Run: npm run bench:webhooks [-- --count 1000 --concurrency 50 --profile --profile-count 200]
+ * Run: npm run bench:webhooks [-- --count 1000 --concurrency 50 --platforms matrix,telegram --profile --profile-count 200]
  */
 import { parseArgs } from "node:util";
 import type { DevWorker } from "../test/support/wrangler-dev.ts";
@@ -48,8 +48,11 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "50" },
     profile: { type: "boolean", default: false },
     "profile-count": { type: "string", default: "200" },
+    platforms: { type: "string", default: PLATFORMS.join(",") },
   },
 });
+/** `--platforms matrix,telegram`: only these (default: all). */
+const ONLY = PLATFORMS.filter((p) => values.platforms.split(",").includes(p));
 const COUNT = Number(values.count);
 const CONCURRENCY = Number(values.concurrency);
 const PROFILE_COUNT = Number(values["profile-count"]);
@@ -124,7 +127,7 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
   const floorRate = COUNT / ((performance.now() - f0) / 1000);
   console.log(summary("baseline: GET /health, same load", floor));
   console.log(`baseline: ${floorRate.toFixed(0)} requests/s`);
-  for (const p of PLATFORMS) {
+  for (const p of ONLY) {
     for (const mode of MODES) {
       const r = await (await prepare(w, f, p, COUNT, mode)).run();
       console.log(
@@ -139,7 +142,7 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
   console.log(
     `\nCPU profiles (inspector, sampled every 250 µs), ${PROFILE_COUNT} deliveries per platform and mode, ${CONCURRENCY} in flight, until every reply arrived and 0.5 s after (idle time left out):`,
   );
-  for (const p of PLATFORMS) {
+  for (const p of ONLY) {
     for (const mode of MODES) {
       const job = await prepare(w, f, p, PROFILE_COUNT, mode);
       const { attribution } = await profileWhile(w.inspectorPort, () => job.run());
@@ -150,7 +153,7 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
   await w.stop();
   const counted = await benchWorker({ ...f.vars, BENCH_STATS: "1" }, { wrapper: true });
   console.log(`\nStorage statements and remote calls per delivery (bench wrapper, BENCH_STATS=1; ms by performance.now(), 1 ms steps averaged):`);
-  for (const p of PLATFORMS) {
+  for (const p of ONLY) {
     for (const mode of MODES) {
       const job = await prepare(counted, f, p, PROFILE_COUNT, mode);
       await fetchWithin(`${counted.url}/__bench/stats`, { method: "DELETE" });

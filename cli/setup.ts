@@ -46,7 +46,7 @@ export async function runSetup(platform: PlatformName, opts: SetupOptions): Prom
     now: io.now,
     setting: (name) => settingFrom(io, name),
     need: (wanted) => needAll(io, wanted),
-    randomSecret: () => randomBytes(24).toString("base64url"),
+    randomSecret: () => randomBytes(32).toString("base64url"),
     warnIfLocal: () => {
       if (!workerUrl.startsWith("https://") || isLoopbackUrl(workerUrl))
         println(io.stderr, style.yellow(`warning: ${workerUrl} is not a public https URL; ${platform} cannot reach it (pass --url https://…)`));
@@ -57,7 +57,7 @@ export async function runSetup(platform: PlatformName, opts: SetupOptions): Prom
   });
   if (opts.json) println(io.stdout, JSON.stringify(report.json));
   else for (const l of report.lines) println(io.stdout, showLine(style, l));
-  return opts.json ? 0 : report.exitCode;
+  return report.exitCode;
 }
 
 function showLine(style: Style, l: SetupLine): string {

@@ -1,4 +1,4 @@
-import type { WorkerStatus } from "../workers/conversations/status-types.ts";
+import type { PlatformStatus, WorkerStatus } from "../workers/conversations/status-types.ts";
 import { isLoopbackUrl } from "../workers/agent/loopback.ts";
 import { ApiRefusal, type ApiClient } from "./client.ts";
 import { println, type CliIo, type Style } from "./io.ts";
@@ -78,6 +78,16 @@ export function cronHint(url: string): string {
 
 const LABEL = 10;
 
+/** A held connection (Discord's Gateway): since when, the last heartbeat ACK and its latency, resumes, the last close code. */
+export function connectionText(c: NonNullable<PlatformStatus["connection"]>, now: number): string {
+  const closed = c.last_close_code !== null ? `last close ${c.last_close_code}${c.last_close_at !== null ? ` ${ago(c.last_close_at, now)}` : ""}` : null;
+  if (c.state === "stopped") return `stopped (close ${c.last_close_code ?? "?"}): not retried until fixed, see below`;
+  if (c.state === "connecting") return ["connecting", closed].filter(Boolean).join(" · ");
+  const ack = c.last_ack_at !== null ? `last ACK ${ago(c.last_ack_at, now)}${c.latency_ms !== null ? ` (${c.latency_ms} ms)` : ""}` : "no ACK yet";
+  const since = c.connected_since !== null ? `connected ${ago(c.connected_since, now)}` : "connected";
+  return [since, ack, `${c.resumes} resume${c.resumes === 1 ? "" : "s"}`, closed].filter(Boolean).join(" · ");
+}
+
 /** The report for people: one line per part, ✓ or ✗, then each problem and its fix. */
 export function formatStatus(r: StatusReport, now: number, style: Style): string[] {
   const bad = new Set(r.problems.map((p) => p.area));
@@ -100,6 +110,7 @@ export function formatStatus(r: StatusReport, now: number, style: Style): string
       const home = p.home_channel ? `home ${p.home_channel.chat_id}${p.home_channel.thread_id ? `/${p.home_channel.thread_id}` : ""}` : "no home channel";
       const where = p.relay ? `relayed to gateway ${p.relay}` : (p.detail ?? "");
       out.push(line(p.name, p.name, [where, home].filter(Boolean).join(" · ")));
+      if (p.connection) out.push(line(p.name, "  Gateway", connectionText(p.connection, now)));
     }
     for (const g of w.gateways) {
       out.push(

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { consoleAssets, consoleRoutes } from "./console/routes.ts";
-import { limitBody, requireApiToken } from "./http/auth.ts";
+import { limitBody, limitTransactionBody, requireApiToken } from "./http/auth.ts";
 import { errorBody, handleError } from "./http/errors.ts";
 import { dataRoutes, usageRoutes } from "./http/data.ts";
 import { handoffRoutes } from "./http/handoff.ts";
@@ -30,7 +30,8 @@ app.route("/v1/status", statusRoutes);
 app.route("/v1", peopleRoutes);
 app.get("/relay", (c) => relayUpgrade(c.req.raw, c.env));
 app.get("/relay/media/*", (c) => relayMedia(c.req.raw, c.env));
-app.use("/webhooks/*", limitBody);
+app.use("/webhooks/:platform", limitBody);
+app.use("/webhooks/:platform/*", limitTransactionBody);
 app.route("/webhooks", webhookRoutes);
 app.use("/console/*", limitBody);
 app.route("/console", consoleRoutes);

@@ -1,4 +1,5 @@
 import { and, asc, eq, isNotNull, lt } from "drizzle-orm";
+import { ensureConnection } from "./conversations/connections.ts";
 import { sessionAgent } from "./conversations/stubs.ts";
 import { db } from "./db/client.ts";
 import { markCronRun } from "./db/meta.ts";
@@ -70,6 +71,8 @@ export async function runMaintenance(env: Env, now: number): Promise<Maintenance
         () => false,
       );
   const expired = await Promise.all(stale.map((r) => expire(r.id)));
+  // DISCORD_GATEWAY=on: the Gateway object reconnects if it is down and re-arms its watch alarm.
+  await ensureConnection(env).catch((err: unknown) => logger.error("the Gateway object could not be reached", { err }));
   const report = { woken: woken.filter(Boolean).length, expiredHandoffs: expired.filter(Boolean).length, retained: await retention(env, now) };
   // For `hermes-edge status`: a cron that stopped running is a problem worth showing.
   await markCronRun(d, now);

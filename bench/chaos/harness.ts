@@ -148,9 +148,9 @@ export class WorkerClient {
     return (await res.json()) as T;
   }
 
-  /** Posts a signed webhook body; returns the status. */
-  async webhook(platform: string, body: string, headers: Record<string, string>): Promise<number> {
-    const res = await this.fetch(`/webhooks/${platform}`, { method: "POST", headers, body });
+  /** Posts a signed webhook body (or sends it as `to` says: a Matrix transaction is a PUT below the webhook URL); returns the status. */
+  async webhook(platform: string, body: string, headers: Record<string, string>, to?: { method: string; path: string }): Promise<number> {
+    const res = await this.fetch(to?.path ?? `/webhooks/${platform}`, { method: to?.method ?? "POST", headers, body });
     await res.arrayBuffer();
     return res.status;
   }

@@ -9,14 +9,24 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PROJECT_ROOT } from "../../cli/local.ts";
 import { mutations, NOT_OBJECTS } from "../../test/support/mutate.ts";
-import { DISCORD_TEST, discordHeaders, SLACK_TEST, slackHeaders, TELEGRAM_TEST, telegramHeaders, whatsappHeaders } from "../../test/support/signing.ts";
+import {
+  DISCORD_TEST,
+  discordHeaders,
+  MATRIX_TEST,
+  matrixHeaders,
+  SLACK_TEST,
+  slackHeaders,
+  TELEGRAM_TEST,
+  telegramHeaders,
+  whatsappHeaders,
+} from "../../test/support/signing.ts";
 import type { Tally, WorkerClient } from "./harness.ts";
 import type { Stack } from "./stack.ts";
 import { checkChat } from "./check.ts";
 import { telegramDm } from "./chats.ts";
 import { freshUser, sendDm } from "./telegram-dm.ts";
 
-type Platform = "telegram" | "discord" | "slack" | "whatsapp";
+type Platform = "telegram" | "discord" | "slack" | "whatsapp" | "matrix";
 
 interface Entry {
   name: string;
@@ -50,6 +60,7 @@ function adopt(platform: Platform, e: Entry, loopback: string): Record<string, u
     swap(e.bot?.id, TELEGRAM_TEST.botId);
   } else if (platform === "discord") swap(e.bot?.application_id, DISCORD_TEST.applicationId);
   else if (platform === "slack") swap(e.bot?.user_id, SLACK_TEST.botUserId);
+  else if (platform === "matrix") swap(e.bot?.user_id, MATRIX_TEST.bot);
   // WhatsApp's corpus is addressed to the test number already (metadata.phone_number_id).
   const body = JSON.parse(text.replace(/"https?:\/\/[^"]*"/g, JSON.stringify(`${loopback}/files/x`))) as Record<string, unknown>;
   if (e.expect !== "refuse") setSender(platform, body);
@@ -69,6 +80,8 @@ function setSender(platform: Platform, v: unknown): void {
   // A WhatsApp message's sender (`from`) and its contact (`wa_id`): both name the user.
   if (platform === "whatsapp" && typeof o.from === "string") o.from = "15550001001";
   if (platform === "whatsapp" && typeof o.wa_id === "string") o.wa_id = "15550001001";
+  // A Matrix event's sender, unless it is the bot.
+  if (platform === "matrix" && typeof o.sender === "string" && o.sender !== MATRIX_TEST.bot) o.sender = "@alice:example.org";
   for (const x of Object.values(o)) setSender(platform, x);
 }
 
@@ -82,6 +95,7 @@ async function headers(platform: Platform, body: string, type: string): Promise<
   if (platform === "telegram") return telegramHeaders();
   if (platform === "discord") return discordHeaders(body);
   if (platform === "whatsapp") return whatsappHeaders(body);
+  if (platform === "matrix") return matrixHeaders();
   return slackHeaders(body, undefined, undefined, type);
 }
 
@@ -117,7 +131,9 @@ export async function barrage(
         tally.cases++;
         let status: number;
         try {
-          status = await api.webhook(platform, b.body, await headers(platform, b.body, b.type));
+          // A Matrix transaction of its own for each body (a retried txnId would be answered without being read).
+          const to = platform === "matrix" ? { method: "PUT", path: `/webhooks/matrix/_matrix/app/v1/transactions/chaos-${seed}-${next}` } : undefined;
+          status = await api.webhook(platform, b.body, await headers(platform, b.body, b.type), to);
         } catch {
           continue; // counted as a 5xx by the client
         }
@@ -144,6 +160,7 @@ export async function hostileBodies(s: Stack, o: { bodies: number }, tally: Tall
   await barrage(s.api, tally, "discord", o.bodies, loopback, 1602, calls);
   await barrage(s.api, tally, "slack", o.bodies, loopback, 1603, calls);
   await barrage(s.api, tally, "whatsapp", o.bodies, loopback, 1604, calls);
+  await barrage(s.api, tally, "matrix", o.bodies, loopback, 1605, calls);
   const user = freshUser();
   await sendDm(s.api, user, "still there after the hostile bodies?");
   await checkChat(

@@ -1,6 +1,7 @@
 import { platformVars } from "../../test/support/e2e.ts";
 import { FakeLlm } from "../../test/support/fake-llm.ts";
 import { FakeDiscord, FakeSlack, FakeTelegram } from "../../test/support/fake-platforms.ts";
+import { FakeHomeserver } from "../../test/support/fake-matrix.ts";
 import { FakeWhatsApp } from "../../test/support/fake-whatsapp.ts";
 import { serve, type LoopbackServer } from "../../test/support/http.ts";
 import { startRestartableWorker, type RestartableWorker } from "../../test/support/wrangler-dev.ts";
@@ -28,25 +29,32 @@ export interface Stack {
   slackUrl: string;
   /** WhatsApp's Graph API (only the hostile bodies drive WhatsApp: nothing reads what it shows). */
   whatsapp: FakeWhatsApp;
+  /** A Matrix homeserver (only the hostile transactions drive Matrix; each unknown room is a DM there). */
+  matrix: FakeHomeserver;
   /** Clears the fakes' calls, scripts and what they show. */
   reset(): void;
   stop(): Promise<void>;
 }
 
 /** Starts the fakes and a Worker wired to them (every platform at the edge, plus `extra`). */
-export async function startStack(extra: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(extra: Record<string, string> = {}, opts: { discordGatewayUrl?: string } = {}): Promise<Stack> {
   const llm = new FakeLlm();
   const telegram = new PlatformView("telegram", new FakeTelegram());
-  const discord = new PlatformView("discord", new FakeDiscord());
+  const discordApi = new FakeDiscord();
+  // DISCORD_GATEWAY=on: GET /gateway/bot names the fake Gateway (bench/chaos/discord-gateway.ts).
+  if (opts.discordGatewayUrl) discordApi.gatewayUrl = opts.discordGatewayUrl;
+  const discord = new PlatformView("discord", discordApi);
   const slack = new PlatformView("slack", new FakeSlack());
   const whatsapp = new FakeWhatsApp();
-  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, whatsapp].map((f) => serve((r: Request) => f.handle(r))));
-  const [l, t, d, s, w] = servers.map((x) => x.url) as [string, string, string, string, string];
+  const matrix = new FakeHomeserver();
+  matrix.unknownRoomsAreDms = true;
+  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, whatsapp, matrix].map((f) => serve((r: Request) => f.handle(r))));
+  const [l, t, d, s, w, m] = servers.map((x) => x.url) as [string, string, string, string, string, string];
   const closeServers = () => Promise.all(servers.map((x) => x.close()));
   let worker: RestartableWorker;
   try {
     worker = await startRestartableWorker(
-      { ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w }), ...CHAOS_VARS, ...extra },
+      { ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w, matrix: m }), ...CHAOS_VARS, ...extra },
       { token: "chaos-token" },
     );
   } catch (err) {
@@ -64,12 +72,15 @@ export async function startStack(extra: Record<string, string> = {}): Promise<St
     slack,
     slackUrl: s,
     whatsapp,
+    matrix,
     reset() {
       llm.reset();
       telegram.reset();
       discord.reset();
       slack.reset();
       whatsapp.reset();
+      matrix.reset();
+      matrix.unknownRoomsAreDms = true;
     },
     async stop() {
       await worker.stop();

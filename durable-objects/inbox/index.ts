@@ -135,6 +135,11 @@ export class Inbox extends DurableObject<Env> {
     return this.#store.firstTime(deliveryKey, Date.now());
   }
 
+  /** Whether this object saw a delivery (recorded by {@link firstSight}), recording nothing. */
+  async seen(deliveryKey: string): Promise<boolean> {
+    return this.#store.seen(deliveryKey);
+  }
+
   /** True at most once per {@link REFUSAL_INTERVAL_MS} (this object is a chat's refusal limiter). */
   async claimRefusal(): Promise<boolean> {
     const now = Date.now();

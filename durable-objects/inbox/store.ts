@@ -90,6 +90,11 @@ export class InboxStore {
     return this.#seen.first(deliveryKey, now);
   }
 
+  /** Whether a delivery id was recorded (and not yet forgotten), recording nothing. */
+  seen(deliveryKey: string): boolean {
+    return this.#seen.has(deliveryKey);
+  }
+
   push(deliveryKey: string, event: PlatformEvent, now: number): void {
     this.#sql.exec("INSERT INTO outbox (delivery_key, event, created_at) VALUES (?, ?, ?)", deliveryKey, JSON.stringify(event), now);
   }

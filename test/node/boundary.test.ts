@@ -123,7 +123,7 @@ function layerOf(rel: string): string {
     "workers/platforms/names.ts": "names",
   };
   if (special[rel]) return special[rel]!;
-  if (new RegExp(`^workers/platforms/${NAME}/(info|link)\\.ts$`).test(rel)) return "info";
+  if (new RegExp(`^workers/platforms/${NAME}/(info|link|ids)\\.ts$`).test(rel)) return "info";
   if (new RegExp(`^workers/platforms/${NAME}/`).test(rel)) return "adapter";
   if (rel.startsWith("workers/console/web/")) return "web";
   if (/^workers\/[\w.-]+\.ts$/.test(rel)) return "entry";

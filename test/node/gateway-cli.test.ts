@@ -6,6 +6,7 @@ import { gatewayCommand, gatewayRuntimeProblem } from "../../cli/gateway/command
 import { readGatewayConfig } from "../../cli/gateway/config.ts";
 import { createCli } from "../../cli/main.ts";
 import { memoryIo } from "../support/cli-io.ts";
+import { PLATFORMS } from "../../workers/platforms/names.ts";
 
 const io = (env: Record<string, string | undefined>) => memoryIo(env);
 
@@ -68,7 +69,7 @@ describe("hermes-edge gateway command", () => {
     });
     expect(readGatewayConfig(RELAY, { db: "x/y.db" }, cwd)).toMatchObject({
       ok: true,
-      config: { dbPath: path.join(cwd, "x/y.db"), platforms: ["telegram", "discord", "slack", "whatsapp"] },
+      config: { dbPath: path.join(cwd, "x/y.db"), platforms: [...PLATFORMS] },
     });
   });
 });

@@ -90,6 +90,24 @@ describe("hermes-edge setup", () => {
       `https://discord.com/oauth2/authorize?client_id=${DISCORD_TEST.applicationId}&scope=bot+applications.commands&permissions=309237762048`,
     );
     expect(r.out).toContain("Send Messages in Threads (38)");
+    // The Gateway's intents, and the privileged one checked against the application's flags (1 << 19 here).
+    expect(r.out).toContain("GUILDS, GUILD_MESSAGES, DIRECT_MESSAGES, MESSAGE_CONTENT");
+    expect(r.out).toContain("✓ Message Content Intent is on (application flags)");
+  });
+
+  it("discord: says Message Content Intent is off when the application's flags have neither of its bits", async () => {
+    discord.reset();
+    discord.appFlags = 1 << 23;
+    const r = await run(["setup", "discord", "--url", URL, "--json"], {
+      DISCORD_BOT_TOKEN: DISCORD_TEST.botToken,
+      DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId,
+    });
+    expect(JSON.parse(r.out)).toMatchObject({ messageContent: "off" });
+    const text = await run(["setup", "discord", "--url", URL], {
+      DISCORD_BOT_TOKEN: DISCORD_TEST.botToken,
+      DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId,
+    });
+    expect(text.out).toContain("Message Content Intent is off: developer portal → your application → Bot → Privileged Gateway Intents");
   });
 
   it("discord: a bad token fails clearly", async () => {

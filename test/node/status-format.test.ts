@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { styleFor } from "../../cli/io.ts";
 import { createCli } from "../../cli/main.ts";
-import { formatStatus, type StatusReport } from "../../cli/status.ts";
+import { connectionText, formatStatus, type StatusReport } from "../../cli/status.ts";
 import { memoryIo } from "../support/cli-io.ts";
 import { serve } from "../support/http.ts";
 
@@ -148,5 +148,26 @@ describe("hermes-edge status output", () => {
     } finally {
       await worker.close();
     }
+  });
+
+  it("shows Discord's Gateway: connected since, last ACK and latency, resumes, last close code; a stopped one points at its fix", () => {
+    const now = Date.UTC(2026, 11, 1, 12);
+    const base = { last_close_at: now - 3_600_000, problem: null };
+    expect(
+      connectionText(
+        { ...base, state: "connected", connected_since: now - 600_000, last_ack_at: now - 20_000, latency_ms: 42, resumes: 3, last_close_code: 1006 },
+        now,
+      ),
+    ).toBe("connected 10m ago · last ACK 20s ago (42 ms) · 3 resumes · last close 1006 1h ago");
+    const fix = { problem: "4014", fix: "turn on Message Content Intent" };
+    expect(
+      connectionText(
+        { ...base, state: "stopped", connected_since: null, last_ack_at: null, latency_ms: null, resumes: 0, last_close_code: 4014, problem: fix },
+        now,
+      ),
+    ).toBe("stopped (close 4014): not retried until fixed, see below");
+    expect(
+      connectionText({ ...base, state: "connecting", connected_since: null, last_ack_at: null, latency_ms: null, resumes: 0, last_close_code: null }, now),
+    ).toBe("connecting");
   });
 });

@@ -4,6 +4,7 @@ import { slackTargets } from "../../workers/platforms/slack/target.ts";
 import type { TargetCodec } from "../../workers/platforms/target.ts";
 import { telegramTargets } from "../../workers/platforms/telegram/target.ts";
 import { whatsappTargets } from "../../workers/platforms/whatsapp/target.ts";
+import { matrixTargets } from "../../workers/platforms/matrix/target.ts";
 import type { ReplyTarget } from "../../workers/platforms/types.ts";
 import { targetFromWire } from "../../workers/relay/frames.ts";
 
@@ -107,28 +108,30 @@ describe("reply-target codec contract: Discord", () => {
   codecContract({
     codec: discordTargets,
     samples: [
-      { channel: "3001", thread: null, interaction: null, private: false },
-      { channel: "3002", thread: "3002", interaction: null, private: false },
-      { channel: "3003", thread: null, interaction: { applicationId: "5550001", token: "aW50ZXJhY3Rpb24.tok-en_1" }, private: true },
+      { channel: "3001", thread: null, interaction: null, replyTo: null, private: false },
+      { channel: "3002", thread: "3002", interaction: null, replyTo: null, private: false },
+      // A Gateway message, answered as a reply to it.
+      { channel: "3004", thread: null, interaction: null, replyTo: "3005", private: true },
+      { channel: "3003", thread: null, interaction: { applicationId: "5550001", token: "aW50ZXJhY3Rpb24.tok-en_1" }, replyTo: null, private: true },
     ],
     stored: [
       {
         ref: '{"c":"3001"}',
         private: false,
-        decoded: { channel: "3001", thread: null, interaction: null, private: false },
+        decoded: { channel: "3001", thread: null, interaction: null, replyTo: null, private: false },
         where: { chatId: "3001", threadId: null },
       },
       {
         ref: '{"c":"9","t":"9","a":"5550001","k":"itok-12"}',
         private: false,
-        decoded: { channel: "9", thread: "9", interaction: { applicationId: "5550001", token: "itok-12" }, private: false },
+        decoded: { channel: "9", thread: "9", interaction: { applicationId: "5550001", token: "itok-12" }, replyTo: null, private: false },
         where: { chatId: "9", threadId: "9" },
       },
       // An interaction whose channel Discord did not name was stored without one.
       {
         ref: '{"a":"5550001","k":"tok"}',
         private: true,
-        decoded: { channel: null, thread: null, interaction: { applicationId: "5550001", token: "tok" }, private: true },
+        decoded: { channel: null, thread: null, interaction: { applicationId: "5550001", token: "tok" }, replyTo: null, private: true },
         where: { chatId: "", threadId: null },
       },
     ],
@@ -137,6 +140,7 @@ describe("reply-target codec contract: Discord", () => {
       "a token with a query": '{"c":"1","a":"5550001","k":"tok?wait=false"}',
       "a token without its application": '{"c":"1","k":"tok"}',
       "a channel with a slash": '{"c":"1/messages"}',
+      "a message answered that is a path": '{"c":"1","r":"1/../2"}',
     },
   });
 });
@@ -188,7 +192,7 @@ describe("relay frames carry targets unchanged", () => {
       ref: '{"c":"-100"}',
     });
     for (const bad of [
-      '{"platform":"matrix","private":false,"ref":"{}"}',
+      '{"platform":"irc","private":false,"ref":"{}"}',
       '{"platform":"telegram","private":"no","ref":"{}"}',
       '{"platform":"telegram","private":false,"ref":"{}","x":1}',
       "nope",
@@ -223,6 +227,41 @@ describe("reply-target codec contract: WhatsApp", () => {
       "a wa_id with a path in it": '{"c":"1/messages"}',
       "a wamid with a space": '{"c":"1","m":"wamid. x"}',
       "a thread, which WhatsApp has not": '{"c":"1","t":"2"}',
+    },
+  });
+});
+
+describe("target codec contract: matrix", () => {
+  codecContract({
+    codec: matrixTargets,
+    samples: [
+      { roomId: "!jEsUZKDJdhlrceRyVU:example.org", threadRoot: null, replyTo: null, private: false },
+      { roomId: "!jEsUZKDJdhlrceRyVU:example.org", threadRoot: "$143273582443PhrSn:example.org", replyTo: "$ev2:example.org", private: false },
+      // Room version 12: a room id without a server; event ids in base64 with `+` and `/` (v3).
+      { roomId: "!31hneApxJ_1o-63DmFrpeqnkFfWppnzWso1JvH3ogLM", threadRoot: null, replyTo: "$acR1l0raoZnm60CBwAVgqbZqoO/mYU81xysh1u7XcJk", private: true },
+    ],
+    stored: [
+      {
+        ref: '{"r":"!room:example.org","t":"$root:example.org","m":"$ev:example.org"}',
+        private: false,
+        decoded: { roomId: "!room:example.org", threadRoot: "$root:example.org", replyTo: "$ev:example.org", private: false },
+        where: { chatId: "!room:example.org", threadId: "$root:example.org" },
+      },
+      {
+        ref: '{"r":"!dm-alice:example.org"}',
+        private: true,
+        decoded: { roomId: "!dm-alice:example.org", threadRoot: null, replyTo: null, private: true },
+        where: { chatId: "!dm-alice:example.org", threadId: null },
+      },
+    ],
+    hostile: {
+      "a room id with a path in it": '{"r":"!room/../../admin:example.org"}',
+      "a room alias, not an id": '{"r":"#room:example.org"}',
+      "a user id as the room": '{"r":"@alice:example.org"}',
+      "an event id with a space": '{"r":"!room:example.org","m":"$ev x"}',
+      "a thread root that is a URL": '{"r":"!room:example.org","t":"https://evil.example/x"}',
+      "an unknown key": '{"r":"!room:example.org","c":"1"}',
+      "a server with a query": '{"r":"!room:example.org?access_token=x"}',
     },
   });
 });

@@ -5,6 +5,7 @@
  * (the suite fails until every name in `PLATFORMS` has one); the suite itself does not change.
  */
 import { DiscordAdapter } from "../../workers/platforms/discord/index.ts";
+import { MatrixAdapter } from "../../workers/platforms/matrix/index.ts";
 import type { PlatformName } from "../../workers/platforms/names.ts";
 import { SlackAdapter } from "../../workers/platforms/slack/index.ts";
 import { TelegramAdapter } from "../../workers/platforms/telegram/index.ts";
@@ -12,9 +13,13 @@ import { WhatsAppAdapter } from "../../workers/platforms/whatsapp/index.ts";
 import type { PlatformAdapter } from "../../workers/platforms/types.ts";
 import type { CorpusEntry } from "./corpus.ts";
 import { FakeDiscord, FakeSlack, FakeTelegram, type ApiCall } from "./fake-platforms.ts";
+import { FakeHomeserver } from "./fake-matrix.ts";
 import { FakeWhatsApp } from "./fake-whatsapp.ts";
+import { mx } from "./matrix-fixtures.ts";
 import { dc, sl, tg } from "./fixtures.ts";
 import {
+  MATRIX_TEST,
+  matrixHeaders,
   DISCORD_TEST,
   DISCORD_TEST_PUBLIC_KEY,
   SLACK_TEST,
@@ -239,5 +244,66 @@ const whatsapp: AdapterEntry = {
       .map((c) => String((c.body.text as { body: string }).body)),
 };
 
+const MX_ROOM = "!room:example.org";
+const mxDm = (user: string) => `!dm-${user.slice(1, user.indexOf(":"))}:example.org`;
+
+/**
+ * An application service: transactions batch events, authenticated by the hs_token (no
+ * signature: a bearer token covers neither body nor time). A room of two is a DM; the adapter
+ * learns member counts from the homeserver before parsing (here: remembered up front).
+ */
+const matrix: AdapterEntry = {
+  name: "matrix",
+  make(bot) {
+    const fake = new FakeHomeserver();
+    const fakeFetch = viaFake(fake);
+    const botUser = String(bot?.user_id ?? MATRIX_TEST.bot);
+    const adapter = new MatrixAdapter({
+      homeserverUrl: MATRIX_TEST.homeserver,
+      asToken: MATRIX_TEST.asToken,
+      hsToken: MATRIX_TEST.hsToken,
+      botUser,
+      fetch: fakeFetch,
+    });
+    const users = ["@alice:example.org", "@bob:example.org"];
+    for (const u of users) {
+      fake.room(mxDm(u), [u, botUser]);
+      adapter.rememberRoom(mxDm(u), 2);
+    }
+    fake.room(MX_ROOM, [...users, botUser, "@carol:example.org"]);
+    adapter.rememberRoom(MX_ROOM, 4);
+    if (typeof bot?.direct_room === "string") adapter.rememberRoom(bot.direct_room, 2);
+    return { adapter, calls: fake.calls, fakeFetch, allowThreadsIn: () => undefined };
+  },
+  sign: async () => matrixHeaders(),
+  signWrong: async () => matrixHeaders(`${MATRIX_TEST.hsToken}-not`),
+  signatureHeaders: ["authorization"],
+  signsTime: false,
+  signsBody: false,
+  serves: { groups: true, threads: true },
+  batches: true,
+  users: ["@alice:example.org", "@bob:example.org"],
+  dm: (u) => ({ body: mx.txn([mx.message(mxDm(u), u, "hi")]) }),
+  group: (u, chat) => ({ body: mx.txn([mx.message(chat, u, "hi", { mention: true })]) }),
+  command: (u) => ({ body: mx.txn([mx.message(mxDm(u), u, "/status")]) }),
+  inThread: (u, chat, thread) => ({ body: mx.txn([mx.message(chat, u, "hi", { thread })]) }),
+  handoffParent: MX_ROOM,
+  sampleThread: "$threadroot:example.org",
+  // As Hermes keys Matrix: the room is the chat (dm or group), a thread's root event the thread.
+  keys: {
+    dm: "agent:main:matrix:dm:!dm-alice:example.org",
+    group: `agent:main:matrix:group:${MX_ROOM}`,
+    thread: `agent:main:matrix:group:${MX_ROOM}:$threadroot:example.org`,
+  },
+  corpusBot: { user_id: "@hermes:example.org" },
+  // The spec's answer to a transaction: 200 with an empty object.
+  acks: { message: { status: 200, json: {} }, command: { status: 200, json: {} } },
+  handshake: null,
+  shownTexts: (calls) =>
+    calls
+      .filter((c) => c.method === "PUT" && c.path.includes("/send/m.room.message/"))
+      .map((c) => String(((c.body["m.new_content"] as { body?: unknown } | undefined) ?? c.body).body)),
+};
+
 /** Every adapter the contract runs against. */
-export const ADAPTER_ENTRIES: readonly AdapterEntry[] = [telegram, discord, slack, whatsapp];
+export const ADAPTER_ENTRIES: readonly AdapterEntry[] = [telegram, discord, slack, whatsapp, matrix];

@@ -6,7 +6,7 @@
  */
 
 /** The platform folders under test/corpus. */
-export const CORPUS_PLATFORMS = ["telegram", "discord", "slack", "whatsapp"] as const;
+export const CORPUS_PLATFORMS = ["telegram", "discord", "slack", "whatsapp", "matrix"] as const;
 /** A platform folder name. */
 export type CorpusPlatform = (typeof CORPUS_PLATFORMS)[number];
 
@@ -41,6 +41,7 @@ function bodyProblems(platform: CorpusPlatform, e: Record<string, unknown>): str
   const f = isRecord(e.form) ? e.form : null;
   if (platform === "telegram") return p && typeof p.update_id === "number" ? [] : ["a Telegram payload needs a numeric update_id"];
   if (platform === "discord") return p && typeof p.type === "number" ? [] : ["a Discord payload needs a numeric type"];
+  if (platform === "matrix") return p && Array.isArray(p.events) ? [] : ["a Matrix transaction needs an events list"];
   if (platform === "whatsapp") return p && nonEmpty(p.object) && Array.isArray(p.entry) ? [] : ["a WhatsApp payload needs an object and an entry list"];
   if (f) return nonEmpty(f.command) ? [] : ["a Slack form needs a command"];
   return p && nonEmpty(p.type) ? [] : ["a Slack payload needs a type"];

@@ -1,8 +1,10 @@
+import { FakeDiscordGateway } from "./fake-discord-gateway.ts";
 import { FakeLlm } from "./fake-llm.ts";
 import { FakeDiscord, FakeFiles, FakeSlack, FakeTelegram } from "./fake-platforms.ts";
+import { FakeHomeserver } from "./fake-matrix.ts";
 import { FakeWhatsApp } from "./fake-whatsapp.ts";
 import { serve, type LoopbackServer } from "./http.ts";
-import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, WHATSAPP_TEST } from "./signing.ts";
+import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, MATRIX_TEST, SLACK_TEST, TELEGRAM_TEST, WHATSAPP_TEST } from "./signing.ts";
 import { startWorker, type DevWorker } from "./wrangler-dev.ts";
 
 /**
@@ -15,9 +17,13 @@ export interface Harness {
   llm: FakeLlm;
   telegram: FakeTelegram;
   discord: FakeDiscord;
+  /** Discord's Gateway (`GET /gateway/bot` on the REST fake names it); the shared Worker connects to it (DISCORD_GATEWAY=on). */
+  gateway: FakeDiscordGateway;
   slack: FakeSlack;
   /** WhatsApp's Graph API (`WHATSAPP_API_BASE` points at it). */
   whatsapp: FakeWhatsApp;
+  /** A Matrix homeserver's client-server API (`MATRIX_HOMESERVER_URL` points at it). */
+  matrix: FakeHomeserver;
   /** Slack's file host (wants the bot token), on loopback at `slackFilesUrl`. */
   slackFiles: FakeFiles;
   slackFilesUrl: string;
@@ -32,7 +38,25 @@ export interface Harness {
 const WHATSAPP_E2E_USERS = "15550002001,15550002002,15550002009";
 
 /** Settings every e2e Worker shares (platform fakes and the model at `urls`; WhatsApp when its fake's url is given). */
-export function platformVars(urls: { llm: string; telegram: string; discord: string; slack: string; whatsapp?: string }): Record<string, string> {
+export function platformVars(urls: {
+  llm: string;
+  telegram: string;
+  discord: string;
+  slack: string;
+  whatsapp?: string;
+  matrix?: string;
+}): Record<string, string> {
+  const matrix: Record<string, string> = urls.matrix
+    ? {
+        MATRIX_HOMESERVER_URL: urls.matrix,
+        MATRIX_AS_TOKEN: MATRIX_TEST.asToken,
+        MATRIX_HS_TOKEN: MATRIX_TEST.hsToken,
+        MATRIX_BOT_USER: MATRIX_TEST.bot,
+        // @alice is an admin (/sethome); @bob only talks.
+        MATRIX_ALLOWED_USERS: "@alice:example.org,@bob:example.org",
+        MATRIX_ADMIN_USERS: "@alice:example.org",
+      }
+    : {};
   const whatsapp: Record<string, string> = urls.whatsapp
     ? {
         WHATSAPP_ACCESS_TOKEN: WHATSAPP_TEST.token,
@@ -45,6 +69,7 @@ export function platformVars(urls: { llm: string; telegram: string; discord: str
     : {};
   return {
     ...whatsapp,
+    ...matrix,
     LLM_BASE_URL: `${urls.llm}/v1`,
     LLM_MODEL: "fake",
     LLM_API_KEY: "test-llm-key",
@@ -76,19 +101,24 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
   const discord = new FakeDiscord();
   const slack = new FakeSlack();
   const whatsapp = new FakeWhatsApp();
+  const matrix = new FakeHomeserver();
   const slackFiles = new FakeFiles(SLACK_TEST.token);
   const cdn = new FakeFiles();
-  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, slackFiles, cdn, whatsapp].map((f) => serve((r) => f.handle(r))));
-  const [l, t, d, s, sf, c, w] = servers.map((x) => x.url) as [string, string, string, string, string, string, string];
-  const worker = await startWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w }), ...extra });
+  const servers: LoopbackServer[] = await Promise.all([llm, telegram, discord, slack, slackFiles, cdn, whatsapp, matrix].map((f) => serve((r) => f.handle(r))));
+  const gateway = await new FakeDiscordGateway().start();
+  discord.gatewayUrl = gateway.url;
+  const [l, t, d, s, sf, c, w, m] = servers.map((x) => x.url) as [string, string, string, string, string, string, string, string];
+  const worker = await startWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w, matrix: m }), ...extra });
   return {
     worker,
     llmUrl: l,
     llm,
     telegram,
     discord,
+    gateway,
     slack,
     whatsapp,
+    matrix,
     slackFiles,
     slackFilesUrl: sf,
     cdn,
@@ -99,12 +129,13 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
       discord.reset();
       slack.reset();
       whatsapp.reset();
+      matrix.reset();
       slackFiles.reset();
       cdn.reset();
     },
     async stop() {
       await worker.stop();
-      await Promise.all(servers.map((x) => x.close()));
+      await Promise.all([...servers.map((x) => x.close()), gateway.stop()]);
     },
   };
 }
@@ -122,7 +153,8 @@ function startBoth(): void {
   // shared one, which comes up sooner without a second wrangler bundling and booting beside
   // it; the relay suite runs later, by when the second has started behind the first tests.
   // (Once: every harness() call added two exit listeners, and Node warned of a leak.)
-  shared = startHarness();
+  // The shared Worker holds Discord's Gateway (to the fake one): test/e2e/discord-gateway.e2e.ts.
+  shared = startHarness({ DISCORD_GATEWAY: "on" });
   const relaying = { RELAY_PLATFORMS: "telegram,whatsapp", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` };
   relayed = shared.catch(() => undefined).then(() => startHarness(relaying));
   for (const p of [shared, relayed]) void p.then((h) => process.once("exit", () => h.worker.kill())).catch(() => undefined);

@@ -226,10 +226,20 @@ export const FAKE_GUILD_ID = "880000000000000001";
 export class FakeDiscord extends FakeApi {
   /** The interactions endpoint the application has (GET/PATCH /applications/@me). */
   interactionsUrl = "";
+  /** What `GET /gateway/bot` names (a FakeDiscordGateway's url); empty: 404. */
+  gatewayUrl = "";
+  /** The application's flags (GET /applications/@me): 1 << 19 is GATEWAY_MESSAGE_CONTENT_LIMITED. */
+  appFlags = 1 << 19;
+  /** `session_start_limit.remaining` of GET /gateway/bot (0: today's identifies are spent, wait `reset_after`, 60 s here). */
+  sessionStartsLeft = 999;
+  /** Threads this fake made (GET /channels/{id} says type 11 for them, 0 for anything else). */
+  readonly threads = new Set<string>();
 
   override reset(): void {
     super.reset();
     this.interactionsUrl = "";
+    this.appFlags = 1 << 19;
+    this.sessionStartsLeft = 999;
   }
 
   /** Contents posted or edited, in order. */
@@ -249,8 +259,24 @@ export class FakeDiscord extends FakeApi {
     // A DM channel with a user: the same channel every time (its id is the user's, prefixed, so tests can name it).
     if (p === "/users/@me/channels" && call.method === "POST")
       return Response.json({ id: `77${String(call.body.recipient_id)}`, type: 1, recipients: [{ id: String(call.body.recipient_id) }] });
-    if (/^\/channels\/\d+\/messages\/\d+\/threads$/.test(p))
-      return Response.json({ id: String(this.nextId()), name: call.body.name, type: 11, guild_id: FAKE_GUILD_ID });
+    if (/^\/channels\/\d+\/messages\/\d+\/threads$/.test(p)) {
+      const id = String(this.nextId());
+      this.threads.add(id);
+      return Response.json({ id, name: call.body.name, type: 11, guild_id: FAKE_GUILD_ID });
+    }
+    if (p === "/gateway/bot" && this.gatewayUrl)
+      return Response.json({
+        url: this.gatewayUrl,
+        shards: 1,
+        session_start_limit: {
+          total: 1000,
+          remaining: this.sessionStartsLeft,
+          reset_after: this.sessionStartsLeft > 0 ? 14_400_000 : 60_000,
+          max_concurrency: 1,
+        },
+      });
+    const channel = /^\/channels\/(\d+)$/.exec(p);
+    if (channel && call.method === "GET") return Response.json({ id: channel[1], type: this.threads.has(channel[1] ?? "") ? 11 : 0, guild_id: FAKE_GUILD_ID });
     if (/^\/channels\/\d+\/messages(\/\d+)?$/.test(p)) return Response.json({ id: String(this.nextId()), content: call.body.content });
     if (/^\/applications\/\d+\/commands$/.test(p) && call.method === "PUT") {
       if (!p.includes(`/${DISCORD_TEST.applicationId}/`)) return Response.json({ message: "Unknown Application" }, { status: 404 });
@@ -263,7 +289,7 @@ export class FakeDiscord extends FakeApi {
       return Response.json({ id: DISCORD_TEST.applicationId, interactions_endpoint_url: url });
     }
     if (p === "/applications/@me" && call.method === "GET") {
-      return Response.json({ id: DISCORD_TEST.applicationId, name: "Hermes", interactions_endpoint_url: this.interactionsUrl || null });
+      return Response.json({ id: DISCORD_TEST.applicationId, name: "Hermes", interactions_endpoint_url: this.interactionsUrl || null, flags: this.appFlags });
     }
     return Response.json({ message: "404: Not Found" }, { status: 404 });
   }

@@ -62,3 +62,16 @@ export async function whatsappHeaders(body: string | Uint8Array, secret = WHATSA
   const sig = await crypto.subtle.sign("HMAC", key, typeof body === "string" ? new TextEncoder().encode(body) : body);
   return { "content-type": "application/json", "x-hub-signature-256": `sha256=${hex(sig)}` };
 }
+
+/** The Matrix application service of the tests: its homeserver (a fake), tokens and bot. */
+export const MATRIX_TEST = {
+  homeserver: "https://matrix.test",
+  asToken: "as-token-of-hermes-edge-tests",
+  hsToken: "hs-token-of-hermes-edge-tests",
+  bot: "@hermes:example.org",
+};
+
+/** The headers a homeserver sends with a transaction: `Authorization: Bearer <hs_token>`. */
+export function matrixHeaders(token = MATRIX_TEST.hsToken): Record<string, string> {
+  return { "content-type": "application/json", authorization: `Bearer ${token}` };
+}

@@ -52,7 +52,11 @@ async function prepare(entry: CorpusEntry, body: string, contentType: string): P
 const REFUSED = /not allowed to use this bot|did not say who sent this/;
 
 describe("the webhook corpus, replayed through the Worker", () => {
-  it.each(loadCorpus().map((e) => [`${e.platform}/${e.name} (${e.expect})`, e] as const))("%s", async (_, entry) => {
+  it.each(
+    loadCorpus()
+      .filter((e) => e.platform !== "matrix")
+      .map((e) => [`${e.platform}/${e.name} (${e.expect})`, e] as const),
+  )("%s", async (_, entry) => {
     const { body, contentType } = corpusDelivery(entry);
     // Waiting on what this entry reached (the runtime holds every other file's objects too).
     const before = await objectsNow();

@@ -2,6 +2,7 @@ import { FakeLlm } from "../support/fake-llm.ts";
 import { FakeNet } from "../support/fake-net.ts";
 import { ServerLog } from "../support/mcp-server.ts";
 import { FakeDiscord, FakeFiles, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
+import { FakeHomeserver } from "../support/fake-matrix.ts";
 import { FakeWhatsApp } from "../support/fake-whatsapp.ts";
 import { SLACK_TEST, WHATSAPP_TEST } from "../support/signing.ts";
 
@@ -30,3 +31,5 @@ export const discordCdn = new FakeFiles();
 export const whatsapp = new FakeWhatsApp();
 /** WhatsApp's media host (the URLs `GET /{media-id}` answers), which wants the access token. */
 export const whatsappMedia = new FakeFiles(WHATSAPP_TEST.token);
+/** The Matrix homeserver (MATRIX_HOMESERVER_URL https://matrix.test): client-server API and media. */
+export const homeserver = new FakeHomeserver();

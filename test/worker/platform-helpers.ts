@@ -42,6 +42,15 @@ export async function deliver(platform: string, body: string | Uint8Array, heade
   return res;
 }
 
+/** A request of a Matrix homeserver under the registered URL (`/webhooks/matrix<path>`), waiting for the work it left in waitUntil. */
+export async function toMatrix(path: string, body: string, headers: Record<string, string>, method = "PUT"): Promise<Response> {
+  const ctx = createExecutionContext();
+  const init: RequestInit = method === "GET" ? { method, headers } : { method, headers, body };
+  const res = await worker.fetch(new Request(`http://edge.test/webhooks/matrix${path}`, init), notingEnv, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
 export const toTelegram = (update: unknown, headers = telegramHeaders()) => deliver("telegram", JSON.stringify(update), headers);
 
 /** Sends a command in a Telegram DM and waits until it was answered. */

@@ -2,9 +2,9 @@ import { applyD1Migrations, type D1Migration } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { webMcpHandler } from "../support/mcp-server.ts";
-import { discord, discordCdn, llm, net, resetMcpLog, slack, slackFiles, telegram, whatsapp, whatsappMedia } from "./fakes.ts";
+import { discord, discordCdn, homeserver, llm, net, resetMcpLog, slack, slackFiles, telegram, whatsapp, whatsappMedia } from "./fakes.ts";
 
-export { discord, discordCdn, llm, mcpLog, net, slack, slackFiles, telegram, whatsapp, whatsappMedia } from "./fakes.ts";
+export { discord, discordCdn, homeserver, llm, mcpLog, net, slack, slackFiles, telegram, whatsapp, whatsappMedia } from "./fakes.ts";
 
 /** The network of every workerd test: fakes only. */
 globalThis.fetch = net.fetch;
@@ -25,6 +25,7 @@ beforeEach(() => {
   discordCdn.reset();
   whatsapp.reset();
   whatsappMedia.reset();
+  homeserver.reset();
   net.route("https://llm.test", (req) => llm.handle(req));
   net.route("https://telegram.test", (req) => telegram.handle(req));
   net.route("https://discord.test", (req) => discord.handle(req));
@@ -35,6 +36,7 @@ beforeEach(() => {
   net.route("https://cdn.discord.test", (req) => discordCdn.handle(req));
   net.route("https://graph.whatsapp.test", (req) => whatsapp.handle(req));
   net.route("https://media.whatsapp.test", (req) => whatsappMedia.handle(req));
+  net.route("https://matrix.test", (req) => homeserver.handle(req));
 });
 
 afterEach(() => {

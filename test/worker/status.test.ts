@@ -47,6 +47,11 @@ describe("GET /v1/status", () => {
       ["discord", true, `application Hermes · interactions ${ORIGIN}/webhooks/discord`],
       ["slack", true, `workspace ${SLACK_TEST.team} · bot <@${SLACK_TEST.botUserId}> · events should go to ${ORIGIN}/webhooks/slack`],
       ["whatsapp", true, `number +1 555-010-0001 (Hermes Test) · quality GREEN · webhooks should go to ${ORIGIN}/webhooks/whatsapp`],
+      [
+        "matrix",
+        true,
+        `bot @hermes:example.org on https://matrix.test · the homeserver reached the Worker in 12 ms · transactions should go to ${ORIGIN}/webhooks/matrix`,
+      ],
     ]);
     expect(typeof s.cron.last_run).toBe("number");
   });

@@ -95,7 +95,7 @@ describe("Telegram webhook", () => {
   it("answers 413 to a body over 1 MiB, and 404 when the platform is not enabled", async () => {
     const big = JSON.stringify({ update_id: 1, pad: "x".repeat(1024 * 1024) });
     expect((await deliver("telegram", big, telegramHeaders())).status).toBe(413);
-    expect((await deliver("matrix", "{}", telegramHeaders())).status).toBe(404);
+    expect((await deliver("icq", "{}", telegramHeaders())).status).toBe(404);
   });
 
   it("splits a reply longer than 4096 UTF-16 units", async () => {

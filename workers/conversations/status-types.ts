@@ -1,4 +1,5 @@
 import type { ModelProbe } from "../agent/probe.ts";
+import type { ConnectionStatus } from "../platforms/connection.ts";
 import type { PlatformName } from "../platforms/names.ts";
 
 /**
@@ -30,6 +31,8 @@ export interface PlatformStatus {
   home_channel: { chat_id: string; thread_id: string | null; source: string } | null;
   /** What the platform itself reported (null when it is not enabled). */
   detail: string | null;
+  /** The connection its messages come over, where the Worker holds one (Discord's Gateway with DISCORD_GATEWAY=on); else null. */
+  connection?: ConnectionStatus | null;
 }
 
 /** `GET /v1/status`: everything `hermes-edge status` shows, each problem with its fix. */

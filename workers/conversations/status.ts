@@ -9,6 +9,7 @@ export type { StatusProblem, WorkerStatus } from "./status-types.ts";
 import { adapterFor } from "../platforms/registry.ts";
 import { CATALOG, settings, type SettingProblem } from "../settings.ts";
 import { VERSION } from "../version.ts";
+import { connectionStatus } from "./connections.ts";
 import { homeChannel } from "./home.ts";
 import type { PlatformStatus, StatusProblem, WorkerStatus } from "./status-types.ts";
 import { relayObject } from "./stubs.ts";
@@ -103,6 +104,9 @@ async function platformStatus(env: Env, name: PlatformName, origin: string, loca
   };
   const adapter = ps.enabled ? adapterFor(env, name) : null;
   if (!adapter) return { ...base, detail: null, problems };
+  const connection = await connectionStatus(env, name);
+  if (connection?.problem) problems.push({ area: name, ...connection.problem });
+  if (connection) Object.assign(base, { connection });
   // A local Worker is not reachable from the platforms: their view of a webhook is not about it.
   if (local) return { ...base, detail: "local Worker: the platform cannot reach it (use a tunnel or deploy to try webhooks)", problems };
   const health = await adapter.health(origin);

@@ -7,6 +7,7 @@
  *   taken in once, in order, and which session the key is bound to;
  * - `Relay`, one per gateway id: a relay gateway's socket and its buffered messages.
  * - `SignInGuard`, one per client address: the web console's failed sign-ins from there.
+ * - `DiscordGateway`, one per bot (`DISCORD_GATEWAY=on`): Discord's Gateway socket.
  *
  * `getByName(name)` reaches the same object as `get(idFromName(name))` did: objects made
  * before keep their storage.
@@ -32,4 +33,9 @@ export function refusalKey(platform: string, chatId: string): string {
 /** The SignInGuard counting failed console sign-ins of one client (its `clientKey`). */
 export function signInGuard(env: Env, client: string) {
   return env.SIGN_IN_GUARD.getByName(client);
+}
+
+/** The one DiscordGateway object (one bot per Worker). */
+export function discordGateway(env: Env) {
+  return env.DISCORD_GATEWAY_OBJECT.getByName("bot");
 }

@@ -57,6 +57,19 @@ export const requireApiToken: MiddlewareHandler<{ Bindings: Env }> = async (c, n
   await next();
 };
 
+/**
+ * The cap on a request below a webhook URL (`/webhooks/<platform>/…`): a Matrix homeserver
+ * batches up to 100 events of up to 64 KiB in one transaction, and a transaction refused
+ * would be sent again forever, holding back every later one.
+ */
+export const MAX_TRANSACTION_BYTES = 8 * 1024 * 1024;
+
+/** 413 for a transaction over {@link MAX_TRANSACTION_BYTES}, counted as it streams. */
+export const limitTransactionBody: MiddlewareHandler = bodyLimit({
+  maxSize: MAX_TRANSACTION_BYTES,
+  onError: (c) => c.json(errorBody("payload_too_large", "request body is larger than 8 MiB"), 413),
+});
+
 /** 413 for bodies over 1 MiB, counted as they stream (no trust in Content-Length). */
 export const limitBody: MiddlewareHandler = bodyLimit({
   maxSize: MAX_BODY_BYTES,

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { isLoopbackHost } from "../agent/loopback.ts";
+import { connectionStatus } from "../conversations/connections.ts";
 import { homeChannel, homeRefusal } from "../conversations/home.ts";
 import { allowedUsersSetting, describeHandoffDestination, PLATFORMS } from "../platforms/names.ts";
 import { settingKind } from "../settings/catalog.ts";
@@ -44,6 +45,8 @@ export const platformRoutes = new Hono<{ Bindings: Env }>().get("/", async (c) =
         missing_settings: p.missing.map((setting) => ({ name: setting, kind: settingKind(setting) })),
         allowed_users: { setting: allowedUsersSetting(name), set: p.allowed.kind !== "none" },
         setup: `npx hermes-edge setup ${name} --url ${origin}`,
+        // Discord's Gateway with DISCORD_GATEWAY=on: connected since, last ACK, resumes, last close code.
+        connection: await connectionStatus(c.env, name),
       };
     }),
   );

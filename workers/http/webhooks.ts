@@ -2,10 +2,19 @@ import { Hono } from "hono";
 import { takeBatch } from "../conversations/batch.ts";
 import { type IntakeResult, platformIntake, suggestions, takeIn } from "../conversations/intake.ts";
 import { errorBody } from "../errors.ts";
-import type { PlatformAdapter, PlatformEvent } from "../platforms/types.ts";
+import type { PlatformAdapter, PlatformEvent, SubIntake } from "../platforms/types.ts";
+import { isAllowed, settings } from "../settings.ts";
+import { inbox } from "../conversations/stubs.ts";
 import { logger } from "../log/index.ts";
 
 const ok = () => new Response(null, { status: 200 });
+
+/** One of 16 shards for a delivery key (FNV-1a of its UTF-16 units). */
+function shardOf(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return h % 16;
+}
 
 /**
  * The webhook's answer for what the intake made of an event: taken in → the platform's ack
@@ -71,4 +80,30 @@ export const webhookRoutes = new Hono<{ Bindings: Env }>()
     // Whether this delivery's response can carry text: asked of the adapter with an empty answer.
     const inline = adapter.answerInline(event, "") !== null;
     return webhookResponse(adapter, event, await takeIn({ env, adapter, event, inline, waitUntil }));
+  })
+  .all("/:platform/*", async (c) => {
+    const env = c.env;
+    const platform = c.req.param("platform");
+    const found = platformIntake(env, platform);
+    if (found.kind !== "ready") return c.json(errorBody(found.code, found.message), 404);
+    const { adapter } = found;
+    if (!adapter.serve) return c.json(errorBody("not_found", `${platform} webhooks have no paths below /webhooks/${platform}`), 404);
+    const url = new URL(c.req.url);
+    const path = url.pathname.slice(url.pathname.indexOf(`/${platform}/`) + platform.length + 1);
+    const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+    // Deliveries done, kept by Inboxes of the platform (a transaction id is the platform's, not a chat's), 16 of them so none is hot.
+    const record = (key: string) => inbox(env, `deliveries:${platform}:${shardOf(key)}`);
+    const allowed = settings(env).platforms[adapter.name].allowed;
+    const intake: SubIntake = {
+      take: async (batch) => {
+        await takeBatch({ env, adapter, batch, waitUntil });
+      },
+      done: (key) => record(key).seen(key),
+      markDone: async (key) => {
+        await record(key).firstSight(key);
+      },
+      allowed: (userId) => isAllowed(allowed, userId),
+    };
+    const raw = new Uint8Array(await c.req.arrayBuffer());
+    return adapter.serve({ method: c.req.method, path, query: url.searchParams, headers: c.req.raw.headers, raw }, intake);
   });

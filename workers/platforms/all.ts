@@ -1,4 +1,5 @@
 import { discordPlatform } from "./discord/platform.ts";
+import { matrixPlatform } from "./matrix/platform.ts";
 import type { PlatformModule } from "./module.ts";
 import type { PlatformName } from "./names.ts";
 import { slackPlatform } from "./slack/platform.ts";
@@ -14,4 +15,5 @@ export const PLATFORM_MODULES: Record<PlatformName, PlatformModule> = {
   discord: discordPlatform,
   slack: slackPlatform,
   whatsapp: whatsappPlatform,
+  matrix: matrixPlatform,
 };

@@ -1,4 +1,5 @@
 import type { CatalogValues } from "../settings/catalog.ts";
+import type { ConnectionPorts, PlatformConnection } from "./connection.ts";
 import type { PlatformAdapter } from "./types.ts";
 
 /**
@@ -44,6 +45,15 @@ export interface SetupReport {
 export interface PlatformModule {
   build(values: CatalogValues): PlatformAdapter;
   setup(ctx: SetupContext): Promise<SetupReport>;
+  /**
+   * A connection the Worker holds open to receive the platform's messages (Discord's
+   * Gateway), where the platform has one: whether the settings turn it on, and how to open it
+   * over a host's ports (a Durable Object's, or a test's).
+   */
+  connection?: {
+    on(values: CatalogValues): boolean;
+    open(values: CatalogValues, ports: ConnectionPorts): PlatformConnection;
+  };
 }
 
 /** Report lines, written as the CLI's other output is. */

@@ -1,5 +1,6 @@
 import { discordInfo } from "./discord/info.ts";
 import type { PlatformInfo } from "./info.ts";
+import { matrixInfo } from "./matrix/info.ts";
 import { slackInfo } from "./slack/info.ts";
 import { telegramInfo } from "./telegram/info.ts";
 import { whatsappInfo } from "./whatsapp/info.ts";
@@ -9,7 +10,7 @@ import { whatsappInfo } from "./whatsapp/info.ts";
  * adapter joins `all.ts`). Pure data, no adapter code: shared with the CLI, the Node relay
  * gateway and the console.
  */
-const INFOS = [telegramInfo, discordInfo, slackInfo, whatsappInfo] as const;
+const INFOS = [telegramInfo, discordInfo, slackInfo, whatsappInfo, matrixInfo] as const;
 
 export type PlatformName = (typeof INFOS)[number]["name"];
 export const PLATFORMS: readonly PlatformName[] = INFOS.map((i) => i.name);

@@ -207,6 +207,29 @@ export interface PlatformHealth {
   problems: Problem[];
 }
 
+/** A request on a path below a platform's webhook URL (`/webhooks/<platform>/<path>`), as received. */
+export interface SubRequest {
+  method: string;
+  /** The path below the webhook URL, with its leading `/` (`/_matrix/app/v1/transactions/42`). */
+  path: string;
+  query: URLSearchParams;
+  headers: Headers;
+  /** The body's bytes exactly as received. */
+  raw: Uint8Array;
+}
+
+/** What the Worker gives a platform that serves its own paths: the intake, and a record of deliveries done. */
+export interface SubIntake {
+  /** Takes a batch in as a batching webhook's is (each event stored once by its delivery id); rejects when one could not be stored. */
+  take(batch: Extract<Ingest, { kind: "batch" }>): Promise<void>;
+  /** Whether a delivery (a Matrix transaction id) was recorded as done. */
+  done(key: string): Promise<boolean>;
+  /** Records a delivery as done, once all of it is stored. */
+  markDone(key: string): Promise<void>;
+  /** Whether a user is in the platform's allowed users. */
+  allowed(userId: string): boolean;
+}
+
 export interface PlatformAdapter {
   readonly name: PlatformName;
   readonly capabilities: Capabilities;
@@ -224,6 +247,13 @@ export interface PlatformAdapter {
    * absent where the platform sends none. Compares secrets in constant time; no I/O.
    */
   handshake?(query: URLSearchParams): Promise<Response>;
+  /**
+   * Answers requests on paths below the webhook URL, for a platform that calls several (a
+   * Matrix homeserver: `PUT …/_matrix/app/v1/transactions/{txnId}`, `POST …/_matrix/app/v1/ping`):
+   * verifies each before reading its body, hands what it delivers to `intake`, and answers once
+   * it is stored. Absent: such paths are 404.
+   */
+  serve?(req: SubRequest, intake: SubIntake): Promise<Response>;
   /** Turns a verified body (decoded as UTF-8) into an event, or an immediate answer. No I/O. */
   ingest(body: string, headers: Headers): Ingest;
   /** The HTTP answer once an event is taken in (the reply follows by API call): 200, or Discord's deferred response. */

@@ -1,29 +1,11 @@
 import { DEFAULT_CONTEXT_TOKENS, DEFAULT_DOH_URL, MIN_CONTEXT_TOKENS, PROVIDERS } from "../agent/index.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, parseMcpServers, parseToolTimeout } from "../agent/mcp/index.ts";
 import { DEFAULT_ATTACHMENT_MAX_BYTES } from "../attachments/index.ts";
-import type { PlatformName } from "../platforms/names.ts";
 import { commaList, hex, httpUrl, milliseconds, oneOf, positiveWhole, text, wholeAtLeast, type Parser } from "./parse.ts";
+import { PLATFORM_CATALOG } from "./platform-catalog.ts";
+import { spec, type SettingSpec } from "./spec.ts";
 
-/** Where a setting belongs: a platform's name, or the part of the Worker it configures. */
-export type SettingGroup = "core" | "model" | "tools" | "limits" | "relay" | "attachments" | PlatformName;
-
-/**
- * One setting: whether it is a secret (`wrangler secret put`, `.dev.vars`) or a var
- * (`wrangler.toml [vars]`), what it means, its default (for people; the parser applies it)
- * and its parser. The README's configuration table, `.dev.vars.example` and `[vars]` are
- * checked against these entries (test/node/settings-catalog.test.ts).
- */
-export interface SettingSpec<T = unknown, K extends "secret" | "var" = "secret" | "var"> {
-  kind: K;
-  group: SettingGroup;
-  meaning: string;
-  default?: string;
-  /** Its value may carry keys (a URL with a key in it): problems never repeat it. */
-  hideValue?: true;
-  parse: Parser<T>;
-}
-
-const spec = <T, K extends "secret" | "var">(s: SettingSpec<T, K>): SettingSpec<T, K> => s;
+export type { SettingSpec } from "./spec.ts";
 
 const mcpServers: Parser<string | undefined> = (raw) => {
   const problems = parseMcpServers(raw, { source: "MCP_SERVERS", commands: false }).problems;
@@ -42,14 +24,6 @@ const provider: Parser<string | undefined> = (raw) =>
     ? { value: raw }
     : { value: raw, problem: `is not one of ${PROVIDERS.join(", ")}: every turn fails with provider_not_configured; write one of them, or leave it empty` };
 
-/** `*_ALLOWED_USERS` / `*_ADMIN_USERS`: ids or `*`; an entry with a space in it is two ids run together. */
-const userList: Parser<string | undefined> = (raw) => {
-  const odd = commaList(raw).filter((id) => /\s/.test(id));
-  return odd.length === 0
-    ? { value: raw }
-    : { value: raw, problem: `has an entry with a space in it ('${odd[0]}'), which matches nobody; separate ids with commas` };
-};
-
 const relaySecrets: Parser<string | undefined> = (raw) => {
   const bad = commaList(raw).filter((item) => {
     const at = item.indexOf(":");
@@ -62,9 +36,6 @@ const relaySecrets: Parser<string | undefined> = (raw) => {
         problem: `has ${bad} entr${bad === 1 ? "y" : "ies"} that ${bad === 1 ? "is" : "are"} not gatewayId:secret and ${bad === 1 ? "is" : "are"} ignored; write gatewayId:secret pairs separated by commas`,
       };
 };
-
-/** Meta's Graph API, pinned to a version (Meta keeps each for about two years). */
-const WHATSAPP_API_DEFAULT = "https://graph.facebook.com/v23.0";
 
 const budgetOff = "the budget is off (unlimited)";
 
@@ -164,116 +135,7 @@ export const CATALOG = {
     parse: positiveWhole({ unset: null, fallback: null, whenBad: budgetOff, example: "10000" }),
   }),
 
-  TELEGRAM_BOT_TOKEN: spec({ kind: "secret", group: "telegram", meaning: "from @BotFather; with TELEGRAM_WEBHOOK_SECRET, enables Telegram", parse: text }),
-  TELEGRAM_WEBHOOK_SECRET: spec({ kind: "secret", group: "telegram", meaning: "the secret_token Telegram echoes on every webhook", parse: text }),
-  TELEGRAM_HOME_CHANNEL: spec({ kind: "var", group: "telegram", meaning: "default handoff chat (/sethome overrides it)", parse: text }),
-  TELEGRAM_HOME_CHANNEL_THREAD_ID: spec({ kind: "var", group: "telegram", meaning: "the topic of the default handoff chat", parse: text }),
-  TELEGRAM_ALLOWED_USERS: spec({ kind: "var", group: "telegram", meaning: "user ids (comma list) or * who may run turns", default: "nobody", parse: userList }),
-  TELEGRAM_ADMIN_USERS: spec({
-    kind: "var",
-    group: "telegram",
-    meaning: "allowed users who may also /resume CLI sessions",
-    default: "nobody",
-    parse: userList,
-  }),
-  TELEGRAM_API_ROOT: spec({
-    kind: "var",
-    group: "telegram",
-    meaning: "Bot API root",
-    default: "https://api.telegram.org",
-    parse: httpUrl("https://api.telegram.org", "the default https://api.telegram.org is used"),
-  }),
-
-  DISCORD_APPLICATION_ID: spec({ kind: "var", group: "discord", meaning: "the application id", default: "read from the bot token", parse: text }),
-  DISCORD_PUBLIC_KEY: spec({
-    kind: "var",
-    group: "discord",
-    meaning: "the application's public key (hex Ed25519); with DISCORD_BOT_TOKEN, enables Discord",
-    parse: hex(64, "every Discord request is refused (401); copy the Public Key from the developer portal's General Information page"),
-  }),
-  DISCORD_BOT_TOKEN: spec({ kind: "secret", group: "discord", meaning: "the bot token (posts into handoff threads; registers commands)", parse: text }),
-  DISCORD_HOME_CHANNEL: spec({ kind: "var", group: "discord", meaning: "default handoff channel", parse: text }),
-  DISCORD_ALLOWED_USERS: spec({ kind: "var", group: "discord", meaning: "user ids (comma list) or * who may run turns", default: "nobody", parse: userList }),
-  DISCORD_ADMIN_USERS: spec({ kind: "var", group: "discord", meaning: "allowed users who may also /resume CLI sessions", default: "nobody", parse: userList }),
-  DISCORD_API_BASE: spec({
-    kind: "var",
-    group: "discord",
-    meaning: "REST API base",
-    default: "https://discord.com/api/v10",
-    parse: httpUrl("https://discord.com/api/v10", "the default https://discord.com/api/v10 is used"),
-  }),
-
-  SLACK_BOT_TOKEN: spec({ kind: "secret", group: "slack", meaning: "xoxb-…; with SLACK_SIGNING_SECRET, enables Slack", parse: text }),
-  SLACK_SIGNING_SECRET: spec({ kind: "secret", group: "slack", meaning: "verifies the v0 request signatures", parse: text }),
-  SLACK_HOME_CHANNEL: spec({ kind: "var", group: "slack", meaning: "default handoff channel id", parse: text }),
-  SLACK_ALLOWED_USERS: spec({ kind: "var", group: "slack", meaning: "user ids (comma list) or * who may run turns", default: "nobody", parse: userList }),
-  SLACK_ADMIN_USERS: spec({ kind: "var", group: "slack", meaning: "allowed users who may also /resume CLI sessions", default: "nobody", parse: userList }),
-  SLACK_API_URL: spec({
-    kind: "var",
-    group: "slack",
-    meaning: "Web API root",
-    default: "https://slack.com/api/",
-    parse: httpUrl("https://slack.com/api/", "the default https://slack.com/api/ is used"),
-  }),
-
-  WHATSAPP_ACCESS_TOKEN: spec({
-    kind: "secret",
-    group: "whatsapp",
-    meaning: "Cloud API access token (a system user's); with WHATSAPP_APP_SECRET, WHATSAPP_VERIFY_TOKEN and WHATSAPP_PHONE_NUMBER_ID, enables WhatsApp",
-    parse: text,
-  }),
-  WHATSAPP_APP_SECRET: spec({
-    kind: "secret",
-    group: "whatsapp",
-    meaning: "the Meta app's secret: verifies X-Hub-Signature-256 on every webhook",
-    parse: text,
-  }),
-  WHATSAPP_VERIFY_TOKEN: spec({
-    kind: "secret",
-    group: "whatsapp",
-    meaning: "any random string, pasted into the app dashboard: answers the subscription handshake",
-    parse: text,
-  }),
-  WHATSAPP_PHONE_NUMBER_ID: spec({ kind: "var", group: "whatsapp", meaning: "the sending number's id (not the number itself)", parse: text }),
-  WHATSAPP_BUSINESS_ACCOUNT_ID: spec({
-    kind: "var",
-    group: "whatsapp",
-    meaning: "the WhatsApp Business Account: setup subscribes the app to its webhooks",
-    parse: text,
-  }),
-  WHATSAPP_HOME_CHANNEL: spec({
-    kind: "var",
-    group: "whatsapp",
-    meaning: "default handoff user (a WhatsApp user id, the phone number in digits)",
-    parse: text,
-  }),
-  WHATSAPP_ALLOWED_USERS: spec({
-    kind: "var",
-    group: "whatsapp",
-    meaning: "WhatsApp user ids (comma list) or * who may run turns",
-    default: "nobody",
-    parse: userList,
-  }),
-  WHATSAPP_ADMIN_USERS: spec({
-    kind: "var",
-    group: "whatsapp",
-    meaning: "allowed users who may also /resume CLI sessions",
-    default: "nobody",
-    parse: userList,
-  }),
-  WHATSAPP_API_BASE: spec({
-    kind: "var",
-    group: "whatsapp",
-    meaning: "Graph API base, with its version",
-    default: WHATSAPP_API_DEFAULT,
-    parse: httpUrl(WHATSAPP_API_DEFAULT, `the default ${WHATSAPP_API_DEFAULT} is used`),
-  }),
-  WHATSAPP_HANDOFF_TEMPLATE: spec({
-    kind: "var",
-    group: "whatsapp",
-    meaning: "an approved template (name or name:language) sent for a handoff outside the 24-hour window, the session title as its parameter",
-    parse: text,
-  }),
+  ...PLATFORM_CATALOG,
 
   RELAY_PLATFORMS: spec({ kind: "var", group: "relay", meaning: "platforms whose turns run on a relay gateway: platform or platform:gatewayId", parse: text }),
   RELAY_SECRETS: spec({

@@ -76,6 +76,16 @@ export interface Platform {
   /** The platform's `*_ALLOWED_USERS`, and whether it is set (unset: nobody may talk). */
   allowed_users?: { setting: string; set: boolean };
   setup?: string | null;
+  /** Discord's Gateway with DISCORD_GATEWAY=on (times in epoch ms); absent or null: none. */
+  connection?: {
+    state: "connected" | "connecting" | "stopped";
+    connected_since: number | null;
+    last_ack_at: number | null;
+    latency_ms: number | null;
+    resumes: number;
+    last_close_code: number | null;
+    problem: { problem: string; fix: string } | null;
+  } | null;
 }
 
 /** Where the Worker answering the console runs, as it sees it. */

@@ -35,6 +35,8 @@ export interface DiscordSettings {
   /** Needed to post outside an interaction (handoff threads); interactions need none. */
   botToken?: string | undefined;
   apiBase: string;
+  /** `DISCORD_GATEWAY=on`: status also checks the application's Message Content Intent. */
+  gateway?: boolean;
   fetch?: typeof fetch;
 }
 
@@ -72,12 +74,18 @@ export class DiscordAdapter implements PlatformAdapter {
   readonly name = "discord" as const;
   readonly capabilities = DISCORD_CAPABILITIES;
   readonly targets = discordTargets;
-  readonly commands: CommandStyle = { prefix: "/", howToTalk: 'Use /ask to talk to the agent (in handoff threads too), or "Ask hermes" on any message.' };
+  readonly commands: CommandStyle;
   readonly #s: DiscordSettings;
   readonly #fetch: typeof fetch;
 
   constructor(settings: DiscordSettings) {
     this.#s = settings;
+    this.commands = {
+      prefix: "/",
+      howToTalk: settings.gateway
+        ? "Write to the bot in a DM, mention it or reply to it in a channel, or just write in a handoff thread; /ask works too."
+        : 'Use /ask to talk to the agent (in handoff threads too), or "Ask hermes" on any message.',
+    };
     this.#fetch = settings.fetch ?? ((input, init) => fetch(input, init));
   }
 
@@ -132,12 +140,14 @@ export class DiscordAdapter implements PlatformAdapter {
   #where(target: ReplyTarget) {
     const t = discordTargets.read(target);
     const hook = t.interaction ? `webhooks/${t.interaction.applicationId}/${t.interaction.token}` : null;
-    return { channel: t.thread ?? t.channel ?? "", hook };
+    return { channel: t.thread ?? t.channel ?? "", hook, replyTo: t.replyTo };
   }
 
   async #send(target: ReplyTarget, part: Part, first: boolean): Promise<string> {
-    const content = { content: part.text, allowed_mentions: { parse: [] } };
-    const { channel, hook } = this.#where(target);
+    const { channel, hook, replyTo } = this.#where(target);
+    // A Gateway message is answered as a reply to it (no ping: allowed_mentions stays empty).
+    const reference = first && replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {};
+    const content = { content: part.text, allowed_mentions: { parse: [] }, ...reference };
     if (hook) {
       // The interaction's deferred response is the reply's first message.
       if (first) {
@@ -224,6 +234,6 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   health(origin: string): Promise<PlatformHealth> {
-    return discordHealth({ botToken: this.#s.botToken, apiBase: this.#s.apiBase, fetch: this.#fetch }, origin);
+    return discordHealth({ botToken: this.#s.botToken, apiBase: this.#s.apiBase, fetch: this.#fetch, gateway: this.#s.gateway === true }, origin);
   }
 }

@@ -6,7 +6,7 @@ import { discordTarget, discordTargets } from "./target.ts";
 import { DiscordInteraction, type DiscordAttachment, type DiscordUser } from "./schema.ts";
 
 /** Thread channel types: announcement, public and private threads. */
-const THREAD_TYPES = new Set([10, 11, 12]);
+export const THREAD_TYPES = new Set([10, 11, 12]);
 
 /** Application command kinds (data.type). */
 const CHAT_INPUT = 1;
@@ -65,7 +65,8 @@ export function discordSource(i: Pick<DiscordInteraction, "guild_id" | "channel_
   return { ...base, chatType: "group", chatId: channelId, threadId: null };
 }
 
-function attachment(a: DiscordAttachment): Attachment {
+/** A Discord attachment as a neutral one (voice messages are audio files with a duration). */
+export function attachment(a: DiscordAttachment): Attachment {
   const mime = a.content_type ?? null;
   // Voice messages are audio files with a duration.
   const kind: Attachment["kind"] = mime?.startsWith("image/")

@@ -39,7 +39,7 @@ export const DiscordOption: z.ZodType<DiscordOption, unknown> = z.lazy(() =>
   }),
 );
 
-const DiscordAttachment = z.object({
+export const DiscordAttachment = z.object({
   id: snowflake,
   filename: opt(z.string()),
   content_type: opt(z.string()),

@@ -1,7 +1,10 @@
 import { joinUrl } from "../../agent/index.ts";
 import { DISCORD_COMMANDS } from "./parse.ts";
+import { messageContentIntent } from "./health.ts";
 import { errorMessage } from "../../log/index.ts";
 import { line, type SetupContext, type SetupReport } from "../module.ts";
+import { INTENT_BITS } from "./gateway/protocol.ts";
+import { MESSAGE_CONTENT_FIX } from "./health.ts";
 
 /**
  * The permissions the bot asks for when invited, by Discord's bit numbers
@@ -37,6 +40,8 @@ export interface DiscordSetupResult {
   /** Whether Discord accepted the interactions endpoint (it PINGs the URL first). */
   endpointSet: boolean;
   endpointError: string | null;
+  /** Message Content Intent, from the application's flags (DISCORD_GATEWAY=on needs it): "unknown" when Discord did not say. */
+  messageContent: "on" | "off" | "unknown";
 }
 
 /** A bot token's first part is the bot's user id (= the application id), base64-encoded. */
@@ -88,9 +93,15 @@ export async function setupDiscord(opts: {
   if (patch instanceof Error) endpointError = patch.message;
   else if (patch.ok) endpointSet = true;
   else endpointError = `HTTP ${patch.status} ${((await patch.json().catch(() => ({}))) as { message?: string }).message ?? ""}`.trim();
+  // The Gateway's privileged intent is a switch in the portal; the application's flags say whether it is on.
+  const app = await opts
+    .fetch(joinUrl(opts.apiBase, "applications/@me"), { headers })
+    .then(async (r) => (r.ok ? ((await r.json()) as { flags?: unknown }) : {}))
+    .catch(() => ({}) as { flags?: unknown });
   return {
     applicationId: opts.applicationId,
     inviteUrl: discordInviteUrl(opts.applicationId),
+    messageContent: messageContentIntent(app.flags),
     commands: registered.map((c) => c.name),
     interactionsUrl,
     endpointSet,
@@ -121,6 +132,14 @@ export async function discordSetupSteps(ctx: SetupContext): Promise<SetupReport>
       : line.warn(
           `could not set the interactions endpoint (${result.endpointError}); paste ${result.interactionsUrl} into "Interactions Endpoint URL" in the developer portal once the Worker is deployed`,
         ),
+    line.text(),
+    line.text("For DISCORD_GATEWAY=on (plain messages, DMs, mentions and handoff threads without /ask), the bot connects with the intents"),
+    line.text(`  ${Object.keys(INTENT_BITS).join(", ")}; only Message Content is privileged: Bot → Privileged Gateway Intents → Message Content Intent.`),
+    result.messageContent === "on"
+      ? line.ok("Message Content Intent is on (application flags)")
+      : result.messageContent === "off"
+        ? line.warn(`Message Content Intent is off: ${MESSAGE_CONTENT_FIX}`)
+        : line.warn("Discord did not say whether Message Content Intent is on: check it in the developer portal"),
     line.text(),
     line.text("Add the bot to a server (open as a server admin):"),
     line.text(`  ${result.inviteUrl}`),

@@ -8,6 +8,8 @@ export interface DiscordTarget {
   channel: string | null;
   thread: string | null;
   interaction: { applicationId: string; token: string } | null;
+  /** The message the reply answers (a Gateway message): the reply's first message references it. */
+  replyTo: string | null;
   private: boolean;
 }
 
@@ -19,29 +21,39 @@ const token = z
   .regex(/^[\w-]+(\.[\w-]+)*$/)
   .max(1000);
 
-/** The stored ref `{c?, t?, a?, k?}`: channel, thread, the interaction's application id and token (both or neither). */
-export const discordTargets = targetCodec<DiscordTarget, { c?: string | undefined; t?: string | undefined; a?: string | undefined; k?: string | undefined }>({
+type Wire = { c?: string | undefined; t?: string | undefined; a?: string | undefined; k?: string | undefined; r?: string | undefined };
+
+/** The stored ref `{c?, t?, a?, k?, r?}`: channel, thread, the interaction's application id and token (both or neither), the message answered. */
+export const discordTargets = targetCodec<DiscordTarget, Wire>({
   platform: "discord",
   wire: z
-    .strictObject({ c: id.optional(), t: id.optional(), a: id.optional(), k: token.optional() })
+    .strictObject({ c: id.optional(), t: id.optional(), a: id.optional(), k: token.optional(), r: id.optional() })
     .refine((w) => (w.a === undefined) === (w.k === undefined), "an interaction needs its application id and token")
     .refine((w) => w.c !== undefined || w.k !== undefined, "a target names a channel or an interaction"),
-  toWire: (t) => ({ c: t.channel, t: t.thread, a: t.interaction?.applicationId, k: t.interaction?.token }),
+  toWire: (t) => ({ c: t.channel, t: t.thread, a: t.interaction?.applicationId, k: t.interaction?.token, r: t.replyTo ?? undefined }),
   fromWire: (w, isPrivate) => ({
     channel: w.c ?? null,
     thread: w.t ?? null,
     interaction: w.a !== undefined && w.k !== undefined ? { applicationId: w.a, token: w.k } : null,
+    replyTo: w.r ?? null,
     private: isPrivate,
   }),
   where: (t) => ({ chatId: t.channel ?? "", threadId: t.thread }),
 });
 
-/** The reply target of an interaction (its token edits the deferred response) or of a channel. */
+/** The reply target of an interaction (its token edits the deferred response), of a channel, or of a Gateway message (`replyTo`). */
 export function discordTarget(
   channelId: string,
   threadId: string | null,
   isPrivate: boolean,
   interaction?: { applicationId: string; token: string },
+  replyTo?: string,
 ): ReplyTarget {
-  return discordTargets.encode({ channel: channelId || null, thread: threadId, interaction: interaction ?? null, private: isPrivate });
+  return discordTargets.encode({
+    channel: channelId || null,
+    thread: threadId,
+    interaction: interaction ?? null,
+    replyTo: replyTo ?? null,
+    private: isPrivate,
+  });
 }

@@ -31,8 +31,31 @@ function platformCard(p: Platform, where: "local" | "deployed", origin: string):
           : "none: send /sethome in the chat handoffs should go to",
       ),
     ),
+    connectionRow(p),
     missing.length > 0 ? h("p", {}, "Missing settings: ", ...missing.flatMap((m, i) => [i > 0 ? ", " : "", h("code", {}, m)])) : null,
     stepList(p, where, origin),
+  );
+}
+
+const when = (ms: number | null) => (ms === null ? "—" : new Date(ms).toLocaleString());
+
+/** Discord's Gateway (DISCORD_GATEWAY=on): its state, connected since, last heartbeat ACK and latency, resumes, last close code; a stop with its fix. */
+function connectionRow(p: Platform): HTMLElement | null {
+  const c = p.connection;
+  if (!c) return null;
+  const state = c.state === "connected" ? badge("connected", "ok") : c.state === "stopped" ? badge("stopped", "bad") : badge("connecting", "muted");
+  const facts = [
+    ["connected since", when(c.connected_since)],
+    ["last heartbeat ACK", c.last_ack_at === null ? "—" : `${when(c.last_ack_at)}${c.latency_ms !== null ? ` (${c.latency_ms} ms)` : ""}`],
+    ["resumes", String(c.resumes)],
+    ["last close code", c.last_close_code === null ? "—" : String(c.last_close_code)],
+  ];
+  return h(
+    "section",
+    { class: "connection", "data-connection": c.state },
+    h("h3", {}, "Gateway ", state),
+    h("dl", { class: "meta" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k ?? ""), h("dd", {}, v ?? "")])),
+    c.problem ? h("p", { class: "notice error" }, `${c.problem.problem}. Fix: ${c.problem.fix}`) : null,
   );
 }
 
