@@ -20,7 +20,7 @@ export interface ChatHandoffTimes {
 }
 
 const says = (chat: string, text: string) => (c: ApiCall) =>
-  (c.path.endsWith("/sendMessage") || c.path.endsWith("/editMessageText") || c.path.endsWith("/chat.postMessage")) &&
+  /\/(sendMessage|editMessageText|chat\.postMessage|chat\.update)$/.test(c.path) &&
   String(c.body.chat_id ?? c.body.channel) === chat &&
   String(c.body.text).includes(text);
 
