@@ -97,6 +97,13 @@ function withoutDependencySourcemaps(): Plugin {
 const CALLER_WRANGLER_LOG = process.env.WRANGLER_LOG;
 process.env.WRANGLER_LOG = "error";
 
+/**
+ * Setup files of a workerd project beyond test/worker/setup.ts. A hook every file of a project
+ * needs goes in one: a worker's files share one module cache (`isolate: false`), so a hook at
+ * the top of a shared helper module registers in the first file that imports it only.
+ */
+const SETUP_FILES: Record<string, string[]> = { relay: ["test/worker-relay/setup.ts"] };
+
 /** A workerd project running the Worker from wrangler.toml with test bindings. */
 function workerProject(name: string, include: string, overrides: Record<string, string> = {}) {
   return {
@@ -108,9 +115,16 @@ function workerProject(name: string, include: string, overrides: Record<string, 
         },
       })),
     ],
-    // The files share one runtime and its storage (much faster to start): tests use their
-    // own sessions, chats and users, and never assume the tables are empty.
-    test: { name, include: [include], setupFiles: ["test/worker/setup.ts"], testTimeout: 10_000, isolate: false },
+    // A worker's files share one runtime and its storage (much faster to start; two workers,
+    // each its own): tests use their own sessions, chats and users, and never assume the
+    // tables are empty.
+    test: {
+      name,
+      include: [include],
+      setupFiles: ["test/worker/setup.ts", ...(SETUP_FILES[name] ?? [])],
+      testTimeout: 10_000,
+      isolate: false,
+    },
   };
 }
 

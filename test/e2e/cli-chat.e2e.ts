@@ -1,8 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import path from "node:path";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../cli/local.ts";
-import { harness, type Harness } from "../support/e2e.ts";
+import { CLI, harness, type Harness } from "../support/e2e.ts";
 import type { FakeLlm } from "../support/fake-llm.ts";
 import type { DevWorker } from "../support/wrangler-dev.ts";
 import { conversation } from "../support/fake-llm.ts";
@@ -32,7 +30,7 @@ interface Cli {
 }
 
 function runCli(args: string[]): Cli {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), ...args], {
+  const child = spawn(process.execPath, [...CLI, ...args], {
     env: { ...process.env, HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: worker.token, NO_COLOR: "1" },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -110,7 +108,7 @@ describe("hermes-edge chat against wrangler dev", () => {
   });
 
   it("a wrong token is one clear line and exit code 1", async () => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "sessions", "list"], {
+    const child = spawn(process.execPath, [...CLI, "sessions", "list"], {
       env: { ...process.env, HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: "wrong", NO_COLOR: "1" },
     });
     let err = "";

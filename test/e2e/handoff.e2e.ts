@@ -1,8 +1,6 @@
 import { spawn } from "node:child_process";
-import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../cli/local.ts";
-import { harness, type Harness } from "../support/e2e.ts";
+import { CLI, harness, type Harness } from "../support/e2e.ts";
 import { tg } from "../support/fixtures.ts";
 import { telegramHeaders } from "../support/signing.ts";
 import { conversation } from "../support/fake-llm.ts";
@@ -18,7 +16,7 @@ beforeAll(async () => {
 });
 
 function cli(args: string[]) {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), ...args], {
+  const child = spawn(process.execPath, [...CLI, ...args], {
     env: { ...process.env, HERMES_EDGE_URL: h.worker.url, HERMES_EDGE_TOKEN: h.worker.token, NO_COLOR: "1" },
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -4,8 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../cli/local.ts";
-import { RELAY_E2E, relayHarness, type Harness } from "../support/e2e.ts";
+import { CLI, RELAY_E2E, relayHarness, type Harness } from "../support/e2e.ts";
 import type { ApiCall } from "../support/fake-platforms.ts";
 import { conversation, imagesOf, lastUserText } from "../support/fake-llm.ts";
 import { dataUrl, PNG } from "../support/files.ts";
@@ -33,7 +32,7 @@ afterAll(() => {
 });
 
 function gateway(extra: Record<string, string> = {}, db = "gw.db") {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "gateway", "--platforms", "telegram,whatsapp", "--db", path.join(dir, db)], {
+  const child = spawn(process.execPath, [...CLI, "gateway", "--platforms", "telegram,whatsapp", "--db", path.join(dir, db)], {
     env: {
       ...process.env,
       ...extra,

@@ -1,3 +1,7 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { PROJECT_ROOT } from "../../cli/local.ts";
 import { FakeDiscordGateway } from "./fake-discord-gateway.ts";
 import { FakeLlm } from "./fake-llm.ts";
 import { FakeDiscord, FakeFiles, FakeSlack, FakeTelegram } from "./fake-platforms.ts";
@@ -140,6 +144,17 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
   };
 }
 
+/**
+ * How the e2e tests run the real CLI (`spawn(process.execPath, [...CLI, ...args])`): bin.js
+ * on a Node without type stripping takes its other path, the JavaScript bundle in dist/ that
+ * the package ships, built from the sources once per run before the first harness resolves
+ * (`cli/build.mjs`, what `npm pack` runs). A CLI process costs about 0.1 s of CPU on the
+ * bundle against 0.4 s on the sources, which Node strips file by file at every start; the
+ * e2e suites start about 15 (the chat, handoff and the relay gateway). The sources are what
+ * the node project's in-process CLI tests run.
+ */
+export const CLI = ["--no-experimental-strip-types", path.join(PROJECT_ROOT, "cli", "bin.js")];
+
 type Started = Harness & { llmUrl: string; stop(): Promise<void> };
 let shared: Promise<Started> | null = null;
 let relayed: Promise<Started> | null = null;
@@ -154,9 +169,10 @@ function startBoth(): void {
   // it; the relay suite runs later, by when the second has started behind the first tests.
   // (Once: every harness() call added two exit listeners, and Node warned of a leak.)
   // The shared Worker holds Discord's Gateway (to the fake one): test/e2e/discord-gateway.e2e.ts.
-  shared = startHarness({ DISCORD_GATEWAY: "on" });
+  const cliBuilt = promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, "cli", "build.mjs")], { cwd: PROJECT_ROOT });
+  shared = Promise.all([startHarness({ DISCORD_GATEWAY: "on" }), cliBuilt]).then(([h]) => h);
   const relaying = { RELAY_PLATFORMS: "telegram,whatsapp", RELAY_SECRETS: `${RELAY_E2E.gatewayId}:${RELAY_E2E.secret}` };
-  relayed = shared.catch(() => undefined).then(() => startHarness(relaying));
+  relayed = shared.catch(() => undefined).then(() => Promise.all([startHarness(relaying), cliBuilt]).then(([h]) => h));
   for (const p of [shared, relayed]) void p.then((h) => process.once("exit", () => h.worker.kill())).catch(() => undefined);
 }
 

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash, createHmac } from "node:crypto";
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { applyLocalMigrations, PROJECT_ROOT, wranglerEnv } from "../../cli/local.ts";
+import { DatabaseSync } from "node:sqlite";
+import { PROJECT_ROOT, wranglerEnv } from "../../cli/local.ts";
 import { freePort } from "./http.ts";
 
 /**
@@ -126,29 +128,65 @@ async function launch(
   }
 }
 
-let template: Promise<string> | null = null;
+/**
+ * The id workerd gives the Durable Object `idFromName(name)` in a namespace with this unique
+ * key (src/workerd/server/actor-id-impl.c++): the key is SHA-256 of the unique key, the first
+ * 16 bytes are HMAC-SHA256(key, name), the last 16 HMAC-SHA256(key, those 16 bytes).
+ */
+function objectIdFromName(uniqueKey: string, name: string): string {
+  const key = createHash("sha256").update(uniqueKey).digest();
+  const first = createHmac("sha256", key).update(name).digest().subarray(0, 16);
+  const second = createHmac("sha256", key).update(first).digest().subarray(0, 16);
+  return Buffer.concat([first, second]).toString("hex");
+}
+
+/** The D1 binding's name in wrangler.toml: with no database_id, `wrangler dev` keys its local database on it. */
+function d1Binding(): string {
+  const toml = readFileSync(path.join(PROJECT_ROOT, "wrangler.toml"), "utf8");
+  const binding = /^\[\[d1_databases\]\]\n(?:[^[].*\n)*?binding\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+  if (!binding) throw new Error("wrangler.toml has no [[d1_databases]] binding");
+  return binding;
+}
 
 /**
- * Local storage with every migration applied, made once per process (a `wrangler d1
- * migrations apply` takes seconds of CPU) and copied for each Worker, which then starts
- * from the same freshly migrated database as if it had applied them itself.
+ * Writes the local D1 database `wrangler dev --persist-to dir` opens, with every migration
+ * applied and recorded in `d1_migrations` as `wrangler d1 migrations apply --local` does:
+ * miniflare keeps it in `v3/d1/miniflare-D1DatabaseObject/<object id>.sqlite`, a plain
+ * SQLite file. node:sqlite does it in milliseconds; the wrangler command cost a process
+ * of about 5 s of CPU and 7 s before the first e2e Worker could start. (If the path ever
+ * changes, the Worker starts on an empty database and every e2e test fails on a missing
+ * table; `hermes-edge status` in cli-data.e2e.ts checks the recorded migrations.)
  */
-function migratedStorage(): Promise<string> {
-  template ??= (async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "hermes-edge-migrated-"));
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-    await applyLocalMigrations(PROJECT_ROOT, { ...process.env }, ["--persist-to", dir]);
-    return dir;
-  })();
-  template.catch(() => (template = null));
-  return template;
+function writeMigratedD1(persist: string): void {
+  const dir = path.join(persist, "v3", "d1", "miniflare-D1DatabaseObject");
+  mkdirSync(dir, { recursive: true });
+  const db = new DatabaseSync(path.join(dir, `${objectIdFromName("miniflare-D1DatabaseObject", d1Binding())}.sqlite`));
+  try {
+    // wrangler's own table (its getCreateMigrationsTableQuery), so `migrations apply` and the Worker's status read it as theirs.
+    db.exec(`CREATE TABLE IF NOT EXISTS "d1_migrations"(
+\t\tid         INTEGER PRIMARY KEY AUTOINCREMENT,
+\t\tname       TEXT UNIQUE,
+\t\tapplied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
+);`);
+    const migrations = path.join(PROJECT_ROOT, "migrations");
+    const record = db.prepare(`INSERT INTO "d1_migrations" (name) VALUES (?)`);
+    const names = readdirSync(migrations).filter((f) => f.endsWith(".sql"));
+    for (const name of names.sort()) {
+      db.exec("BEGIN");
+      db.exec(readFileSync(path.join(migrations, name), "utf8"));
+      record.run(name);
+      db.exec("COMMIT");
+    }
+  } finally {
+    db.close();
+  }
 }
 
 /** Starts a restartable Worker with `vars` (over blank settings) and fresh local storage. */
 export async function startRestartableWorker(vars: Record<string, string>, opts: StartOptions = {}): Promise<RestartableWorker> {
   const token = opts.token ?? "e2e-token";
   const persist = mkdtempSync(path.join(tmpdir(), "hermes-edge-e2e-"));
-  cpSync(await migratedStorage(), persist, { recursive: true });
+  writeMigratedD1(persist);
   const [port, inspector] = [await freePort(), await freePort()];
   const all = { ...BLANK_VARS, API_TOKEN: token, ...vars };
   let output = "";

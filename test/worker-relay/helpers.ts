@@ -1,5 +1,4 @@
 import { env, exports } from "cloudflare:workers";
-import { afterEach } from "vitest";
 import { mintRelayToken } from "../../workers/relay/token.ts";
 
 export const GW = { id: "gw1", secret: "s3cret-a", rotated: "s3cret-b" };
@@ -82,12 +81,13 @@ export async function gateway(): Promise<TestSocket> {
 }
 
 /**
- * Every test leaves gateway gw1's buffer empty: frames a test received and never acknowledged
- * are replayed on the next handshake, where another test (or file: the order comes from
- * Vitest's timing cache) would take them for its own (seen: relay.test.ts read a forum
- * message fidelity.test.ts had left). A fresh gateway takes the replays and acknowledges them.
+ * Empties gateway gw1's buffer: frames a test received and never acknowledged are replayed on
+ * the next handshake, where another test (or file: the order comes from Vitest's timing cache)
+ * would take them for its own (seen: relay.test.ts read a forum message fidelity.test.ts had
+ * left). A fresh gateway takes the replays and acknowledges them. Run after every test of the
+ * project by test/worker-relay/setup.ts.
  */
-afterEach(async () => {
+export async function emptyGatewayBuffer(): Promise<void> {
   const relay = env.RELAY.getByName(GW.id);
   const left = (await relay.status()).buffered;
   if (left === 0) return;
@@ -100,4 +100,4 @@ afterEach(async () => {
   for (let i = 0; i < 100 && (await relay.status()).buffered > 0; i++) await scheduler.wait(0);
   s.ws.close(1000);
   await s.closed;
-});
+}

@@ -1,4 +1,5 @@
 import type { Download } from "../attachments/index.ts";
+import { withDeadline } from "./deadline.ts";
 import { PLATFORM_TIMEOUT_MS } from "./types.ts";
 
 /** Longest one attachment download may take (a big file on a slow link). */
@@ -17,11 +18,23 @@ export async function fetchCapped(
   what: string,
   signal?: AbortSignal,
 ): Promise<Download> {
-  const timeout = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
+  // Its timer is cleared when the download ends (deadline.ts: a Relay object fetching files must be able to hibernate).
+  return withDeadline(DOWNLOAD_TIMEOUT_MS, (timeout) => download(fetchImpl, url, init, maxBytes, what, timeout, signal));
+}
+
+async function download(
+  fetchImpl: typeof fetch,
+  url: string,
+  init: RequestInit,
+  maxBytes: number,
+  what: string,
+  timeout: AbortSignal,
+  signal: AbortSignal | undefined,
+): Promise<Download> {
   let res: Response;
   try {
     res = await fetchImpl(url, { redirect: "follow", ...init, method: "GET", signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
-  } catch (err) {
+  } catch {
     return {
       ok: false,
       reason: "failed",

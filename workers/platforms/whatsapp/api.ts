@@ -1,3 +1,4 @@
+import { withDeadline } from "../deadline.ts";
 import { codeForStatus, PLATFORM_TIMEOUT_MS, PlatformApiError } from "../types.ts";
 import { errorMessage } from "../../log/index.ts";
 
@@ -40,19 +41,23 @@ export function graphError(status: number, body: unknown, retryAfterHeader: stri
 /** One Graph API call (JSON in and out) with the access token; refusals become {@link PlatformApiError}s. */
 export async function graph<T>(g: GraphSettings, method: "GET" | "POST", path: string, body?: unknown, what = `${method} ${path.split("?")[0]}`): Promise<T> {
   const url = `${g.apiBase.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
-  let res: Response;
-  try {
-    res = await g.fetch(url, {
-      method,
-      headers: { authorization: `Bearer ${g.accessToken}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      redirect: "manual",
-      signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
-    });
-  } catch (err) {
-    throw new PlatformApiError("whatsapp", "network", `WhatsApp unreachable: ${errorMessage(err)}`);
-  }
-  const parsed: unknown = await res.json().catch(() => null);
+  // A timer cleared with the call (deadline.ts): the Relay object sends gateways' replies through here, and must be able to hibernate.
+  const { res, parsed } = await withDeadline(PLATFORM_TIMEOUT_MS, async (signal) => {
+    let res: Response;
+    try {
+      res = await g.fetch(url, {
+        method,
+        headers: { authorization: `Bearer ${g.accessToken}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        redirect: "manual",
+        signal,
+      });
+    } catch (err) {
+      throw new PlatformApiError("whatsapp", "network", `WhatsApp unreachable: ${errorMessage(err)}`);
+    }
+    const parsed: unknown = await res.json().catch(() => null);
+    return { res, parsed };
+  });
   if (!res.ok) throw graphError(res.status, parsed, res.headers.get("retry-after"), what);
   return parsed as T;
 }
