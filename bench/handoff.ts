@@ -5,13 +5,17 @@
  *   event — production: the session's own object claims a request as it lands;
  *   poll  — the original 2-second polling watcher, as the baseline: the bench wrapper
  *           entry (BENCH_HANDOFF_POLL_MS=2000) makes claims wait for the watcher's next tick.
- * Prints p50/p99/mean per mode and the ratios.
- * Run: npm run bench:handoff [-- --handoffs 200 --concurrency 10]
+ * Prints p50/p99/mean per mode and the ratios. Then platform → platform (bench/handoff-chats.ts):
+ * `/handoff slack` in a Telegram DM, to the same person's Slack DM (`--chats`, 0 skips it).
+ * Run: npm run bench:handoff [-- --handoffs 200 --concurrency 10 --chats 50]
  */
 import { parseArgs } from "node:util";
+import { chatHandoffs } from "./handoff-chats.ts";
 import { benchWorker, handoffTimes, main, mean, newSession, percentile, pool, ratio, startFakes, summary, type Fakes, type HandoffTimes } from "./lib.ts";
 
-const { values } = parseArgs({ options: { handoffs: { type: "string", default: "200" }, concurrency: { type: "string", default: "10" } } });
+const { values } = parseArgs({
+  options: { handoffs: { type: "string", default: "200" }, concurrency: { type: "string", default: "10" }, chats: { type: "string", default: "50" } },
+});
 const N = Number(values.handoffs);
 const C = Number(values.concurrency);
 const FORUM = "-100999";
@@ -50,4 +54,27 @@ main("bench/handoff", 30 * 60_000, async () => {
   console.log(
     `pickup: the watcher takes ${ratio(mean(pp), mean(ep))} as long as event pickup (means), ${ratio(percentile(pp, 50), percentile(ep, 50))} at p50; event pickup p99 ${percentile(ep, 99).toFixed(1)} ms (target < 100 ms); completed p50 ${percentile(col(event, "completed"), 50).toFixed(1)} ms (target < 300 ms)`,
   );
+  const chats = Number(values.chats);
+  if (chats > 0) {
+    const t = await chatHandoffs(f, chats, C);
+    console.log(`platform → platform: ${chats} people, /handoff slack in a Telegram DM → their Slack DM, ${C} at a time`);
+    console.log(
+      summary(
+        "chat: /handoff webhook → 200",
+        t.map((x) => x.ack),
+      ),
+    );
+    console.log(
+      summary(
+        "chat: → notice in the Slack DM",
+        t.map((x) => x.arrived),
+      ),
+    );
+    console.log(
+      summary(
+        "chat: → 'moved' line in Telegram",
+        t.map((x) => x.told),
+      ),
+    );
+  }
 });

@@ -2,10 +2,10 @@ import type { Writable } from "node:stream";
 import type { Message, Session } from "./api-types.ts";
 import { PipedInput, TtyInput, type ChatInput } from "./chat-input.ts";
 import { ApiRefusal, CliError, type ApiClient } from "./client.ts";
-import { println, type CliIo, type Style } from "./io.ts";
+import { askLine, println, type CliIo, type Style } from "./io.ts";
 import { HANDOFF_USAGE, runHandoff } from "./handoff.ts";
 import { replyView } from "./reply-view.ts";
-import { formatSessionList, getSession, listSessions, recap, resolveSession } from "./sessions.ts";
+import { formatSessionList, getSession, listSessions, minutesAgo, parkedSession, recap, resolveSession } from "./sessions.ts";
 import { chatSpinner, type Spinner } from "./spinner.ts";
 
 export interface ChatOptions {
@@ -38,7 +38,7 @@ export const CHAT_HELP = [
   "  /new                      start a fresh session with your next message",
   "  /sessions                 list recent sessions, numbered",
   "  /resume [n|id|title]      continue a session (no argument: list them)",
-  "  /handoff <platform>       move this session to telegram, discord or slack",
+  "  /handoff <platform> [dm]  move this session to a platform's home channel (dm: your DM there)",
   "  /help                     this help",
   "  /quit, /exit              leave (the session stays; resume it later)",
 ];
@@ -105,7 +105,10 @@ export class Chat {
     await this.#client.health();
     await this.#client.checkToken();
     if (resume) await this.#resume(resume);
-    else if (this.#tty) this.#note(`hermes-edge chat · ${this.#client.target.baseUrl} · /help for commands`);
+    else if (this.#tty) {
+      this.#note(`hermes-edge chat · ${this.#client.target.baseUrl} · /help for commands`);
+      await this.#offerParked();
+    }
     const input: ChatInput = this.#tty ? new TtyInput(this.#io, this.#style.bold("you › "), CHAT_COMMANDS) : new PipedInput(this.#io);
     this.#input = input;
     const onSigint = () => this.#onInterrupt();
@@ -136,6 +139,16 @@ export class Chat {
       this.#input = null;
     }
     return this.#failed && !this.#tty ? 1 : 0;
+  }
+
+  /** A session a chat handed to the CLI (`/handoff cli`) and nobody continued yet: offered before the first prompt. */
+  async #offerParked(): Promise<void> {
+    const now = this.#io.now();
+    const parked = parkedSession(await listSessions(this.#client, 50), now);
+    if (!parked?.handoff?.finished_at) return;
+    const from = parked.handoff.from ?? parked.source;
+    const answer = await askLine(this.#io, `a session was handed to the CLI from ${from} ${minutesAgo(parked.handoff.finished_at, now)}: resume? [Y/n] `);
+    if (answer === null || !/^n/i.test(answer)) await this.#resume(parked.id);
   }
 
   /** Ctrl-C: stop a wait, or the running reply (a second Ctrl-C drops the stream); otherwise leave. */
@@ -205,6 +218,12 @@ export class Chat {
       this.#error("nothing to hand off yet: send a message first, or /resume a session");
       return "continue";
     }
+    // `/handoff whatsapp dm`: your own DM there (the account linked with hermes-edge link).
+    const [platform = "", where = "", ...extra] = arg.toLowerCase().split(/\s+/);
+    if (extra.length > 0 || (where !== "" && where !== "dm")) {
+      this.#error(`unexpected '${arg.slice(platform.length).trim()}': /handoff <platform> [dm]`);
+      return "continue";
+    }
     const session = (await getSession(this.#client, this.#session.id)) ?? this.#session;
     this.#waiting = new AbortController();
     try {
@@ -213,7 +232,8 @@ export class Chat {
         io: this.#io,
         style: this.#style,
         session,
-        platform: arg.toLowerCase(),
+        platform,
+        ...(where === "dm" ? { person: "operator" } : {}),
         thread: true,
         wait: true,
         progress: this.#chatter,

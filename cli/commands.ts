@@ -74,6 +74,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       { name: "yes", short: "y", type: "boolean", help: "delete without asking" },
       { name: "to", type: "string", value: "<platform>[:<chat_id>]", help: "where to hand the session off to", choices: PLATFORM_NAMES },
       { name: "no-thread", type: "boolean", help: "hand off into the channel itself, not a new thread" },
+      { name: "dm", type: "boolean", help: "to the DM of your account there (linked to this CLI with hermes-edge link)" },
       { name: "no-wait", type: "boolean", help: "return once the handoff is queued" },
       { name: "json", type: "boolean", help: "print the object the matching API route returns" },
     ],
@@ -85,8 +86,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       {
         name: "handoff",
         args: REF,
-        flags: ["to", "no-thread", "no-wait", "json"],
-        help: "move a session to a platform's home channel (or that chat); waits\nfor the result and exits 0 only when it completed (--no-wait: once queued)",
+        flags: ["to", "no-thread", "dm", "no-wait", "json"],
+        help: "move a session to a platform's home channel (or that chat, or with --dm your DM); waits\nfor the result and exits 0 only when it completed (--no-wait: once queued)",
       },
       {
         name: "export",
@@ -102,6 +103,14 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "delete a session everywhere: transcript, summary, usage, files;\na chat bound to it starts fresh (asks first unless --yes)",
       },
     ],
+  },
+  {
+    name: "link",
+    summary: "link this CLI to your account on a platform (the code /link gave you there)",
+    synopsis: "link <code> [--json]",
+    about:
+      "Send /link to the bot in a DM on a platform; it answers with a one-time code (10 minutes).\nRun hermes-edge link <code> to join that account and the operator's CLI into one person:\n`sessions handoff --dm` can then hand sessions to that DM, and /handoff cli in a chat parks\nsessions for `hermes-edge chat`. /whoami in the chat lists the linked accounts.",
+    flags: [{ name: "json", type: "boolean", help: "print the object POST /v1/links returns" }],
   },
   {
     name: "usage",

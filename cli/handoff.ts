@@ -28,6 +28,8 @@ export interface HandoffOptions {
   platform: string;
   chatId?: string | undefined;
   thread: boolean;
+  /** A person's DM instead of the home channel: `operator` (the accounts linked to this CLI). */
+  person?: string;
   wait: boolean;
   /** Progress lines go here (stderr when stdout carries JSON). */
   progress: Writable & { isTTY?: boolean };
@@ -40,8 +42,9 @@ export type HandoffResult = { outcome: "completed" | "failed" | "timeout" | "que
 const PLATFORM_LIST = "telegram, discord or slack";
 
 /** Usage of the chat command, also shown when it is given no platform. */
-export const HANDOFF_USAGE = `Usage: /handoff <platform>   (${PLATFORM_LIST})
-Moves this session to that platform's home channel (a fresh thread there when it can).
+export const HANDOFF_USAGE = `Usage: /handoff <platform> [dm]   (${PLATFORM_LIST})
+Moves this session to that platform's home channel (a fresh thread there when it can),
+or with dm to your own DM there (the account linked to this CLI with hermes-edge link).
 The session is kept: come back to it any time with hermes-edge chat --resume <id>.`;
 
 /**
@@ -60,6 +63,11 @@ async function precheck(o: HandoffOptions): Promise<string> {
     throw new CliError(
       `${o.platform} is not configured on the Worker${missing || ` (see README: "${o.platform.charAt(0).toUpperCase()}${o.platform.slice(1)}")`}`,
     );
+  }
+  if (o.person) {
+    const { session } = await o.client.json<{ session: Session }>("GET", `/v1/sessions/${encodeURIComponent(o.session.id)}`);
+    if (session.running) throw new CliError("the agent is busy: wait for the current reply to finish (or stop it), then hand off again");
+    return `${o.platform} DM of the account linked to this CLI`;
   }
   const home = o.chatId ? { chat_id: o.chatId, thread_id: null, source: "request" } : p.home_channel;
   if (!home)
@@ -111,7 +119,12 @@ export async function runHandoff(o: HandoffOptions): Promise<HandoffResult> {
   say(`→ ${await precheck(o)}`);
   const id = encodeURIComponent(o.session.id);
   try {
-    await o.client.json("POST", `/v1/sessions/${id}/handoff`, { platform: o.platform, ...(o.chatId ? { chat_id: o.chatId } : {}), thread: o.thread });
+    await o.client.json("POST", `/v1/sessions/${id}/handoff`, {
+      platform: o.platform,
+      ...(o.chatId ? { chat_id: o.chatId } : {}),
+      ...(o.person ? { person: o.person } : {}),
+      thread: o.thread,
+    });
   } catch (err) {
     if (err instanceof ApiRefusal && err.code === "turn_in_progress")
       throw new CliError("the agent is busy: wait for the current reply to finish (or stop it), then hand off again");

@@ -92,6 +92,7 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
           platform: platform.toLowerCase(),
           chatId: chat.length > 0 ? chat.join(":") : undefined,
           thread: values["no-thread"] !== true,
+          ...(values.dm === true ? { person: "operator" } : {}),
           wait: values["no-wait"] !== true,
           progress: values.json ? io.stderr : io.stdout,
         });
@@ -127,6 +128,17 @@ export function createCli(argv: string[], io: CliIo = processIo()) {
         return importSessions(ctx, ref);
       }
       throw usage(cmd, `unknown sessions command '${sub}'`);
+    },
+
+    async link({ values, positionals }, cmd) {
+      const [code, ...extra] = positionals;
+      if (!code || extra.length > 0)
+        throw usage(cmd, code ? `link takes one code (got '${positionals.join(" ")}')` : "link needs the code /link gave you in a chat");
+      const body = await client().json<{ person: { accounts: Array<{ platform: string; user_id: string }> }; message: string }>("POST", "/v1/links", { code });
+      if (values.json) return (out(JSON.stringify(body)), 0);
+      const others = body.person.accounts.filter((a) => a.platform !== "cli").map((a) => `${a.platform} user ${a.user_id}`);
+      out(style.green(`Linked: this CLI is now the same person as ${others.join(", ")}.`));
+      return 0;
     },
 
     async usage({ values, positionals }, cmd) {

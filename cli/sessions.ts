@@ -26,8 +26,34 @@ export async function getSession(client: ApiClient, id: string): Promise<Session
   }
 }
 
+/** A parked session is offered by `hermes-edge chat` for this long after `/handoff cli`. */
+export const PARKED_OFFER_MS = 24 * 60 * 60_000;
+
 /**
- * Finds a session from what a user typed: `latest`, an id, a title, or a unique prefix of
+ * The newest session a chat parked for the CLI (`/handoff cli`) and nobody continued since
+ * (no message after it was parked), within {@link PARKED_OFFER_MS}; null when none.
+ */
+export function parkedSession(sessions: readonly Session[], now: number): Session | null {
+  const parked = sessions.filter((s) => {
+    const h = s.handoff;
+    return (
+      h?.platform === "cli" && h.state === "completed" && h.finished_at !== null && s.last_active_at <= h.finished_at && now - h.finished_at < PARKED_OFFER_MS
+    );
+  });
+  return parked.sort((a, b) => (b.handoff?.finished_at ?? 0) - (a.handoff?.finished_at ?? 0))[0] ?? null;
+}
+
+/** "2 min ago", "3 h ago": how long since a session was parked, for the offer. */
+export function minutesAgo(then: number, now: number): string {
+  const min = Math.max(0, Math.floor((now - then) / 60_000));
+  if (min < 1) return "just now";
+  if (min < 120) return `${min} min ago`;
+  return `${Math.floor(min / 60)} h ago`;
+}
+
+/**
+ * Finds a session from what a user typed: `latest` (a session parked for the CLI first,
+ * else the most recently active), an id, a title, or a unique prefix of
  * either. `recent` is the numbered list shown last, for `/resume 2`.
  */
 export async function resolveSession(client: ApiClient, ref: string, recent: readonly Session[] = []): Promise<Session> {
@@ -43,8 +69,9 @@ export async function resolveSession(client: ApiClient, ref: string, recent: rea
   }
   const all = await listSessions(client, 200);
   if (r === "latest") {
-    if (!all[0]) throw new CliError("there are no sessions yet");
-    return all[0];
+    const first = parkedSession(all, Date.now()) ?? all[0];
+    if (!first) throw new CliError("there are no sessions yet");
+    return first;
   }
   const exactTitle = all.find((s) => s.title === r);
   if (exactTitle) return exactTitle;

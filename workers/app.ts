@@ -4,6 +4,7 @@ import { limitBody, limitTransactionBody, requireApiToken } from "./http/auth.ts
 import { errorBody, handleError } from "./http/errors.ts";
 import { dataRoutes, usageRoutes } from "./http/data.ts";
 import { handoffRoutes } from "./http/handoff.ts";
+import { peopleRoutes } from "./http/people.ts";
 import { platformRoutes } from "./http/platforms.ts";
 import { relayMedia, relayStatusRoutes, relayUpgrade, relayUpload } from "./http/relay.ts";
 import { sessionRoutes } from "./http/sessions.ts";
@@ -26,6 +27,7 @@ app.route("/v1/platforms", platformRoutes);
 app.route("/v1/usage", usageRoutes);
 app.route("/v1/relay", relayStatusRoutes);
 app.route("/v1/status", statusRoutes);
+app.route("/v1", peopleRoutes);
 app.get("/relay", (c) => relayUpgrade(c.req.raw, c.env));
 app.get("/relay/media/*", (c) => relayMedia(c.req.raw, c.env));
 app.put("/relay/upload/*", (c) => relayUpload(c.req.raw, c.env));

@@ -17,6 +17,13 @@ export type ErrorCode =
   | "payload_too_large"
   | "platform_not_configured"
   | "no_home_channel"
+  | "no_direct_chat"
+  | "wrong_code"
+  | "own_code"
+  | "too_many_guesses"
+  | "already_linked"
+  | "platform_taken"
+  | "not_allowed"
   | "unknown_platform"
   | "not_configured"
   | "internal";

@@ -119,6 +119,17 @@ export class Inbox extends DurableObject<Env> {
     return true;
   }
 
+  /**
+   * Gives the key back to `sessionId` after a handoff that had unbound it died: only when
+   * nothing took the key meanwhile (a message there since starts its own session).
+   */
+  async restore(input: { sessionId: string; origin: Binding["origin"]; bound: boolean }): Promise<boolean> {
+    if (this.#store.binding()) return false;
+    this.#store.setBinding({ sessionId: input.sessionId, bound: input.bound, origin: input.origin, updatedAt: Date.now() });
+    await this.#syncRoute();
+    return true;
+  }
+
   /** True the first time this object sees a delivery (an answer that needs no session, given once). */
   async firstSight(deliveryKey: string): Promise<boolean> {
     return this.#store.firstTime(deliveryKey, Date.now());
@@ -271,7 +282,7 @@ export class Inbox extends DurableObject<Env> {
     if (budget === null) return false;
     const now = Date.now();
     const day = utcDay(now);
-    const used = await usedToday(db(this.env), `${event.source.platform}:${event.source.userId}`, day);
+    const used = await usedToday(this.env.DB, `${event.source.platform}:${event.source.userId}`, day);
     if (used < budget) return false;
     const toldKey = `budget_told:${event.source.userId}`;
     if (this.#store.meta(toldKey) !== day) {

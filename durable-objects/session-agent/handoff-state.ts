@@ -1,3 +1,4 @@
+import type { ReplyTarget, SessionSource } from "../../workers/platforms/types.ts";
 import type { SessionRecord } from "./record.ts";
 
 /**
@@ -14,13 +15,29 @@ export const HANDOFF_ERROR_MAX = 500;
 /** The error a stale running handoff is failed with; it is never re-queued (a retry could deliver twice). */
 export const STALE_HANDOFF_ERROR = "gateway stopped mid-handoff; re-run /handoff to try again";
 
+/** The chat a `/handoff` was sent in: unbound from the session and told where it went, once it went. */
+export interface HandoffOrigin {
+  /** Its session key. */
+  key: string;
+  source: SessionSource;
+  target: ReplyTarget;
+}
+
+/** The platform name of a handoff that parks the session for the operator's CLI (`/handoff cli`). */
+export const CLI_DESTINATION = "cli";
+
 /** What a request asks for. */
 export interface HandoffRequest {
+  /** A platform, or {@link CLI_DESTINATION}. */
   platform: string;
   /** An explicit destination chat; null means the platform's home channel. */
   chatId: string | null;
   /** Open a fresh thread in the destination (default), or post in the chat itself. */
   thread: boolean;
+  /** A person's DM on `platform` instead: their user id there. */
+  dmUser?: string | null;
+  /** The chat it was asked for in (null: the CLI, console or API). */
+  from?: HandoffOrigin | null;
 }
 
 /** Where a completed handoff went. */
@@ -50,6 +67,10 @@ export function request(rec: SessionRecord, req: HandoffRequest, now: number): P
     handoffDestUrl: null,
     handoffDestKey: null,
     handoffTurnId: null,
+    handoffDmUser: req.dmUser ?? null,
+    handoffOrigin: req.from ?? null,
+    handoffFrom: req.from?.source.platform ?? null,
+    handoffReleased: null,
   };
 }
 

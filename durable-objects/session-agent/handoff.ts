@@ -1,20 +1,25 @@
-import { handoffThreadName, handoffNotice } from "../../workers/conversations/handoff-texts.ts";
+import { handoffFailedText, handoffNotice, movedText, parkedText } from "../../workers/conversations/handoff-texts.ts";
 import { homeChannel, homeRefusal } from "../../workers/conversations/home.ts";
 import { inbox } from "../../workers/conversations/stubs.ts";
-import { describeHandoffDestination, isPlatformName, type PlatformName } from "../../workers/platforms/names.ts";
+import { describeHandoffDestination, isPlatformName, PLATFORM_LABEL } from "../../workers/platforms/names.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import { MissingRowError, type SessionRuntime } from "../../workers/runtime/index.ts";
-import { settings } from "../../workers/settings.ts";
 import { handoffJson, type HandoffJson } from "../../workers/db/json.ts";
-import { claim, complete, fail, request, STALE_HANDOFF_ERROR, type HandoffDestination, type HandoffRequest } from "./handoff-state.ts";
+import {
+  claim,
+  CLI_DESTINATION,
+  complete,
+  fail,
+  request,
+  STALE_HANDOFF_ERROR,
+  type HandoffDestination,
+  type HandoffOrigin,
+  type HandoffRequest,
+} from "./handoff-state.ts";
+import { HandoffFailure, placeFor } from "./handoff-place.ts";
 import type { SessionRecord } from "./record.ts";
 import { errorMessage } from "../../workers/log/index.ts";
-
-/** An expected failure: the handoff is marked failed with this message. */
-export class HandoffFailure extends Error {
-  override readonly name = "HandoffFailure";
-}
 
 /** What the runner needs from its session object. */
 export interface HandoffHost {
@@ -25,14 +30,6 @@ export interface HandoffHost {
   /** Applies a change to the session row (and tells waiters and the D1 mirror). */
   update(patch: Partial<SessionRecord>): SessionRecord | null;
   log(line: string, err?: unknown): void;
-}
-
-/** Who the destination's key is for in a chat that keys per user. */
-function keyUser(env: Env, platform: PlatformName, setBy: string | null): string {
-  if (setBy) return setBy;
-  const allowed = settings(env).platforms[platform].allowed;
-  const only = allowed.kind === "some" && allowed.ids.size === 1 ? [...allowed.ids][0] : undefined;
-  return only ?? "handoff";
 }
 
 /**
@@ -79,7 +76,13 @@ export class HandoffRunner {
    */
   async destinationFor(req: HandoffRequest): Promise<{ ok: true; to: string } | { ok: false; message: string }> {
     const { platform } = req;
+    if (platform === CLI_DESTINATION) return { ok: true, to: "the operator's CLI (hermes-edge chat offers it)" };
     if (!isPlatformName(platform)) return { ok: false, message: `unknown platform '${platform}'` };
+    if (req.dmUser) {
+      const adapter = adapterFor(this.#h.env, platform);
+      if (!adapter?.directTarget) return { ok: false, message: `${PLATFORM_LABEL[platform]} cannot open a private chat with a user from here` };
+      return { ok: true, to: `${platform} DM of user ${req.dmUser}` };
+    }
     if (req.chatId)
       return {
         ok: true,
@@ -142,57 +145,70 @@ export class HandoffRunner {
   }
 
   async #run(): Promise<void> {
+    let where = this.#record().handoffPlatform ?? "?";
     try {
-      const dest = await this.#carryOut();
+      const { dest, label } = await this.#carryOut((l) => (where = l));
       const rec = this.#h.record();
       const done = rec && complete(rec, dest, this.#h.now());
       if (!done) throw new HandoffFailure("the handoff was no longer running when it finished");
-      this.#h.update(done);
+      const after = this.#h.update(done);
+      const origin = rec.handoffOrigin;
+      if (origin && after) {
+        const prefix = adapterFor(this.#h.env, origin.source.platform)?.commands.prefix ?? "/";
+        const url = handoffJson(after)?.destination?.url ?? null;
+        await this.#tell(origin, dest.chatId === CLI_DESTINATION ? parkedText(rec.id, prefix) : movedText(label, rec.id, url, prefix));
+      }
     } catch (err) {
       const reason = err instanceof HandoffFailure ? err.message : `handoff failed: ${errorMessage(err)}`;
       this.#h.log(`handoff failed: ${reason}`);
       const rec = this.#h.record();
       const failed = rec && fail(rec, reason, this.#h.now(), ["running"]);
       if (failed) this.#h.update(failed);
+      if (rec?.handoffOrigin) {
+        await this.#restore(rec);
+        await this.#tell(rec.handoffOrigin, handoffFailedText(where, reason));
+      }
     }
   }
 
-  async #carryOut(): Promise<HandoffDestination> {
+  /** A line in the chat the handoff was asked for in (never fails the handoff). */
+  async #tell(origin: HandoffOrigin, text: string): Promise<void> {
+    const adapter = adapterFor(this.#h.env, origin.source.platform);
+    await adapter?.post(origin.target, text).catch((err: unknown) => this.#h.log("could not tell the chat the handoff came from", err));
+  }
+
+  /** The chat the handoff came from is unbound: its next message starts afresh (/resume brings this session back). */
+  async #release(rec: SessionRecord, destKey: string | null): Promise<void> {
+    const origin = rec.handoffOrigin;
+    if (!origin || origin.key === destKey) return;
+    this.#h.update({ handoffReleased: 1 });
+    await inbox(this.#h.env, origin.key).unbind(rec.id);
+  }
+
+  /** An undone handoff gives its chat back the session, unless something took the chat meanwhile. */
+  async #restore(rec: SessionRecord): Promise<void> {
+    const origin = rec.handoffOrigin;
+    if (!origin || !rec.handoffReleased) return;
+    await inbox(this.#h.env, origin.key).restore({ sessionId: rec.id, origin: origin.source, bound: Boolean(origin.source.threadId) });
+    this.#h.update({ handoffReleased: null });
+  }
+
+  async #carryOut(named: (label: string) => void): Promise<{ dest: HandoffDestination; label: string }> {
     const { env } = this.#h;
     const rec = this.#record();
     const platform = rec.handoffPlatform ?? "";
+    if (platform === CLI_DESTINATION) {
+      named("the operator's CLI");
+      // Parked: the session waits for `hermes-edge chat`; only the chat it came from changes.
+      await this.#release(rec, null);
+      return { dest: { chatId: CLI_DESTINATION, threadId: null }, label: "the operator's CLI" };
+    }
     if (!isPlatformName(platform)) throw new HandoffFailure(`unknown platform '${platform}'`);
     const adapter = adapterFor(env, platform);
     if (!adapter) throw new HandoffFailure(`${platform} is not configured on this Worker`);
-    const stored = rec.handoffChatId ? null : await homeChannel(env, platform);
-    // Read again at pickup (it may have changed since the request): never a non-admin's chat.
-    const refused = stored && homeRefusal(env, platform, stored);
-    if (refused) throw new HandoffFailure(refused);
-    const home = rec.handoffChatId
-      ? { chatId: rec.handoffChatId, threadId: null, setBy: null }
-      : stored
-        ? { chatId: stored.chat_id, threadId: stored.thread_id, setBy: stored.set_by }
-        : null;
-    if (!home) throw new HandoffFailure(`no home channel configured for ${platform}; run /sethome in the destination chat first`);
-
     const title = rec.title ?? rec.id.slice(0, 8);
-    let thread = null;
-    if (rec.handoffThread !== 0) {
-      thread = await adapter.createHandoffThread(home.chatId, handoffThreadName(title)).catch((err: unknown) => {
-        this.#h.log(`${platform}: no handoff thread, using the chat itself`, err);
-        return null;
-      });
-    }
-    const dest: HandoffDestination = thread ?? { chatId: home.chatId, threadId: home.threadId };
-    const { source, target } = await adapter.destination(dest.chatId, dest.threadId);
-    const origin = { ...source, userId: keyUser(env, platform, home.setBy) };
-    // Outside threads a shared chat keys per user: the key must be someone's, or no real
-    // message there would ever continue the session.
-    if (origin.chatType !== "dm" && !origin.threadId && origin.userId === "handoff") {
-      throw new HandoffFailure(
-        `cannot tell whose session ${dest.chatId} should continue: send /sethome in that chat (its sender becomes the owner), or hand off into a thread`,
-      );
-    }
+    const { dest, source: origin, target, label } = await placeFor(env, adapter, rec, (line, err) => this.#h.log(line, err));
+    named(label);
     const key = buildSessionKey(origin);
     const gate = adapter.handoffGate ? await adapter.handoffGate(dest.chatId, title, await inbox(env, key).lastInbound()) : { ok: true as const };
     if (!gate.ok) throw new HandoffFailure(gate.reason);
@@ -200,20 +216,22 @@ export class HandoffRunner {
     this.#h.update({ handoffDestKey: key });
     await inbox(env, key).bind({ sessionId: rec.id, origin, bound: true });
     // The platform's own notice (a WhatsApp template) went out: the user's answer continues the session.
-    if (gate.announced) return dest;
-
-    const taken = this.#h.runtime.enqueue({
-      content: handoffNotice(title, platform),
-      origin: "internal",
-      target,
-      deliveryKey: `handoff:${rec.id}:${rec.handoffRequestedAt ?? 0}`,
-    });
-    if (!taken) throw new HandoffFailure("this handoff's turn already ran once");
-    this.#h.update({ handoffTurnId: taken.turnId });
-    const { outcome, delivery } = await this.#h.runtime.waitTurn(taken.turnId);
-    if (outcome.error) throw new HandoffFailure(`the agent could not answer: ${outcome.error.message}`);
-    if (delivery?.end === "failed") throw new HandoffFailure(`could not deliver to ${platform}: ${delivery.error ?? "the platform refused"}`);
-    return dest;
+    if (!gate.announced) {
+      const from = rec.handoffOrigin ? PLATFORM_LABEL[rec.handoffOrigin.source.platform] : "the CLI";
+      const taken = this.#h.runtime.enqueue({
+        content: handoffNotice(title, platform, from),
+        origin: "internal",
+        target,
+        deliveryKey: `handoff:${rec.id}:${rec.handoffRequestedAt ?? 0}`,
+      });
+      if (!taken) throw new HandoffFailure("this handoff's turn already ran once");
+      this.#h.update({ handoffTurnId: taken.turnId });
+      const { outcome, delivery } = await this.#h.runtime.waitTurn(taken.turnId);
+      if (outcome.error) throw new HandoffFailure(`the agent could not answer: ${outcome.error.message}`);
+      if (delivery?.end === "failed") throw new HandoffFailure(`could not deliver to ${platform}: ${delivery.error ?? "the platform refused"}`);
+    }
+    await this.#release(rec, key);
+    return { dest, label };
   }
 
   /**
@@ -232,6 +250,10 @@ export class HandoffRunner {
       if (this.#h.runtime.transcript.deactivateTurn(rec.handoffTurnId) > 0) this.#h.runtime.forgetHistory();
     }
     if (rec.handoffDestKey) await inbox(this.#h.env, rec.handoffDestKey).unbind(rec.id);
+    if (rec.handoffOrigin) {
+      await this.#restore(rec);
+      await this.#tell(rec.handoffOrigin, handoffFailedText(rec.handoffPlatform ?? "?", reason));
+    }
     this.#h.log("reclaimed a handoff left running by a stopped instance");
     return true;
   }

@@ -341,7 +341,7 @@ export class SessionAgent extends DurableObject<Env> {
   async requestHandoff(req: HandoffRequest): Promise<HandoffAnswer> {
     if (!(await this.#session())) return NOT_FOUND;
     const dest = await this.#ho.destinationFor(req);
-    if (!dest.ok) return { ok: false, code: "no_home_channel", message: dest.message };
+    if (!dest.ok) return { ok: false, code: req.dmUser ? "no_direct_chat" : "no_home_channel", message: dest.message };
     const answer = this.#ho.request(req);
     if (answer.ok) await this.#wake.by(Date.now() + 1_000);
     return answer.ok ? { ok: true, to: dest.to } : answer;

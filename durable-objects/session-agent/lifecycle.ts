@@ -42,7 +42,8 @@ export function transcriptView(rec: SessionRecord, rt: SessionRuntime): Transcri
 
 /** The session's own storage as an export. */
 export function exportSession(rec: SessionRecord, rt: SessionRuntime): SessionExport {
-  const { summary, foldedThrough, handoffDestKey: _k, handoffTurnId: _t, ...row } = rec;
+  // Where a chat's handoff came from (a reply target: a Discord interaction token, say) stays in the object.
+  const { summary, foldedThrough, handoffDestKey: _k, handoffTurnId: _t, handoffOrigin: _o, handoffReleased: _r, handoffDmUser: _d, ...row } = rec;
   return {
     session: row as SessionExport["session"],
     messages: rt.transcript.rows({ includeInactive: true }).map((m) => ({
@@ -87,6 +88,9 @@ export function recordFromExport(data: SessionExport, now = Date.now()): Session
     turnStartedAt: null,
     handoffDestKey: null,
     handoffTurnId: null,
+    handoffOrigin: null,
+    handoffReleased: null,
+    handoffDmUser: null,
     ...summary,
   };
   rec.handoffDestUrl = webUrl(rec.handoffDestUrl);

@@ -2,6 +2,7 @@ import type { SessionRow } from "../../workers/db/schema.ts";
 import type { SessionSeed } from "../../workers/db/seed.ts";
 import { newSessionId, titleFrom } from "../../workers/db/ids.ts";
 import { migrate, num, type Sql } from "../../workers/runtime/index.ts";
+import type { HandoffOrigin } from "./handoff-state.ts";
 
 /** The session row this object owns, with the facts it keeps for itself beside it. */
 export interface SessionRecord extends SessionRow {
@@ -9,6 +10,12 @@ export interface SessionRecord extends SessionRow {
   handoffDestKey?: string | null;
   /** The turn of a handoff's notice (hidden again if the handoff dies). */
   handoffTurnId?: string | null;
+  /** A handoff to a person's DM: their user id on the destination platform. */
+  handoffDmUser?: string | null;
+  /** The chat a `/handoff` was sent in. */
+  handoffOrigin?: HandoffOrigin | null;
+  /** 1 once that chat was unbound from the session (bound again if the handoff dies). */
+  handoffReleased?: number | null;
   /** The rolling summary of the turns folded out of model requests. */
   summary?: string | null;
   /** The stored id of the last message the summary covers (0: none folded). */
@@ -51,6 +58,7 @@ export function newRecord(seed: SessionSeed, now: number, id = newSessionId(now)
     handoffDestChatId: null,
     handoffDestThreadId: null,
     handoffDestUrl: null,
+    handoffFrom: null,
     instructions: null,
   };
 }

@@ -37,7 +37,7 @@ export type HandoffAnswer =
   | { ok: true; to: string }
   | NotFound
   | { ok: false; code: "turn_in_progress" | "handoff_in_flight" }
-  | { ok: false; code: "no_home_channel"; message: string };
+  | { ok: false; code: "no_home_channel" | "no_direct_chat"; message: string };
 
 /** How long a turn may go without the object proving it is alive before recovery kicks in. */
 export const WATCHDOG_MS = 30_000;

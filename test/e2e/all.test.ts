@@ -10,6 +10,7 @@ describe("attachments through wrangler dev", async () => void (await import("./a
 describe("the CLI chat", async () => void (await import("./cli-chat.e2e.ts")));
 describe("the CLI data and status commands", async () => void (await import("./cli-data.e2e.ts")));
 describe("handoff", async () => void (await import("./handoff.e2e.ts")));
+describe("handoff between chats", async () => void (await import("./handoff-chats.e2e.ts")));
 describe("Discord Gateway", async () => void (await import("./discord-gateway.e2e.ts")));
 describe("WhatsApp", async () => void (await import("./whatsapp.e2e.ts")));
 describe("Matrix", async () => void (await import("./matrix.e2e.ts")));

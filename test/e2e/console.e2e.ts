@@ -191,6 +191,34 @@ describe.skipIf(executable === null)("the web console in Chromium", () => {
     await screenshot(page, "session-handoff");
   });
 
+  it("lists people with their linked accounts, and hands a session to a person's DM", async () => {
+    // Telegram user 1002 asks for a code and the operator's CLI uses it (hermes-edge link).
+    await fetch(`${h.worker.url}/webhooks/telegram`, { method: "POST", headers: telegramHeaders(), body: JSON.stringify(tg.command("link", "", 1002)) });
+    const offer = await h.telegram.waitFor((c) => c.path.endsWith("/sendMessage") && String(c.body.text).includes("link code:"));
+    const code = /link code: (\S+)/.exec(String(offer.body.text))![1]!;
+    const linked = await fetch(`${h.worker.url}/v1/links`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${h.worker.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ code }),
+    });
+    const person = ((await linked.json()) as { person: { id: string } }).person.id;
+    const page = await signedIn();
+    await page.goto(`${h.worker.url}/#/people`);
+    await expect.poll(() => page.locator(`[data-person="${person}"]`).textContent()).toContain("telegram user 1002");
+
+    const id = await sessionWith("console: to a DM", "remind me about the dentist");
+    await page.goto(`${h.worker.url}/#/sessions/${id}`);
+    await page.getByLabel("Hand this session to").selectOption("telegram");
+    await page.getByLabel("Where on that platform").selectOption(person);
+    await page.getByRole("button", { name: "Hand off" }).click();
+    const done = page.locator('.handoff-state[data-state="completed"]');
+    await done.waitFor(WAIT);
+    expect(await done.textContent()).toContain("now in chat 1002");
+    await h.telegram.waitFor(
+      (c) => c.path.endsWith("/sendMessage") && String(c.body.chat_id) === "1002" && String(c.body.text).includes("handed off from the CLI"),
+    );
+  });
+
   it("saves a new title and instructions, and deletes the session only after the confirmation", async () => {
     const id = await sessionWith("console: to rename", "hello");
     const page = await signedIn();

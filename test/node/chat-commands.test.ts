@@ -68,9 +68,15 @@ describe("the permission check", () => {
 
   it("allowed users' commands refuse others as not allowed", () => {
     for (const name of byAudience("allowed")) {
-      expect(mayRun(name, asker(true, false))).toEqual({ ok: true });
-      expect(mayRun(name, asker(false, false))).toEqual({ ok: false, need: "allowed" });
+      const place = (CHAT_COMMANDS as readonly ChatCommandSpec[]).find((c) => c.name === name)!.where[0];
+      expect(mayRun(name, asker(true, false, place))).toEqual({ ok: true });
+      expect(mayRun(name, asker(false, false, place))).toEqual({ ok: false, need: "allowed" });
     }
+  });
+
+  it("/link works only in DMs (a code shown in a group could be taken by anyone there)", () => {
+    expect(mayRun("link", asker(true, false, "dm"))).toEqual({ ok: true });
+    for (const place of ["group", "channel", "thread"] as const) expect(mayRun("link", asker(true, false, place))).toEqual({ ok: false, need: "place" });
   });
 
   it("/sethome is for admins: an allowed user is refused as no admin, a stranger as not allowed, an admin passes", () => {

@@ -57,3 +57,22 @@ describe("regression: the operator could not see that a handoff would land in a 
     expect(calls.filter((c) => c.startsWith("POST"))).toEqual([]);
   });
 });
+
+describe("a handoff to the DM of the account linked to the CLI (--dm, /handoff <platform> dm)", () => {
+  it("needs no home channel and asks for the operator's person", async () => {
+    const { calls, client } = fakeWorker(null as unknown as Record<string, unknown>);
+    const bodies: unknown[] = [];
+    const post = client.json.bind(client);
+    client.json = (async (method: string, path: string, body?: unknown, signal?: AbortSignal) => {
+      if (method === "POST") bodies.push(body);
+      return post(method, path, body, signal);
+    }) as typeof client.json;
+    const progress = new PassThrough();
+    let out = "";
+    progress.on("data", (d: Buffer) => (out += d.toString()));
+    await runHandoff({ ...options(client, progress), person: "operator" });
+    expect(out).toContain("→ telegram DM of the account linked to this CLI");
+    expect(bodies).toEqual([{ platform: "telegram", person: "operator", thread: true }]);
+    expect(calls).toContain("POST /v1/sessions/s1/handoff");
+  });
+});

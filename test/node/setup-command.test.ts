@@ -78,7 +78,7 @@ describe("hermes-edge setup", () => {
     const r = await run(["setup", "discord", "--url", URL], { DISCORD_BOT_TOKEN: DISCORD_TEST.botToken, DISCORD_APPLICATION_ID: DISCORD_TEST.applicationId });
     expect(r.code).toBe(0);
     expect(r.out).toContain(
-      'registered /ask, /stop, /new, /resume, /status, /instructions, /compact, /tools, /sethome, /whoami, /help, "Ask hermes" (message menu)',
+      'registered /ask, /stop, /new, /resume, /status, /instructions, /compact, /tools, /handoff, /link, /unlink, /sethome, /whoami, /help, "Ask hermes" (message menu)',
     );
     expect(r.out).toContain(`interactions endpoint set to ${URL}/webhooks/discord`);
     const put = discord.calls.find((c) => c.method === "PUT")!;

@@ -79,7 +79,8 @@ export function platformVars(urls: {
     LLM_API_KEY: "test-llm-key",
     TELEGRAM_BOT_TOKEN: TELEGRAM_TEST.token,
     TELEGRAM_WEBHOOK_SECRET: TELEGRAM_TEST.secret,
-    TELEGRAM_ALLOWED_USERS: "1001,1002,1004",
+    // 1005: the handoff-chats run's Telegram user (its DM has no history from other suites).
+    TELEGRAM_ALLOWED_USERS: "1001,1002,1004,1005",
     // /sethome is for admins only: 1001 sets the forum as home in the handoff and console runs.
     TELEGRAM_ADMIN_USERS: "1001",
     TELEGRAM_API_ROOT: urls.telegram,
@@ -91,6 +92,8 @@ export function platformVars(urls: {
     SLACK_BOT_TOKEN: SLACK_TEST.token,
     SLACK_SIGNING_SECRET: SLACK_TEST.secret,
     SLACK_ALLOWED_USERS: "U1001",
+    // U1001 parks a session for the CLI (/handoff cli, admins only) in the handoff-chats run.
+    SLACK_ADMIN_USERS: "U1001",
     SLACK_API_URL: `${urls.slack}/api/`,
   };
 }

@@ -256,6 +256,9 @@ export class FakeDiscord extends FakeApi {
     }
     if (req.headers.get("authorization") !== `Bot ${DISCORD_TEST.botToken}`) return Response.json({ message: "401: Unauthorized" }, { status: 401 });
     if (/^\/channels\/\d+\/typing$/.test(p)) return new Response(null, { status: 204 });
+    // A DM channel with a user: the same channel every time (its id is the user's, prefixed, so tests can name it).
+    if (p === "/users/@me/channels" && call.method === "POST")
+      return Response.json({ id: `77${String(call.body.recipient_id)}`, type: 1, recipients: [{ id: String(call.body.recipient_id) }] });
     if (/^\/channels\/\d+\/messages\/\d+\/threads$/.test(p)) {
       const id = String(this.nextId());
       this.threads.add(id);
@@ -317,6 +320,9 @@ export class FakeSlack extends FakeApi {
         return Response.json({ ok: true, channel: call.body.channel, ts: `1700000000.${String(this.nextId()).padStart(6, "0")}` });
       case "chat.update":
         return Response.json({ ok: true, channel: call.body.channel, ts: call.body.ts });
+      case "conversations.open":
+        // The DM with a user, named after them (a real one is D + letters).
+        return Response.json({ ok: true, channel: { id: `D${String(call.body.users)}` } });
       default:
         return Response.json({ ok: false, error: "unknown_method" }, { status: 404 });
     }

@@ -25,6 +25,10 @@ export class FakeWorker {
   readonly busy = new Set<string>();
   /** What GET /v1/platforms answers. */
   platforms: unknown[] = [];
+  /** A session's handoff (GET answers it as the Worker would; none: null). */
+  readonly handoffs = new Map<string, unknown>();
+  /** A session's last activity (epoch ms; none: 0). */
+  readonly lastActive = new Map<string, number>();
   /** Messages of a session, for --resume. */
   readonly transcripts = new Map<string, Array<{ role: string; content: string }>>();
   #server: LoopbackServer | null = null;
@@ -74,11 +78,11 @@ export class FakeWorker {
       title: null,
       source: "cli",
       running: this.busy.has(id),
-      handoff: null,
+      handoff: this.handoffs.get(id) ?? null,
       model: "fake",
       session_key: null,
       started_at: 0,
-      last_active_at: 0,
+      last_active_at: this.lastActive.get(id) ?? 0,
       message_count: this.transcripts.get(id)?.length ?? 0,
       ended_at: null,
       end_reason: null,
@@ -97,6 +101,15 @@ export class FakeWorker {
     if (req.headers.get("authorization") !== `Bearer ${this.token}`)
       return Response.json({ error: { code: "unauthorized", message: "bad token" } }, { status: 401 });
     if (url.pathname === "/v1/platforms") return Response.json({ platforms: this.platforms });
+    if (url.pathname === "/v1/links" && req.method === "POST") {
+      const { code } = (await req.json()) as { code: string };
+      if (code !== "ABCD-EFGH") return Response.json({ error: { code: "wrong_code", message: "That code is wrong, used or expired." } }, { status: 400 });
+      const accounts = [
+        { platform: "telegram", user_id: "1001" },
+        { platform: "cli", user_id: "operator" },
+      ];
+      return Response.json({ person: { id: "person_1", accounts }, message: "Linked." });
+    }
     const m = /^\/v1\/sessions(?:\/([^/]+))?(?:\/(turns|messages|interrupt))?$/.exec(url.pathname);
     if (!m) return Response.json({ error: { code: "not_found", message: "no route" } }, { status: 404 });
     const [, id, action] = m;

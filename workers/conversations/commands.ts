@@ -9,7 +9,9 @@ import { describeSession, recentForSource, resolveForSource, seedFor } from "./s
 import { sessionAgent } from "./stubs.ts";
 import { maySetHome } from "./home.ts";
 import { createSession } from "./new-session.ts";
-import { helpText, whoamiText } from "./texts.ts";
+import { handoffCommand } from "./handoff-command.ts";
+import { linkCommand, unlinkCommand, whoamiAnswer } from "./people.ts";
+import { helpText } from "./texts.ts";
 
 /** What a chat command runs with: the key's Inbox hands it these. */
 export interface CommandContext {
@@ -34,7 +36,13 @@ export async function runCommand(ctx: CommandContext): Promise<string> {
     case "help":
       return helpText(ctx.adapter.commands);
     case "whoami":
-      return whoamiText(source.platform, source.userId, isAllowed(settings(env).platforms[source.platform].allowed, source.userId, source.userAltId));
+      return whoamiAnswer(env, source);
+    case "link":
+      return linkCommand(env, source, event.args, Date.now());
+    case "unlink":
+      return unlinkCommand(env, source, event.args);
+    case "handoff":
+      return handoffCommand(ctx);
     case "stop": {
       const sessionId = ctx.current();
       if (!sessionId) return "Nothing is running here.";

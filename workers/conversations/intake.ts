@@ -12,8 +12,11 @@ import { describeSession, suggestForSource } from "./sessions.ts";
 import { inbox, refusalKey, relayObject } from "./stubs.ts";
 import { helpText, refusalText, whoamiText } from "./texts.ts";
 
-/** Commands the connector answers itself for relayed platforms; the rest go to the gateway. */
-const LOCAL_ON_RELAY = new Set(["help", "sethome", "whoami"]);
+/**
+ * Commands the connector answers itself for relayed platforms; the rest go to the gateway.
+ * Linking lives in D1 at the edge; `/handoff` is answered here with why it cannot run.
+ */
+const LOCAL_ON_RELAY = new Set(["help", "sethome", "whoami", "link", "unlink", "handoff"]);
 
 /** Where a verified event came from and what its answer can carry: plain values, so webhooks, a gateway connection and bridges share the intake. */
 export interface IntakeInput {
@@ -66,8 +69,9 @@ function staticAnswer(env: Env, adapter: PlatformAdapter, event: PlatformEvent):
   // Only commands for anyone have an answer that needs nothing but config.
   if (commandSpec(event.name).who !== "anyone") return null;
   if (event.name === "help") return helpText(adapter.commands);
-  if (event.name === "whoami")
-    return whoamiText(adapter.name, event.source.userId, isAllowed(settings(env).platforms[adapter.name].allowed, event.source.userId, event.source.userAltId));
+  // An allowed user's /whoami lists their linked accounts (D1): it goes to the Inbox like other commands.
+  if (event.name === "whoami" && !isAllowed(settings(env).platforms[adapter.name].allowed, event.source.userId, event.source.userAltId))
+    return whoamiText(adapter.name, event.source.userId, false);
   return null;
 }
 

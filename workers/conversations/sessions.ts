@@ -31,17 +31,20 @@ export function seedFor(env: Env, source: SessionSource, key: string): SessionSe
 
 /**
  * Sessions a platform user may `/resume` (and list), wherever they type it:
- * - their own per-user sessions on this platform (DMs, and their own session in a group
- *   or channel outside threads): nobody else's, even in a shared chat;
+ * - their own per-user sessions (DMs, and their own session in a group or channel outside
+ *   threads) on this platform and on every platform of an account linked to theirs
+ *   (`/link`): nobody else's, even in a shared chat;
  * - shared sessions (a thread or topic: one session for everyone in it) only from that
  *   same chat;
  * - CLI and console sessions only when `cliSessions` (the platform's `*_ADMIN_USERS`):
  *   they are the operator's.
  */
-export function resumableBy(source: SessionSource, opts: { cliSessions: boolean }): SQL {
+function resumableBy(source: SessionSource, opts: { cliSessions: boolean }): SQL {
   const shared = anyOf(isNotNull(sessions.threadId), eq(sessions.chatType, "thread"));
   const perUser = allOf(isNull(sessions.threadId), ne(sessions.chatType, "thread"));
-  const own = allOf(eq(sessions.source, source.platform), eq(sessions.userId, source.userId), perUser);
+  const account = `${source.platform}:${source.userId}`;
+  const person = sql`(SELECT ${account} UNION SELECT pb.account_key FROM linked_accounts pa JOIN linked_accounts pb ON pb.person_id = pa.person_id WHERE pa.account_key = ${account})`;
+  const own = allOf(sql`(${sessions.source} || ':' || ${sessions.userId}) IN ${person}`, perUser);
   const sameChat = allOf(eq(sessions.source, source.platform), shared, eq(sessions.chatId, source.chatId));
   const cli = opts.cliSessions ? inArray(sessions.source, [...OPERATOR_SOURCES]) : sql`0`;
   return anyOf(own, sameChat, cli);

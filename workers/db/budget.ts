@@ -1,5 +1,8 @@
+import { personKeysSql } from "./people.ts";
+
 /**
- * `DAILY_TOKEN_BUDGET` across every session of a user: a platform turn reserves tokens in
+ * `DAILY_TOKEN_BUDGET` across every session of a user (of a person: every account linked to
+ * the user's counts, workers/db/people.ts): a platform turn reserves tokens in
  * D1 when it starts, by one conditional statement (D1 runs statements one at a time, so two
  * sessions of one user cannot both take the last of the day), and settles the reservation
  * with its real usage when it ends. A reservation counts until the turn's `usage` row
@@ -26,9 +29,12 @@ export interface Reservation {
   now: number;
 }
 
-/** What counts against `?2` (user) on `?3` (day) at `?6` (now), leaving out reservation `?4`/`?1` (session/turn). */
-const HELD = `(SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage WHERE user_key = ?2 AND day = ?3)
-  + (SELECT COALESCE(SUM(r.tokens), 0) FROM budget_reservations r WHERE r.user_key = ?2 AND r.day = ?3 AND r.expires_at > ?6
+/** Every account of `?2`'s person: a person's budget counts all their linked accounts. */
+const PERSON = personKeysSql("?2");
+
+/** What counts against `?2` (user, and the accounts linked to it) on `?3` (day) at `?6` (now), leaving out reservation `?4`/`?1` (session/turn). */
+const HELD = `(SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage WHERE user_key IN ${PERSON} AND day = ?3)
+  + (SELECT COALESCE(SUM(r.tokens), 0) FROM budget_reservations r WHERE r.user_key IN ${PERSON} AND r.day = ?3 AND r.expires_at > ?6
      AND NOT (r.session_id = ?4 AND r.turn_id = ?1)
      AND NOT EXISTS (SELECT 1 FROM usage u WHERE u.turn_id = r.turn_id AND u.session_id = r.session_id))`;
 
@@ -42,7 +48,7 @@ export async function reserveTurn(d1: D1Database, r: Reservation): Promise<{ ok:
   const taken = await d1
     .prepare(
       `INSERT INTO budget_reservations (turn_id, user_key, day, session_id, tokens, expires_at)
-       SELECT ?1, ?2, ?3, ?4, MAX(?5, (SELECT COALESCE(MAX(input_tokens + output_tokens), 0) FROM usage WHERE user_key = ?2 AND day = ?3)), ?8
+       SELECT ?1, ?2, ?3, ?4, MAX(?5, (SELECT COALESCE(MAX(input_tokens + output_tokens), 0) FROM usage WHERE user_key IN ${PERSON} AND day = ?3)), ?8
        WHERE ${HELD} < ?7
        ON CONFLICT(session_id, turn_id) DO UPDATE SET tokens = excluded.tokens, expires_at = excluded.expires_at
        RETURNING turn_id`,
@@ -51,7 +57,7 @@ export async function reserveTurn(d1: D1Database, r: Reservation): Promise<{ ok:
     .first();
   if (taken) return { ok: true };
   const held = await d1
-    .prepare(`SELECT ${HELD} AS n, (SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage WHERE user_key = ?2 AND day = ?3) AS used`)
+    .prepare(`SELECT ${HELD} AS n, (SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage WHERE user_key IN ${PERSON} AND day = ?3) AS used`)
     .bind(...args.slice(0, 6))
     .first<{ n: number; used: number }>();
   return { ok: false, used: Number(held?.used ?? r.budget), held: Number(held?.n ?? r.budget) };

@@ -9,6 +9,8 @@ export function handoffJson(row: SessionRow) {
   return {
     state: row.handoffState as "pending" | "running" | "completed" | "failed",
     platform: row.handoffPlatform,
+    /** The platform of the chat it was asked for in (`/handoff` there); null: the CLI, console or API. */
+    from: row.handoffFrom ?? null,
     error: row.handoffError,
     requested_at: row.handoffRequestedAt,
     claimed_at: row.handoffClaimedAt,

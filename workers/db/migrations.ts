@@ -15,4 +15,5 @@ export const MIGRATIONS = [
   "0008_worker_meta",
   "0009_destination_url",
   "0010_budget_reservations",
+  "0011_linked_identities",
 ] as const;

@@ -39,6 +39,7 @@ const SESSION_COLUMNS = [
   "handoffDestChatId",
   "handoffDestThreadId",
   "handoffDestUrl",
+  "handoffFrom",
 ] as const satisfies ReadonlyArray<keyof SessionRow>;
 
 /** The session's row as its object has it. */

@@ -43,6 +43,8 @@ export const sessions = sqliteTable(
     handoffDestThreadId: text("handoff_dest_thread_id"),
     /** A web link to the destination, when the platform gave what one needs (a Discord thread's server). */
     handoffDestUrl: text("handoff_dest_url"),
+    /** The platform of the chat a handoff was asked for in (`/handoff` in a chat); null: the CLI, console or API. */
+    handoffFrom: text("handoff_from"),
     /** The session's own instructions, added to the agent's (PATCH /v1/sessions/:id, /instructions). */
     instructions: text("instructions"),
   },
@@ -185,3 +187,39 @@ export const budgetReservations = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.sessionId, t.turnId] }), index("budget_user_day_idx").on(t.userKey, t.day)],
 );
+
+/**
+ * Linked identities: the accounts (`<platform>:<user id>`, or `cli:operator` for the
+ * operator's CLI) that are one person. An account not listed here is a person of its own.
+ * At most one account per platform per person.
+ */
+export const linkedAccounts = sqliteTable(
+  "linked_accounts",
+  {
+    accountKey: text("account_key").primaryKey(),
+    personId: text("person_id").notNull(),
+    platform: text("platform").notNull(),
+    userId: text("user_id").notNull(),
+    linkedAt: integer("linked_at").notNull(),
+  },
+  (t) => [index("linked_person_idx").on(t.personId), uniqueIndex("linked_person_platform_idx").on(t.personId, t.platform)],
+);
+
+/** One-time `/link` codes, by the SHA-256 of the code: single-use, ten minutes. */
+export const linkCodes = sqliteTable(
+  "link_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    accountKey: text("account_key").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("link_codes_account_idx").on(t.accountKey)],
+);
+
+/** Wrong `/link <code>` guesses per account, counted in a window (the throttle). */
+export const linkGuesses = sqliteTable("link_guesses", {
+  accountKey: text("account_key").primaryKey(),
+  failures: integer("failures").notNull(),
+  windowStart: integer("window_start").notNull(),
+});

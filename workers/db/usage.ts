@@ -1,5 +1,6 @@
-import { and, desc, eq, gte, lte, sql, sum, type SQL } from "drizzle-orm";
+import { and, desc, gte, lte, sql, sum, type SQL } from "drizzle-orm";
 import type { Db } from "./client.ts";
+import { personKeysSql } from "./people.ts";
 import { sessions, usage } from "./schema.ts";
 
 /** One row of a usage report. */
@@ -40,12 +41,11 @@ export async function usageReport(d: Db, group: "session" | "user" | "day", sinc
   }));
 }
 
-/** Tokens a platform user used on one UTC day (for `DAILY_TOKEN_BUDGET`). */
-export async function usedToday(d: Db, userKey: string, day: string): Promise<number> {
-  const row = await d
-    .select({ total: sql<number>`COALESCE(SUM(${usage.inputTokens} + ${usage.outputTokens}), 0)` })
-    .from(usage)
-    .where(and(eq(usage.userKey, userKey), eq(usage.day, day)))
-    .get();
+/** Tokens a platform user, with every account linked to it, used on one UTC day (for `DAILY_TOKEN_BUDGET`). */
+export async function usedToday(d1: D1Database, userKey: string, day: string): Promise<number> {
+  const row = await d1
+    .prepare(`SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS total FROM usage WHERE user_key IN ${personKeysSql("?1")} AND day = ?2`)
+    .bind(userKey, day)
+    .first<{ total: number }>();
   return Number(row?.total ?? 0);
 }

@@ -4,12 +4,15 @@ import { sessionAgent } from "../conversations/stubs.ts";
 import { isPlatformName } from "../platforms/names.ts";
 import { settings } from "../settings.ts";
 import { ApiError, notFound } from "./errors.ts";
+import { personDmUser } from "./people.ts";
 import { jsonBody } from "./validate.ts";
 
 const HandoffInput = z.object({
   platform: z.string().trim().min(1).max(40),
   chat_id: z.string().trim().min(1).max(200).optional(),
   thread: z.boolean().optional(),
+  /** A person's DM instead of the home channel: a person id, or `operator` (the CLI's linked accounts). */
+  person: z.string().trim().min(1).max(80).optional(),
 });
 
 const WaitQuery = z.object({
@@ -39,9 +42,11 @@ export const handoffRoutes = new Hono<{ Bindings: Env }>()
         `${platform} turns run on a relay gateway, which keeps its own transcripts; hand off to a platform the Worker serves`,
       );
     // The session's object checks the destination (a home channel set by an admin) before it stores anything.
-    const result = await sessionAgent(c.env, id).requestHandoff({ platform, chatId: body.chat_id ?? null, thread: body.thread ?? true });
+    if (body.person && body.chat_id) throw new ApiError(400, "bad_request", "give either person or chat_id, not both");
+    const dmUser = body.person ? await personDmUser(c.env, body.person, platform) : null;
+    const result = await sessionAgent(c.env, id).requestHandoff({ platform, chatId: body.chat_id ?? null, thread: body.thread ?? true, dmUser });
     if (!result.ok && result.code === "not_found") throw notFound(`session ${id}`);
-    if (!result.ok && result.code === "no_home_channel") throw new ApiError(422, "no_home_channel", result.message);
+    if (!result.ok && (result.code === "no_home_channel" || result.code === "no_direct_chat")) throw new ApiError(422, result.code, result.message);
     if (!result.ok && result.code === "turn_in_progress") throw new ApiError(409, "turn_in_progress", "the agent is busy: a turn is running in this session");
     if (!result.ok) throw new ApiError(409, "handoff_in_flight", "a handoff of this session is already pending or running");
     return c.json({ handoff: { state: "pending", platform, to: result.to } }, 202);

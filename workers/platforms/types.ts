@@ -176,6 +176,15 @@ export interface HandoffThread {
   url?: string | null;
 }
 
+/** A user's private chat with the bot, as a real message there has it (a handoff to a person's DM goes here). */
+export interface DirectChat {
+  chatId: string;
+  source: Omit<SessionSource, "userId">;
+  target: ReplyTarget;
+  /** The platform can open a private topic in it (Telegram, Bot API 9.4): a handoff asks for a fresh one. */
+  topics: boolean;
+}
+
 /** What a show left on the platform: the messages showing the reply, and whether all of it shows. */
 export interface Shown {
   ids: string[];
@@ -271,6 +280,12 @@ export interface PlatformAdapter {
    * the reason. Absent: always yes.
    */
   handoffGate?(chatId: string, title: string, lastInboundAt: number | null): Promise<{ ok: true; announced?: boolean } | { ok: false; reason: string }>;
+  /**
+   * The private chat with `userId`, opened first where the platform needs that (Discord
+   * `POST /users/@me/channels`, Slack `conversations.open`). Absent where the bot cannot
+   * write to a user first: a handoff to someone's DM there is refused with the reason.
+   */
+  directTarget?(userId: string): Promise<DirectChat>;
   /** A fresh thread under `parentChatId` for a handed-off session, or null where impossible. */
   createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null>;
   /** The source and reply target of messages in a chat or thread, as a real message there has. */

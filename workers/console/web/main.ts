@@ -1,5 +1,6 @@
 import { forgetTab, json, request, signIn, whenSignedOut } from "./api.ts";
 import { h, replace } from "./dom.ts";
+import { peopleView } from "./views/people.ts";
 import { platformsView } from "./views/platforms.ts";
 import { sessionView } from "./views/session.ts";
 import { sessionsView } from "./views/sessions.ts";
@@ -24,6 +25,7 @@ const ROUTES: Array<[RegExp, View, string]> = [
   [/^#\/sessions\/([^/]+)$/, sessionView, "Session"],
   [/^#\/platforms$/, platformsView, "Platforms"],
   [/^#\/usage$/, usageView, "Usage"],
+  [/^#\/people$/, peopleView, "People"],
 ];
 
 const main = h("main", { id: "main", tabindex: "-1" });
@@ -33,6 +35,7 @@ const nav = h(
   h("a", { href: "#/" }, "Sessions"),
   h("a", { href: "#/platforms" }, "Platforms"),
   h("a", { href: "#/usage" }, "Usage"),
+  h("a", { href: "#/people" }, "People"),
 );
 const signOut = h("button", { type: "button", class: "quiet", id: "sign-out", onclick: () => void leave() }, "Sign out");
 const header = h("header", { class: "bar" }, h("a", { class: "brand", href: "#/" }, "hermes-edge"), nav, signOut);

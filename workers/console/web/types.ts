@@ -5,6 +5,8 @@ export type HandoffState = "pending" | "running" | "completed" | "failed";
 export interface Handoff {
   state: HandoffState;
   platform: string;
+  /** The platform of the chat it was asked for in (`/handoff` there); null: the CLI, console or API. */
+  from?: string | null;
   error: string | null;
   requested_at: number | null;
   claimed_at: number | null;
@@ -121,4 +123,19 @@ export interface UsageRow {
   output_tokens: number;
   /** Per session only: its title (null: untitled or deleted). */
   title?: string | null;
+}
+
+/** An account of a person (`GET /v1/people`). */
+export interface PersonAccount {
+  platform: string;
+  user_id: string;
+  linked_at: number;
+  allowed: boolean;
+  admin: boolean;
+}
+
+/** Accounts linked into one person with /link. */
+export interface Person {
+  id: string;
+  accounts: PersonAccount[];
 }

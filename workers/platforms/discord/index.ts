@@ -15,6 +15,7 @@ import {
   type ReplyTarget,
   type Shown,
   type Verification,
+  type DirectChat,
 } from "../types.ts";
 import { deferredResponse, ephemeral, parseDiscordInteraction } from "./parse.ts";
 import { discordTarget, discordTargets } from "./target.ts";
@@ -206,6 +207,13 @@ export class DiscordAdapter implements PlatformAdapter {
       if (err instanceof PlatformApiError && (err.code === "rejected" || err.code === "not_found")) return null;
       throw err;
     }
+  }
+
+  /** The DM channel with a user (opened, or found again: Discord answers the same channel). */
+  async directTarget(userId: string): Promise<DirectChat> {
+    const channel = await this.#request<{ id: string }>("POST", "users/@me/channels", { recipient_id: userId }, true);
+    const chatId = String(channel.id);
+    return { chatId, source: { platform: "discord", chatType: "dm", chatId, threadId: null }, target: discordTarget(chatId, null, true), topics: false };
   }
 
   async destination(chatId: string, threadId: string | null) {

@@ -15,6 +15,7 @@ import {
   type ReplyTarget,
   type Shown,
   type Verification,
+  type DirectChat,
 } from "../types.ts";
 import { parseSlackBody } from "./parse.ts";
 import { slackTarget, slackTargets } from "./target.ts";
@@ -197,6 +198,14 @@ export class SlackAdapter implements PlatformAdapter {
       team.catch(() => teamCache.delete(key));
     }
     return team;
+  }
+
+  /** The DM with a user (`conversations.open`, scope `im:write`: the same channel every time). */
+  async directTarget(userId: string): Promise<DirectChat> {
+    const res = await call(() => this.#client.conversations.open({ users: userId }));
+    const chatId = res.channel?.id;
+    if (!chatId) throw new PlatformApiError("slack", "rejected", `Slack opened no DM with ${userId.slice(0, 40)}`);
+    return { chatId, ...(await this.destination(chatId, null)), topics: false };
   }
 
   async destination(chatId: string, threadId: string | null) {

@@ -18,6 +18,7 @@ import {
   type SessionSource,
   type Shown,
   type Verification,
+  type DirectChat,
 } from "../types.ts";
 import { GENERAL_TOPIC, parseTelegramUpdate, telegramWireChatType } from "./parse.ts";
 import { telegramTarget, telegramTargets } from "./target.ts";
@@ -222,6 +223,12 @@ export class TelegramAdapter implements PlatformAdapter {
       if (err instanceof PlatformApiError && (err.code === "rejected" || err.code === "not_found")) return null;
       throw err;
     }
+  }
+
+  /** A private chat's id is its user's id: nothing to open. */
+  async directTarget(userId: string): Promise<DirectChat> {
+    if (!/^\d+$/.test(userId)) throw new PlatformApiError("telegram", "rejected", `'${userId.slice(0, 40)}' is not a Telegram user id`);
+    return { chatId: userId, ...(await this.destination(userId, null)), topics: true };
   }
 
   /** Private chats have positive ids, groups negative ones; a topic is its group plus thread. */

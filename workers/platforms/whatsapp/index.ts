@@ -12,6 +12,7 @@ import type {
   ReplyTarget,
   Shown,
   Verification,
+  DirectChat,
 } from "../types.ts";
 import { graph, type GraphSettings } from "./api.ts";
 import { downloadWhatsAppMedia } from "./files.ts";
@@ -169,6 +170,11 @@ export class WhatsAppAdapter implements PlatformAdapter {
   /** WhatsApp has no threads: the destination chat itself takes the session. */
   async createHandoffThread(_parentChatId: string, _name: string): Promise<HandoffThread | null> {
     return null;
+  }
+
+  /** A user's chat is their WhatsApp id (wa_id): nothing to open (the 24-hour window is handoffGate's). */
+  async directTarget(userId: string): Promise<DirectChat> {
+    return { chatId: userId, ...(await this.destination(userId, null)), topics: false };
   }
 
   async destination(chatId: string, _threadId: string | null) {

@@ -1,6 +1,6 @@
 import { ApiFailure, json, sessionPath } from "../api.ts";
 import { h, notice, replace, time } from "../dom.ts";
-import type { Handoff, HandoffState, Platform } from "../types.ts";
+import type { Handoff, HandoffState, Person, Platform } from "../types.ts";
 import { errorMessage } from "../../../log/error.ts";
 
 /** Longest one watch request waits for a change (the API allows 30 s). */
@@ -51,16 +51,28 @@ function stateView(hd: Handoff): HTMLElement {
  * with each step's time and, once it lands, where the session now lives. Watching is the
  * API's long-poll (`GET …/handoff?wait=&state=`), one request at a time.
  */
-export function handoffView(sessionId: string, initial: Handoff | null, platforms: Platform[], signal: AbortSignal): HTMLElement {
+export function handoffView(sessionId: string, initial: Handoff | null, platforms: Platform[], people: Person[], signal: AbortSignal): HTMLElement {
   const usable = platforms.filter((p) => p.enabled && !p.relay);
   const select = h(
     "select",
     { id: "handoff-platform" },
     ...usable.map((p) => h("option", { value: p.name }, `${p.name}${p.home_channel ? "" : " (no home channel)"}`)),
   );
+  // Where on that platform: its home channel, or the DM of a person with an account there.
+  const target = h("select", { id: "handoff-target", "aria-label": "Where on that platform" });
   const go = h("button", { type: "submit", disabled: usable.length === 0 }, "Hand off");
   const to = h("p", { class: "muted", id: "handoff-destination" }, destinationLine(usable[0]));
-  select.addEventListener("change", () => (to.textContent = destinationLine(usable.find((p) => p.name === select.value))));
+  const targets = () => {
+    const here = people.flatMap((p) => p.accounts.filter((a) => a.platform === select.value).map((a) => ({ person: p.id, user: a.user_id })));
+    replace(target, h("option", { value: "" }, "home channel"), ...here.map((x) => h("option", { value: x.person }, `DM of ${x.user} (${x.person})`)));
+  };
+  const describe = () => {
+    const dm = people.find((p) => p.id === target.value)?.accounts.find((a) => a.platform === select.value);
+    to.textContent = dm ? `→ ${select.value} DM of user ${dm.user_id}` : destinationLine(usable.find((p) => p.name === select.value));
+  };
+  targets();
+  select.addEventListener("change", () => (targets(), describe()));
+  target.addEventListener("change", describe);
   const state = h("div", { "aria-live": "polite", id: "handoff-status" });
   let watching = false;
 
@@ -90,6 +102,7 @@ export function handoffView(sessionId: string, initial: Handoff | null, platform
     { class: "handoff", "aria-label": "Hand off" },
     h("label", { for: "handoff-platform" }, "Hand this session to"),
     select,
+    target,
     go,
     usable.length > 0 ? to : null,
     usable.length === 0 ? h("p", { class: "muted" }, "No platform served by this Worker is configured (see Platforms).") : null,
@@ -97,7 +110,7 @@ export function handoffView(sessionId: string, initial: Handoff | null, platform
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     go.disabled = true;
-    json("POST", sessionPath(sessionId, "/handoff"), { platform: select.value }, signal)
+    json("POST", sessionPath(sessionId, "/handoff"), { platform: select.value, ...(target.value ? { person: target.value } : {}) }, signal)
       // The request's answer has no times: the handoff itself has them.
       .then(() => json<{ handoff: Handoff | null }>("GET", sessionPath(sessionId, "/handoff"), undefined, signal))
       .then(({ handoff }) => {

@@ -1,6 +1,6 @@
 import { json, sessionPath } from "../api.ts";
 import { h, notice, num, replace, time } from "../dom.ts";
-import type { Platform, Session, Transcript } from "../types.ts";
+import type { Person, Platform, Session, Transcript } from "../types.ts";
 import { stateBadges } from "./badges.ts";
 import { chatView, nearEnd, stickToEnd } from "./chat.ts";
 import { handoffView } from "./handoff.ts";
@@ -98,10 +98,11 @@ function dataActions(s: Session, signal: AbortSignal): HTMLElement {
 
 /** One session: what it is, its transcript, the chat, handoff, edits, export and delete. */
 export async function sessionView(root: HTMLElement, signal: AbortSignal, id: string): Promise<void> {
-  const [{ session }, transcript, { platforms }] = await Promise.all([
+  const [{ session }, transcript, { platforms }, { people }] = await Promise.all([
     json<{ session: Session }>("GET", sessionPath(id), undefined, signal),
     json<Transcript>("GET", sessionPath(id, "/messages"), undefined, signal),
     json<{ platforms: Platform[] }>("GET", "/v1/platforms", undefined, signal),
+    json<{ people: Person[] }>("GET", "/v1/people", undefined, signal),
   ]);
   const heading = h("h1", {}, session.title ?? "(untitled)");
   const badges = h("div", {}, stateBadges(session));
@@ -145,7 +146,7 @@ export async function sessionView(root: HTMLElement, signal: AbortSignal, id: st
     facts,
     dataActions(session, signal),
     edit.el,
-    handoffView(id, session.handoff, platforms, signal),
+    handoffView(id, session.handoff, platforms, people, signal),
     h("section", { class: "panel", "aria-labelledby": "transcript-title" }, h("h2", { id: "transcript-title" }, "Transcript"), empty, list, chat),
   );
   stickToEnd(list, true);
