@@ -13,3 +13,17 @@ export async function withDeadline<T>(ms: number, work: (signal: AbortSignal) =>
     clearTimeout(timer);
   }
 }
+
+/**
+ * `fetch` with a deadline over the whole exchange (the request and reading the body), whose
+ * timer is cleared when the exchange ends. The body is read into memory: for API calls with
+ * small JSON answers, not downloads (those stream through `files.ts`).
+ */
+export function fetchWithin(fetchImpl: typeof fetch, ms: number, url: string, init: RequestInit = {}): Promise<Response> {
+  return withDeadline(ms, async (deadline) => {
+    const res = await fetchImpl(url, { ...init, signal: init.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+    if (res.status < 200) return res;
+    const body = [204, 205, 304].includes(res.status) ? null : await res.arrayBuffer();
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  });
+}

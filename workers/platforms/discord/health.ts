@@ -1,6 +1,7 @@
 import { joinUrl } from "../../agent/index.ts";
 import { PLATFORM_TIMEOUT_MS, type PlatformHealth } from "../types.ts";
 import { errorMessage } from "../../log/index.ts";
+import { fetchWithin } from "../deadline.ts";
 
 /** Application flags (https://discord.com/developers/docs/resources/application#application-object-application-flags) that say Message Content Intent is on: GATEWAY_MESSAGE_CONTENT (1 << 18, verified bots) or GATEWAY_MESSAGE_CONTENT_LIMITED (1 << 19, under 100 servers). */
 const MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19);
@@ -32,9 +33,8 @@ export async function discordHealth(
       problems: [{ problem: "DISCORD_BOT_TOKEN is not set (handoff threads and this check need it)", fix: "npx wrangler secret put DISCORD_BOT_TOKEN" }],
     };
   try {
-    const res = await opts.fetch(joinUrl(opts.apiBase, "applications/@me"), {
+    const res = await fetchWithin(opts.fetch, PLATFORM_TIMEOUT_MS, joinUrl(opts.apiBase, "applications/@me"), {
       headers: { authorization: `Bot ${opts.botToken}` },
-      signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
     });
     if (res.status === 401)
       return {

@@ -26,6 +26,7 @@ import { verifyDiscord } from "./verify.ts";
 import { discordHealth } from "./health.ts";
 import { discordThreadLink } from "./link.ts";
 import { errorMessage } from "../../log/index.ts";
+import { fetchWithin } from "../deadline.ts";
 
 export { discordTarget } from "./target.ts";
 
@@ -116,10 +117,9 @@ export class DiscordAdapter implements PlatformAdapter {
     }
     let res: Response;
     try {
-      res = await this.#fetch(joinUrl(this.#s.apiBase, path), {
+      res = await fetchWithin(this.#fetch, PLATFORM_TIMEOUT_MS, joinUrl(this.#s.apiBase, path), {
         method,
         headers,
-        signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
     } catch (err) {

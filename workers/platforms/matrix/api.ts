@@ -1,5 +1,6 @@
 import { errorMessage } from "../../log/index.ts";
 import { codeForStatus, PLATFORM_TIMEOUT_MS, PlatformApiError } from "../types.ts";
+import { fetchWithin } from "../deadline.ts";
 
 /** Where the homeserver is and how the Worker acts there: the as_token, as the bot user. */
 export interface HomeserverSettings {
@@ -59,12 +60,11 @@ export async function homeserver<T>(
   if (opts.asUser !== false) url.searchParams.set("user_id", h.botUser);
   let res: Response;
   try {
-    res = await h.fetch(url.toString(), {
+    res = await fetchWithin(h.fetch, PLATFORM_TIMEOUT_MS, url.toString(), {
       method,
       headers: { authorization: `Bearer ${h.asToken}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       redirect: "manual",
-      signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
     });
   } catch (err) {
     throw new PlatformApiError("matrix", "network", `Matrix homeserver unreachable (${what}): ${errorMessage(err)}`);

@@ -24,6 +24,7 @@ import { downloadSlackFile } from "./files.ts";
 import { verifySlack } from "./verify.ts";
 import { slackHealth } from "./health.ts";
 import { errorMessage } from "../../log/index.ts";
+import { fetchWithin } from "../deadline.ts";
 
 export { parseSlackBody } from "./parse.ts";
 export { slackTarget } from "./target.ts";
@@ -138,11 +139,10 @@ export class SlackAdapter implements PlatformAdapter {
   async #respond(url: string, text: string): Promise<string> {
     let res: Response;
     try {
-      res = await this.#fetch(url, {
+      res = await fetchWithin(this.#fetch, PLATFORM_TIMEOUT_MS, url, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ response_type: "ephemeral", text }),
-        signal: AbortSignal.timeout(PLATFORM_TIMEOUT_MS),
       });
     } catch (err) {
       throw new PlatformApiError("slack", "network", `Slack unreachable: ${errorMessage(err)}`);
