@@ -18,8 +18,7 @@ describe("fetchWithin", () => {
 
   it("aborts an exchange that outlives its deadline, body included, and keeps 204's empty body", async () => {
     vi.useFakeTimers();
-    const slow: typeof fetch = (_url, init) =>
-      new Promise((_resolve, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason)));
+    const slow: typeof fetch = (_url, init) => new Promise((_resolve, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason)));
     const pending = fetchWithin(slow, 1_000, "https://api.test/slow");
     const failed = expect(pending).rejects.toThrow(/timed out after 1000 ms/);
     await vi.advanceTimersByTimeAsync(1_000);
