@@ -21,11 +21,12 @@ function sources(dir: string): string[] {
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   retry: [], // backoff, Retry-After, which failures to retry: pure, every layer may use it
-  agent: ["retry", "version"], // the model core: pure (only its MCP client names the version)
+  agent: ["lazy", "retry", "version"], // the model core: pure (only its MCP client names the version and loads the SDK)
   format: [], // Markdown → each dialect: pure
   errors: [], // the API's error vocabulary
   names: [], // the platform names
-  attachments: ["agent"], // reading what people send: downloads, PDFs, speech to text, image parts
+  lazy: [], // workers/lazy.ts and workers/lazy/: modules loaded on first use, uploaded beside the main one
+  attachments: ["agent", "lazy"], // reading what people send: downloads, PDFs, speech to text, image parts
   security: [], // constant-time compares, HMAC
   version: [],
   log: [], // the logger and errorMessage: import-free, so every layer may use them (EVERYWHERE)
@@ -114,6 +115,7 @@ function layerOf(rel: string): string {
     "workers/platforms/links.ts": "links",
     "workers/console/routes.ts": "http",
     "workers/platforms/names.ts": "names",
+    "workers/lazy.ts": "lazy",
   };
   if (special[rel]) return special[rel]!;
   if (/^workers\/platforms\/(telegram|discord|slack|whatsapp)\//.test(rel)) return "adapter";
@@ -223,8 +225,7 @@ describe("module boundaries", () => {
     );
     expect(core.length).toBeGreaterThan(0);
     // Pure libraries the core may use: no runtime APIs, no network (the retry module is pure too: see below).
-    const pure = (f: string, s: string) =>
-      (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("../retry/") || s.startsWith("gpt-tokenizer/") || isLog(f, s);
+    const pure = (f: string, s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("../retry/") || isLog(f, s);
     const bad = core.flatMap((f) =>
       importsOf(f)
         .filter((s) => !pure(f, s))
@@ -255,15 +256,18 @@ describe("module boundaries", () => {
     expect(bad).toEqual([]);
   });
 
-  it("imports the MCP SDK only in workers/agent/mcp/ (never its stdio client) and in the gateway's mcp.ts", () => {
+  it("imports the MCP SDK only in workers/agent/mcp/ (never its stdio client), its lazily loaded module and the gateway's mcp.ts", () => {
     const bad: string[] = [];
     for (const file of files) {
       const rel = path.relative(PROJECT_ROOT, file);
       for (const spec of importsOf(file)) {
         const sdk = spec.startsWith("@modelcontextprotocol/sdk");
         if (rel.startsWith("workers/agent/mcp/")) {
-          const own = sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec) || spec === "../../version.ts" || isLog(file, spec);
+          const own =
+            sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec) || spec === "../../version.ts" || spec === "../../lazy.ts" || isLog(file, spec);
           if (spec.includes("/client/stdio") || !own) bad.push(`${rel} imports ${spec}`);
+        } else if (rel === "workers/lazy/mcp.ts") {
+          if (!sdk || spec.includes("/client/stdio")) bad.push(`${rel} imports ${spec}`);
         } else if (sdk && rel !== "cli/gateway/mcp.ts") bad.push(`${rel} imports ${spec}`);
       }
     }
