@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { fromJsonl, toJsonl, toMarkdown } from "../conversations/export.ts";
 import { sessionAgent } from "../conversations/stubs.ts";
 import { db } from "../db/client.ts";
