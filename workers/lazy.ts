@@ -19,3 +19,8 @@ export function loadMcpSdk(): Promise<typeof import("./lazy/mcp.js")> {
 }
 
 export type McpSdk = Awaited<ReturnType<typeof loadMcpSdk>>;
+
+/** Slack's Web API client (@slack/web-api and the Node built-ins it requires): only when the Slack adapter first calls Slack. */
+export function loadSlackWebApi(): Promise<typeof import("./lazy/slack.js")> {
+  return import("./lazy/slack.js");
+}
