@@ -24,3 +24,8 @@ export type McpSdk = Awaited<ReturnType<typeof loadMcpSdk>>;
 export function loadSlackWebApi(): Promise<typeof import("./lazy/slack.js")> {
   return import("./lazy/slack.js");
 }
+
+/** grammY's Bot API client: only when the Telegram adapter first calls Telegram. */
+export function loadGrammy(): Promise<typeof import("./lazy/telegram.js")> {
+  return import("./lazy/telegram.js");
+}
