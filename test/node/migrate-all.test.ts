@@ -18,7 +18,11 @@ function counted() {
 }
 
 const schemas = [...SessionRuntime.schemas, RecordStore.schema];
-const tables = (db: DatabaseSync) => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
+const tables = (db: DatabaseSync) =>
+  db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .all()
+    .map((r) => r.name);
 
 describe("a session object's schema", () => {
   it("a new session object created its tables in dozens of statements: now one script, after one look at _schema", () => {
