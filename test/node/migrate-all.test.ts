@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { nodeSql } from "../../cli/gateway/sqlite.ts";
 import { RecordStore } from "../../durable-objects/session-agent/record.ts";
 import { migrateAll, SessionRuntime, type Sql } from "../../workers/runtime/index.ts";
+import { execIn } from "../../workers/runtime/sql.ts";
 
 /** node:sqlite as the runtime's Sql, counting the calls a Durable Object would pay for. */
 function counted() {
@@ -51,5 +52,19 @@ describe("a session object's schema", () => {
     expect(tables(db)).toEqual(expect.arrayContaining(["a", "b", "turns"]));
     db.prepare("INSERT INTO a (x, y) VALUES ('1', '2')").run();
     expect(() => migrateAll(sql, [["demo", steps.slice(0, 1)]])).toThrow(/newer than this code/);
+  });
+});
+
+describe("the D1 copy's bookkeeping", () => {
+  it("marked the copied rows synced one statement per row: now one per 100", () => {
+    const { db, sql, calls } = counted();
+    db.exec("CREATE TABLE m (id INTEGER PRIMARY KEY, synced INTEGER NOT NULL DEFAULT 0)");
+    for (let i = 1; i <= 260; i++) db.prepare("INSERT INTO m (id) VALUES (?)").run(i);
+    const ids = Array.from({ length: 250 }, (_, i) => i + 1);
+    execIn(sql, "UPDATE m SET synced = 1", "id", ids);
+    expect(calls.exec).toBe(3);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM m WHERE synced = 1").get()).toEqual({ n: 250 });
+    execIn(sql, "UPDATE m SET synced = 1", "id", []);
+    expect(calls.exec).toBe(3);
   });
 });

@@ -35,6 +35,21 @@ export function durableSql(storage: DurableStorageLike): Sql {
   };
 }
 
+/** Bound parameters per statement at most (a Durable Object's SQLite allows 100). */
+const MAX_PARAMS = 100;
+
+/**
+ * Runs `UPDATE … WHERE <column> IN (…)` for `values`, at most {@link MAX_PARAMS} a statement:
+ * one statement for a turn's rows instead of one per row. `update` is the statement up to
+ * `WHERE`, `column` a column name of this code's.
+ */
+export function execIn(sql: Sql, update: string, column: string, values: readonly SqlValue[]): void {
+  for (let i = 0; i < values.length; i += MAX_PARAMS) {
+    const part = values.slice(i, i + MAX_PARAMS);
+    sql.exec(`${update} WHERE ${column} IN (${part.map(() => "?").join(", ")})`, ...part);
+  }
+}
+
 /** A string column, or null. */
 export function str(v: SqlValue | undefined): string | null {
   return v === null || v === undefined ? null : String(v);

@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall, Usage } from "../agent/index.ts";
-import { MissingRowError, migrate, type ComponentSchema, num, str, type Row, type Sql, type SqlValue, SessionRows } from "./sql.ts";
+import { execIn, MissingRowError, migrate, type ComponentSchema, num, str, type Row, type Sql, type SqlValue, SessionRows } from "./sql.ts";
 
 /** One stored transcript message with the facts kept beside it. */
 export interface StoredMessage {
@@ -227,6 +227,6 @@ export class SqlTranscript extends SessionRows {
   }
 
   markSynced(ids: readonly number[]): void {
-    for (const id of ids) this.sql.exec("UPDATE messages SET synced = 1 WHERE id = ?", id);
+    execIn(this.sql, "UPDATE messages SET synced = 1", "id", ids);
   }
 }

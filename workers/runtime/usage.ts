@@ -1,5 +1,5 @@
 import type { Usage } from "../agent/index.ts";
-import { migrate, type ComponentSchema, num, type Sql, SessionRows } from "./sql.ts";
+import { execIn, migrate, type ComponentSchema, num, type Sql, SessionRows } from "./sql.ts";
 
 /** One turn's tokens, as usage reports count them. */
 export interface TurnUsage {
@@ -84,6 +84,6 @@ export class UsageStore extends SessionRows {
   }
 
   markSynced(turnIds: readonly string[]): void {
-    for (const id of turnIds) this.sql.exec("UPDATE usage_turns SET synced = 1 WHERE turn_id = ?", id);
+    execIn(this.sql, "UPDATE usage_turns SET synced = 1", "turn_id", turnIds);
   }
 }
