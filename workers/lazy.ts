@@ -19,13 +19,3 @@ export function loadMcpSdk(): Promise<typeof import("./lazy/mcp.js")> {
 }
 
 export type McpSdk = Awaited<ReturnType<typeof loadMcpSdk>>;
-
-/** Slack's Web API client (@slack/web-api and the Node built-ins it requires): only when the Slack adapter first calls Slack. */
-export function loadSlackWebApi(): Promise<typeof import("./lazy/slack.js")> {
-  return import("./lazy/slack.js");
-}
-
-/** grammY's Bot API client: only when the Telegram adapter first calls Telegram. */
-export function loadGrammy(): Promise<typeof import("./lazy/telegram.js")> {
-  return import("./lazy/telegram.js");
-}

@@ -34,7 +34,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   json: [], // parse JSON and report the first zod issue
   settings: ["agent", "attachments", "names", "relay", "runtime"], // every setting, parsed once
   platforms: ["agent", "attachments", "format", "json", "names", "security"], // neutral types, parts, session keys
-  adapter: ["agent", "attachments", "format", "lazy", "names", "platforms", "security"], // workers/platforms/<name>/
+  adapter: ["agent", "attachments", "format", "names", "platforms", "security"], // workers/platforms/<name>/
   registry: ["adapter", "names", "platforms", "settings"], // the one place adapters are picked
   links: ["adapter", "names"], // links to a chat, per platform
   console: ["agent", "retry", "security"], // the web console's cookie, throttle and headers (its routes are http)
@@ -196,13 +196,13 @@ describe("module boundaries", () => {
     expect(long).toEqual([]);
   });
 
-  it("imports each platform SDK only inside workers/platforms/<its platform>/ (and its lazily loaded module, workers/lazy/<platform>.ts)", () => {
+  it("imports each platform SDK only inside workers/platforms/<its platform>/", () => {
     const leaks: string[] = [];
     for (const file of files) {
       const rel = path.relative(PROJECT_ROOT, file);
       for (const spec of importsOf(file)) {
         const sdk = Object.keys(SDKS).find((s) => spec === s || spec.startsWith(`${s}/`));
-        if (sdk && !rel.startsWith(`workers/platforms/${SDKS[sdk]}/`) && rel !== `workers/lazy/${SDKS[sdk]}.ts`) leaks.push(`${rel} imports ${spec}`);
+        if (sdk && !rel.startsWith(`workers/platforms/${SDKS[sdk]}/`)) leaks.push(`${rel} imports ${spec}`);
       }
     }
     expect(leaks).toEqual([]);

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { loadSlackWebApi } from "../../workers/lazy.ts";
 import { SlackAdapter, slackTarget } from "../../workers/platforms/slack/index.ts";
 
 /**
@@ -16,9 +15,6 @@ describe("Slack calls are never queued inside the client", () => {
       new Promise<Response>((resolve) =>
         started.push(() => resolve(Response.json({ ok: true, channel: "D1", ts: `1700000000.${String(started.length).padStart(6, "0")}` }))),
       );
-    // The Web API client loads on the first call (workers/lazy.ts): loaded first, so the ticks
-    // below measure the client's queue, not the import.
-    await loadSlackWebApi();
     const slack = new SlackAdapter({ botToken: "xoxb-test", signingSecret: "s", apiUrl: "https://slack.test/api/", fetch: fetchImpl });
     const posts = Array.from({ length: 150 }, (_, i) => slack.post(slackTarget(`D${i}`, null, true), `reply ${i}`));
     for (let i = 0; i < 50 && started.length < 150; i++) await new Promise((r) => setImmediate(r));

@@ -12,7 +12,7 @@ export const STARTUP_GZIP_BUDGET = 600 * KIB;
 /** Half the free plan's 3 MiB: room for what comes next. */
 export const UPLOAD_GZIP_BUDGET = 1536 * KIB;
 /** Packages only the lazily loaded modules may hold (workers/lazy/*.ts), never the main module. */
-export const LAZY_ONLY = ["unpdf", "gpt-tokenizer", "@modelcontextprotocol/sdk", "ajv", "@cfworker/json-schema", "@slack/web-api", "grammy"];
+export const LAZY_ONLY = ["unpdf", "gpt-tokenizer", "@modelcontextprotocol/sdk", "ajv", "@cfworker/json-schema"];
 
 /** Every module of an upload under `outdir` (source maps and wrangler's README left out), with its path relative to it. */
 export function uploadModules(outdir) {

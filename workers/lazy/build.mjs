@@ -35,24 +35,6 @@ const oneValidator = {
   },
 };
 
-/**
- * Node built-ins the bundled CommonJS requires (@slack/web-api: require("node:zlib") …):
- * esbuild would leave a require() that fails in an ES module, so each becomes an import of
- * the built-in, which workerd provides under nodejs_compat (as wrangler does for the main module).
- */
-const nodeBuiltinsForRequire = {
-  name: "node-builtins-for-require",
-  setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) =>
-      args.kind === "require-call" ? { path: args.path, namespace: "node-require" } : { path: args.path, external: true },
-    );
-    b.onLoad({ filter: /.*/, namespace: "node-require" }, (args) => ({
-      contents: `import builtin from ${JSON.stringify(args.path)};\nmodule.exports = builtin;\n`,
-      loader: "js",
-    }));
-  },
-};
-
 const result = await build({
   absWorkingDir: root,
   entryPoints: entries,
@@ -65,13 +47,13 @@ const result = await build({
   // What wrangler resolves for the Worker: the workerd/worker builds of packages, then the browser's.
   conditions: ["workerd", "worker", "browser"],
   mainFields: ["module", "main"],
-  external: ["cloudflare:*"],
+  external: ["node:*", "cloudflare:*"],
   target: "es2022",
   minify: true,
   chunkNames: "chunk-[hash]",
   legalComments: "eof",
   logLevel: "warning",
-  plugins: [oneValidator, nodeBuiltinsForRequire],
+  plugins: [oneValidator],
 });
 const written = new Set();
 for (const file of result.outputFiles) {

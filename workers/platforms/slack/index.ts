@@ -1,5 +1,4 @@
-import type { WebAPIPlatformError, WebAPIRateLimitedError, WebClient } from "@slack/web-api";
-import { loadSlackWebApi } from "../../lazy.ts";
+import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from "@slack/web-api";
 import { renderParts, showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import {
   mapErrors,
@@ -59,9 +58,7 @@ export function workerdSafeFetch(inner: typeof fetch): typeof fetch {
   return (input, init) => inner(input, init?.redirect === "error" ? { ...init, redirect: "manual" } : init);
 }
 
-type SlackWebApi = Awaited<ReturnType<typeof loadSlackWebApi>>;
-
-function toPlatformError(err: unknown, { ErrorCode }: SlackWebApi): Error {
+function toPlatformError(err: unknown): Error {
   const e = err as { code?: string; data?: { error?: string }; retryAfter?: number; message?: string; statusCode?: number };
   if (e.code === ErrorCode.RateLimitedError) {
     return new PlatformApiError("slack", "rate_limited", "Slack rate limit", { status: 429, retryAfter: (err as WebAPIRateLimitedError).retryAfter });
@@ -84,6 +81,8 @@ function toPlatformError(err: unknown, { ErrorCode }: SlackWebApi): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
+const call = <T>(fn: () => Promise<T>) => mapErrors(fn, toPlatformError);
+
 /** Slack over the Events API in and the Web API (@slack/web-api) out. */
 export class SlackAdapter implements PlatformAdapter {
   readonly name = "slack" as const;
@@ -94,32 +93,13 @@ export class SlackAdapter implements PlatformAdapter {
     howToTalk: "Message me directly, mention me in a channel, reply in a thread I am in, or type /hermes <your question>.",
   };
   readonly #s: SlackSettings;
+  readonly #client: WebClient;
   readonly #fetch: typeof fetch;
-  #client: Promise<{ client: WebClient; api: SlackWebApi }> | null = null;
 
   constructor(settings: SlackSettings) {
     this.#s = settings;
     this.#fetch = settings.fetch ?? ((input, init) => fetch(input, init));
-  }
-
-  /** The Web API client, made on the first call to Slack: @slack/web-api is loaded then (workers/lazy.ts). */
-  #connected(): Promise<{ client: WebClient; api: SlackWebApi }> {
-    this.#client ??= loadSlackWebApi().then((api) => ({ api, client: this.#newClient(api) }));
-    return this.#client;
-  }
-
-  /** One Slack Web API call, its failures as PlatformApiErrors. */
-  async #call<T>(fn: (client: WebClient) => Promise<T>): Promise<T> {
-    const { client, api } = await this.#connected();
-    return mapErrors(
-      () => fn(client),
-      (err) => toPlatformError(err, api),
-    );
-  }
-
-  #newClient(api: SlackWebApi): WebClient {
-    const settings = this.#s;
-    return new api.WebClient(settings.botToken, {
+    this.#client = new WebClient(settings.botToken, {
       slackApiUrl: settings.apiUrl.endsWith("/") ? settings.apiUrl : `${settings.apiUrl}/`,
       fetch: workerdSafeFetch(this.#fetch),
       // 429s come back as errors carrying retry-after; the reply streamer honours them.
@@ -180,16 +160,14 @@ export class SlackAdapter implements PlatformAdapter {
   async #send(target: ReplyTarget, part: Part): Promise<string> {
     const t = slackTargets.read(target);
     if (t.responseUrl) return this.#respond(t.responseUrl, part.text);
-    const res = await this.#call((client) =>
-      client.chat.postMessage({ channel: t.channel, text: part.text, ...(t.threadTs ? { thread_ts: t.threadTs } : {}) }),
-    );
+    const res = await call(() => this.#client.chat.postMessage({ channel: t.channel, text: part.text, ...(t.threadTs ? { thread_ts: t.threadTs } : {}) }));
     return String(res.ts);
   }
 
   async #edit(target: ReplyTarget, id: string, part: Part): Promise<void> {
     const t = slackTargets.read(target);
     if (t.responseUrl) return void (await this.#respond(t.responseUrl, part.text));
-    await this.#call((client) => client.chat.update({ channel: t.channel, ts: id, text: part.text }));
+    await call(() => this.#client.chat.update({ channel: t.channel, ts: id, text: part.text }));
   }
 
   show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
@@ -205,7 +183,7 @@ export class SlackAdapter implements PlatformAdapter {
   async createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null> {
     // The title is the user's text: escaped, it cannot become a mention (<!channel>) or a link.
     const title = name.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-    const res = await this.#call((client) => client.chat.postMessage({ channel: parentChatId, text: `${HANDOFF_SEED}\n*${title}*` }));
+    const res = await call(() => this.#client.chat.postMessage({ channel: parentChatId, text: `${HANDOFF_SEED}\n*${title}*` }));
     return res.ts ? { chatId: parentChatId, threadId: String(res.ts) } : null;
   }
 
@@ -214,7 +192,7 @@ export class SlackAdapter implements PlatformAdapter {
     const key = `${this.#s.apiUrl}|${this.#s.botToken}`;
     let team = teamCache.get(key);
     if (!team) {
-      team = this.#call((client) => client.auth.test()).then((r) => String(r.team_id ?? ""));
+      team = call(() => this.#client.auth.test()).then((r) => String(r.team_id ?? ""));
       teamCache.set(key, team);
       team.catch(() => teamCache.delete(key));
     }
@@ -238,7 +216,7 @@ export class SlackAdapter implements PlatformAdapter {
     return slackTargets.where(slackTargets.read(target));
   }
 
-  async health(origin: string): Promise<PlatformHealth> {
-    return slackHealth((await this.#connected()).client, origin);
+  health(origin: string): Promise<PlatformHealth> {
+    return slackHealth(this.#client, origin);
   }
 }

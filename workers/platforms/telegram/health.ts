@@ -1,4 +1,4 @@
-import type { loadGrammy } from "../../lazy.ts";
+import { Api, GrammyError } from "grammy";
 import { PLATFORM_TIMEOUT_MS, type PlatformHealth } from "../types.ts";
 import { errorMessage } from "../../log/index.ts";
 
@@ -9,12 +9,7 @@ export const RECENT_ERROR_MS = 60 * 60 * 1000;
  * What Telegram sees (getWebhookInfo): the URL it delivers to, updates waiting, the last
  * delivery error. `origin` is this Worker's; the webhook must be `<origin>/webhooks/telegram`.
  */
-export async function telegramHealth(
-  { Api, GrammyError }: Awaited<ReturnType<typeof loadGrammy>>,
-  opts: { token: string; apiRoot: string; fetch: typeof fetch },
-  origin: string,
-  now: number,
-): Promise<PlatformHealth> {
+export async function telegramHealth(opts: { token: string; apiRoot: string; fetch: typeof fetch }, origin: string, now: number): Promise<PlatformHealth> {
   const expected = `${origin}/webhooks/telegram`;
   const fix = `npx hermes-edge setup telegram --url ${origin}`;
   const api = new Api(opts.token, { apiRoot: opts.apiRoot, fetch: opts.fetch as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 });

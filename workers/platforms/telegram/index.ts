@@ -1,5 +1,4 @@
-import type { Api } from "grammy";
-import { loadGrammy } from "../../lazy.ts";
+import { Api, GrammyError, HttpError } from "grammy";
 import { showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import { logger } from "../../log/index.ts";
 import {
@@ -62,9 +61,7 @@ export function botIdFromToken(token: string): number {
   return Number.isSafeInteger(id) ? id : 0;
 }
 
-type Grammy = Awaited<ReturnType<typeof loadGrammy>>;
-
-function toPlatformError(err: unknown, { GrammyError, HttpError }: Grammy): Error {
+function toPlatformError(err: unknown): Error {
   if (err instanceof GrammyError) {
     const retryAfter = err.parameters.retry_after;
     return new PlatformApiError("telegram", codeForStatus(err.error_code), `Telegram ${err.method}: ${err.description}`, {
@@ -76,6 +73,8 @@ function toPlatformError(err: unknown, { GrammyError, HttpError }: Grammy): Erro
   return err instanceof Error ? err : new Error(String(err));
 }
 
+const call = <T>(fn: () => Promise<T>) => mapErrors(fn, toPlatformError);
+
 /** Telegram over its Bot API (grammY's `Api`): webhook in, `sendMessage`/`editMessageText` out. */
 export class TelegramAdapter implements PlatformAdapter {
   readonly name = "telegram" as const;
@@ -83,31 +82,15 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly targets = telegramTargets;
   readonly commands: CommandStyle = { prefix: "/", howToTalk: "Send a message to talk to the agent (in groups: mention me or reply to me)." };
   readonly #s: TelegramSettings;
+  readonly #api: Api;
   readonly #fetch: typeof fetch;
-  #api: Promise<{ api: Api; grammy: Grammy }> | null = null;
 
   /** Does no I/O. */
   constructor(settings: TelegramSettings) {
     this.#s = settings;
-    this.#fetch = settings.fetch ?? ((input, init) => fetch(input, init));
-  }
-
-  /** grammY's Api, made on the first call to Telegram: grammY is loaded then (workers/lazy.ts). */
-  #connected(): Promise<{ api: Api; grammy: Grammy }> {
-    this.#api ??= loadGrammy().then((grammy) => ({
-      grammy,
-      api: new grammy.Api(this.#s.token, { apiRoot: this.#s.apiRoot, fetch: this.#fetch as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 }),
-    }));
-    return this.#api;
-  }
-
-  /** One Bot API call, its failures as PlatformApiErrors. */
-  async #call<T>(fn: (api: Api) => Promise<T>): Promise<T> {
-    const { api, grammy } = await this.#connected();
-    return mapErrors(
-      () => fn(api),
-      (err) => toPlatformError(err, grammy),
-    );
+    const f: typeof fetch = settings.fetch ?? ((input, init) => fetch(input, init));
+    this.#fetch = f;
+    this.#api = new Api(settings.token, { apiRoot: settings.apiRoot, fetch: f as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 });
   }
 
   get #key(): string {
@@ -125,7 +108,7 @@ export class TelegramAdapter implements PlatformAdapter {
     if (known) return known;
     let p = lookups.get(this.#key);
     if (!p) {
-      p = this.#call((api) => api.getMe())
+      p = call(() => this.#api.getMe())
         .then((me) => {
           usernames.set(this.#key, me.username);
           return me.username;
@@ -180,14 +163,14 @@ export class TelegramAdapter implements PlatformAdapter {
       link_preview_options: { is_disabled: true },
     };
     try {
-      const sent = await this.#call((api) =>
-        api.sendMessage(chatId, part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }),
+      const sent = await call(() =>
+        this.#api.sendMessage(chatId, part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }),
       );
       return String(sent.message_id);
     } catch (err) {
       if (!part.entities?.length || !isEntityError(err)) throw err;
       // Telegram refused the formatting: the words matter more than the looks.
-      const sent = await this.#call((api) => api.sendMessage(chatId, part.text, opts));
+      const sent = await call(() => this.#api.sendMessage(chatId, part.text, opts));
       return String(sent.message_id);
     }
   }
@@ -196,14 +179,14 @@ export class TelegramAdapter implements PlatformAdapter {
     const { chatId } = this.#where(target);
     const opts = { link_preview_options: { is_disabled: true } };
     try {
-      await this.#call((api) =>
-        api.editMessageText(chatId, Number(id), part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }),
+      await call(() =>
+        this.#api.editMessageText(chatId, Number(id), part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }),
       );
     } catch (err) {
       // Editing to the same text is not an error worth reporting.
       if (err instanceof PlatformApiError && /message is not modified/i.test(err.message)) return;
       if (!part.entities?.length || !isEntityError(err)) throw err;
-      await this.#call((api) => api.editMessageText(chatId, Number(id), part.text, opts)).catch((e: unknown) => {
+      await call(() => this.#api.editMessageText(chatId, Number(id), part.text, opts)).catch((e: unknown) => {
         if (!(e instanceof PlatformApiError && /message is not modified/i.test(e.message))) throw e;
       });
     }
@@ -225,7 +208,7 @@ export class TelegramAdapter implements PlatformAdapter {
 
   async typing(target: ReplyTarget): Promise<void> {
     const { chatId, thread } = this.#where(target);
-    await this.#call((api) => api.sendChatAction(chatId, "typing", thread));
+    await call(() => this.#api.sendChatAction(chatId, "typing", thread));
   }
 
   /** A new forum topic (forum supergroups, and private chats with topics enabled); null elsewhere. */
@@ -233,7 +216,7 @@ export class TelegramAdapter implements PlatformAdapter {
     // The parent chat is read as a target is: a chat that is not a Telegram chat id is refused before any call.
     const { chatId } = telegramTargets.read(telegramTarget(parentChatId, null, null));
     try {
-      const topic = await this.#call((api) => api.createForumTopic(chatId, name.slice(0, 128)));
+      const topic = await call(() => this.#api.createForumTopic(chatId, name.slice(0, 128)));
       return { chatId: parentChatId, threadId: String(topic.message_thread_id) };
     } catch (err) {
       if (err instanceof PlatformApiError && (err.code === "rejected" || err.code === "not_found")) return null;
@@ -250,8 +233,8 @@ export class TelegramAdapter implements PlatformAdapter {
     };
   }
 
-  async download(a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
-    return downloadTelegramFile((await this.#connected()).api, { apiRoot: this.#s.apiRoot, token: this.#s.token, fetch: this.#fetch }, a, opts);
+  download(a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
+    return downloadTelegramFile(this.#api, { apiRoot: this.#s.apiRoot, token: this.#s.token, fetch: this.#fetch }, a, opts);
   }
 
   wireChatType(source: SessionSource): string {
@@ -262,8 +245,8 @@ export class TelegramAdapter implements PlatformAdapter {
     return telegramTargets.where(telegramTargets.read(target));
   }
 
-  async health(origin: string): Promise<PlatformHealth> {
-    return telegramHealth(await loadGrammy(), { token: this.#s.token, apiRoot: this.#s.apiRoot, fetch: this.#fetch }, origin, Date.now());
+  health(origin: string): Promise<PlatformHealth> {
+    return telegramHealth({ token: this.#s.token, apiRoot: this.#s.apiRoot, fetch: this.#fetch }, origin, Date.now());
   }
 }
 
