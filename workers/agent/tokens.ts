@@ -24,52 +24,62 @@ export const TOOL_SCHEMA_OVERHEAD = 9;
 export const ESTIMATE_FACTOR = 1.1;
 export const ESTIMATE_CONSTANT = 16;
 
-/**
- * Pieces of text as byte-pair tokenizers split them before merging: runs of ASCII letters
- * and digits, runs of spaces, of line breaks, one ASCII symbol, runs of letters of the
- * alphabetic scripts of Europe and the Middle East, one CJK character, any other code point.
- */
-const PIECE =
-  /[A-Za-z0-9]+|[ \t]+|[\r\n]+|[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]|[\u00c0-\u06ff]+|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\s\S]/gu;
-const DIGIT = /[0-9]/;
+const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
  * Tokens of `text` estimated from its characters, on the safe side of OpenAI's tokenizers
  * (cl100k_base, o200k_base): measured about 1.3-1.5x their count for English prose, code
  * and JSON, 1.1x for German, 1.6-2x for Japanese, Chinese and Russian, and never below them
- * for random identifiers, hashes and base64 (docs/context.md). Linear in the text's length.
+ * for random identifiers, hashes and base64 (docs/context.md). The text is read as the
+ * pieces byte-pair tokenizers merge within: runs of ASCII letters and digits, runs of spaces,
+ * of line breaks, single symbols, letters of the alphabetic scripts of Europe and the Middle
+ * East, CJK characters, other code points. One pass over its UTF-16 units.
  */
 export function estimateTokens(text: string): number {
   let n = 0;
-  for (const m of text.matchAll(PIECE)) {
-    const p = m[0];
-    const c = p.charCodeAt(0);
-    if (c < 128 && (DIGIT.test(p[0] ?? "") || /[A-Za-z]/.test(p[0] ?? ""))) n += alnumTokens(p);
-    else if (c === 32 || c === 9) n += p === " " ? (DIGIT.test(text[m.index + 1] ?? "") ? 1 : 0) : 1 + Math.floor(p.length / 16);
-    else if (c === 10 || c === 13) n += 1 + Math.floor(p.length / 16);
-    else if (c < 128)
-      n += 1; // one symbol: merges only make fewer
-    else if (c <= 0x6ff)
-      n += p.length; // accented Latin, Greek, Cyrillic, Hebrew, Arabic: a token a letter at most
-    else if (c >= 0x3040 && c <= 0xfaff && (c < 0xd800 || c > 0xdfff))
+  const len = text.length;
+  for (let i = 0; i < len; ) {
+    const c = text.charCodeAt(i);
+    let j = i + 1;
+    if (isAlnum(c)) {
+      while (j < len && isAlnum(text.charCodeAt(j))) j++;
+      n += alnumTokens(text, i, j);
+    } else if (c === 32 || c === 9) {
+      while (j < len && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
+      // One space joins the word after it, but not a number.
+      n += j - i === 1 && c === 32 ? (isDigit(text.charCodeAt(j)) ? 1 : 0) : 1 + Math.floor((j - i) / 16);
+    } else if (c === 10 || c === 13) {
+      while (j < len && (text.charCodeAt(j) === 10 || text.charCodeAt(j) === 13)) j++;
+      n += 1 + Math.floor((j - i) / 16);
+    } else if (c <= 0x6ff) {
+      n += 1; // a symbol (merges only make fewer); a letter of accented Latin, Greek, Cyrillic, Hebrew, Arabic
+    } else if (c >= 0xd800 && c <= 0xdbff && j < len && text.charCodeAt(j) >= 0xdc00 && text.charCodeAt(j) <= 0xdfff) {
+      j++;
+      n += 3; // emoji and other astral characters: four bytes, several tokens
+    } else if (c >= 0x3040 && c <= 0xfaff && (c < 0xd800 || c > 0xdfff)) {
       n += 1.5; // a CJK character: one token, rarer ones two or three
-    else n += p.length === 2 ? 3 : 2; // emoji and other astral characters: several bytes, several tokens
+    } else {
+      n += 2; // any other character (and a lone surrogate)
+    }
+    i = j;
   }
   return Math.ceil(n);
 }
 
-/** A run of ASCII letters and digits: words of up to 6 letters are one token; numbers go in threes; identifiers and hashes are dense. */
-function alnumTokens(run: string): number {
+/** The run of ASCII letters and digits text[from, to): words of up to 6 letters are one token; numbers go in threes; identifiers and hashes are dense. */
+function alnumTokens(text: string, from: number, to: number): number {
+  const length = to - from;
   let digits = 0;
   let upper = 0; // capitals after the first character: each tends to start a token
-  for (let i = 0; i < run.length; i++) {
-    const c = run.charCodeAt(i);
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
     if (c <= 57) digits++;
-    else if (c <= 90 && i > 0) upper++;
+    else if (c <= 90 && i > from) upper++;
   }
-  if (digits === run.length) return Math.ceil(run.length / 3);
-  if (digits > 0) return Math.ceil(run.length * 0.6) + Math.ceil(upper / 2);
-  return (run.length <= 6 ? 1 : Math.ceil(run.length / 4)) + upper;
+  if (digits === length) return Math.ceil(length / 3);
+  if (digits > 0) return Math.ceil(length * 0.6) + Math.ceil(upper / 2);
+  return (length <= 6 ? 1 : Math.ceil(length / 4)) + upper;
 }
 
 /** A counter of estimated tokens times `ratio` (1: the estimate alone, on the safe side). */
