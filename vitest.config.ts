@@ -90,6 +90,22 @@ function withoutDependencySourcemaps(): Plugin {
   };
 }
 
+/**
+ * workers/lazy.ts imports "./lazy/<name>.js": at the edge, modules workers/lazy/build.mjs
+ * builds and wrangler uploads beside the main one. Tests load their sources instead, built or not.
+ */
+function lazyModulesFromSource(): Plugin {
+  return {
+    name: "hermes-edge:lazy-modules-from-source",
+    enforce: "pre",
+    resolveId(source, importer) {
+      const name = /^\.\/lazy\/([\w-]+)\.js$/.exec(source)?.[1];
+      if (!name || !importer?.replace(/\?[\s\S]*$/, "").endsWith("/workers/lazy.ts")) return null;
+      return path.join(import.meta.dirname, "workers", "lazy", `${name}.ts`);
+    },
+  };
+}
+
 // wrangler, inside the workerd projects' plugin, reads wrangler.toml and says it takes
 // secrets from process.env and that API_TOKEN (a required secret) is missing: the tests
 // pass it as a binding. Warnings and below are dropped there; errors still print. The e2e
@@ -130,7 +146,7 @@ function workerProject(name: string, include: string, overrides: Record<string, 
 
 export default defineConfig({
   // Inline projects extend this config: the plugin applies to each of them.
-  plugins: [withoutDependencySourcemaps()],
+  plugins: [withoutDependencySourcemaps(), lazyModulesFromSource()],
   test: {
     // Logs of passing tests are noise (hostile-input tests log every refusal); failures keep theirs.
     silent: "passed-only",

@@ -9,7 +9,7 @@
  * reached every figure should stay flat.
  */
 import { parseArgs } from "node:util";
-import { estimateRequestTokens, loadTokenCounter, type ChatMessage } from "../workers/agent/index.ts";
+import { estimateRequestTokens, estimatingCounter, type ChatMessage } from "../workers/agent/index.ts";
 import { lastUserText } from "../test/support/fake-llm.ts";
 import { startRestartableWorker } from "../test/support/wrangler-dev.ts";
 import { api, main, mean, own, percentile, postTurn, startFakes, timeTurn, within } from "./lib.ts";
@@ -47,7 +47,7 @@ function message(turn: number): string {
 }
 
 main("bench:long-session", 60 * 60_000, async () => {
-  const counter = await loadTokenCounter();
+  const counter = estimatingCounter();
   const fakes = await startFakes();
   const w = await within(startRestartableWorker({ ...fakes.vars, LLM_CONTEXT_TOKENS: String(BUDGET) }), 90_000, "starting wrangler dev");
   own({ stop: () => w.stop(), kill: () => w.kill(), output: () => w.output() });

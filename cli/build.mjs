@@ -6,6 +6,19 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
+/**
+ * workers/lazy.ts imports "./lazy/<name>.js", modules built for the Worker and uploaded beside
+ * it (workers/lazy/build.mjs); the CLI bundles their sources, as chunks of its own.
+ */
+const lazyModulesFromSource = {
+  name: "lazy-modules-from-source",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/lazy\/[\w-]+\.js$/ }, (args) =>
+      args.importer.endsWith(`${path.sep}workers${path.sep}lazy.ts`) ? { path: path.join(args.resolveDir, args.path.replace(/\.js$/, ".ts")) } : undefined,
+    );
+  },
+};
+
 const root = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
 const outdir = path.join(root, "dist");
 
@@ -25,4 +38,5 @@ await build({
   chunkNames: "[name]-[hash]",
   legalComments: "eof",
   logLevel: "warning",
+  plugins: [lazyModulesFromSource],
 });

@@ -84,11 +84,10 @@ export class GatewaySessions {
           return chat ? relayChannel(d.outbox, chat, d.descriptor(chat.platform)) : null;
         },
         log,
-        ready: () => context.ready(),
         prepare: (transcript, turn, ids) => context.prepare(transcript, turn, ids),
         foldedThrough: () => d.store.summary(sessionRef).foldedThrough,
         estimate: (outcome) => context.estimate(outcome),
-        onTurnEnd: () => context.afterTurn(),
+        onTurnEnd: (_turn, outcome) => context.afterTurn(outcome),
         ...(d.fetch ? { fetch: d.fetch } : {}),
         ...(d.attachments ? { attachments: d.attachments } : {}),
       });

@@ -11,6 +11,9 @@ export function nodeSql(db: DatabaseSync): Sql {
     exec(query: string, ...params: SqlValue[]): Row[] {
       return db.prepare(query).all(...params) as Row[];
     },
+    script(statements: string): void {
+      db.exec(statements);
+    },
     transaction<T>(fn: () => T): T {
       if (db.isTransaction) return fn();
       db.exec("BEGIN IMMEDIATE");

@@ -3,7 +3,7 @@ import { createModel } from "../../workers/agent/index.ts";
 import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
 import { handoffJson, sessionJson, type HandoffJson, type SessionJson } from "../../workers/db/json.ts";
-import { durableSql, SessionRuntime, type ContextKeeper, type Sql } from "../../workers/runtime/index.ts";
+import { durableSql, migrateAll, SessionRuntime, type ContextKeeper, type Sql } from "../../workers/runtime/index.ts";
 import { settings } from "../../workers/settings.ts";
 import type { SessionBudget } from "./budget.ts";
 import type { HandoffRunner } from "./handoff.ts";
@@ -79,9 +79,9 @@ export class SessionAgent extends DurableObject<Env> {
     });
   }
 
+  /** The runtime's tables and the session record's: on a new object, one script (workers/runtime/sql.ts). */
   #migrate(): void {
-    SessionRuntime.migrate(this.#sql);
-    RecordStore.migrate(this.#sql);
+    migrateAll(this.#sql, [...SessionRuntime.schemas, RecordStore.schema]);
   }
 
   #init(sessionId: string): SessionRuntime {

@@ -1,7 +1,7 @@
 import type { SessionRow } from "../../workers/db/schema.ts";
 import type { SessionSeed } from "../../workers/db/seed.ts";
 import { newSessionId, titleFrom } from "../../workers/db/ids.ts";
-import { migrate, num, type Sql } from "../../workers/runtime/index.ts";
+import { migrate, type ComponentSchema, num, type Sql } from "../../workers/runtime/index.ts";
 import type { HandoffOrigin } from "./handoff-state.ts";
 
 /** The session row this object owns, with the facts it keeps for itself beside it. */
@@ -83,8 +83,10 @@ export class RecordStore {
     this.#create = create;
   }
 
+  static readonly schema: ComponentSchema = ["session-record", SCHEMA];
+
   static migrate(sql: Sql): void {
-    migrate(sql, "session-record", SCHEMA);
+    migrate(sql, ...this.schema);
   }
 
   /** Whether this storage holds the session table (any schema version). */

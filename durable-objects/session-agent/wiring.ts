@@ -99,7 +99,6 @@ export function wireSession(o: WiringHost): SessionParts {
     clock: { now: () => Date.now(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as number) },
     busyPolicy: () => settings(env).busyPolicy,
     model: () => createModel(settings(env).model),
-    ready: () => context.ready(),
     prepare: (transcript, turn, ids) => context.prepare(transcript, turn, ids),
     foldedThrough: () => o.records().get()?.foldedThrough ?? 0,
     estimate: (outcome) => context.estimate(outcome),
@@ -117,11 +116,11 @@ export function wireSession(o: WiringHost): SessionParts {
     onStored: () => o.mirror().soon(),
     admit: (turn) => budget.admit(turn),
     onUsage: async (turn, tokens) => budget.settle(turn, tokens),
-    onTurnEnd: () => {
+    onTurnEnd: (_turn, outcome) => {
       o.records().update({ activeTurnId: null, turnStartedAt: null });
       o.mirror().now();
       o.notify();
-      context.afterTurn();
+      context.afterTurn(outcome);
     },
     defer: (at) => void o.wake.by(at),
     attachments: edgeAttachments(env, sessionId, logLines(logger.child(`session ${sessionId}`))),

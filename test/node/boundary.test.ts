@@ -15,7 +15,8 @@ function sources(dir: string): string[] {
     const p = path.join(dir, name);
     // The console's built bundle (workers/console/assets/app.js) is output, not source.
     if (statSync(p).isDirectory()) return name === "node_modules" || p.endsWith(path.join("console", "assets")) ? [] : sources(p);
-    return /\.(ts|js)$/.test(name) ? [p] : [];
+    // Nor are the lazily loaded modules workers/lazy/build.mjs writes (workers/lazy/*.js); their sources are.
+    return /\.(ts|js)$/.test(name) && !(name.endsWith(".js") && dir.endsWith(path.join("workers", "lazy"))) ? [p] : [];
   });
 }
 
@@ -25,12 +26,13 @@ function sources(dir: string): string[] {
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   retry: [], // backoff, Retry-After, which failures to retry: pure, every layer may use it
-  agent: ["retry", "version"], // the model core: pure (only its MCP client names the version)
+  agent: ["lazy", "retry", "version"], // the model core: pure (only its MCP client names the version and loads the SDK)
   format: [], // Markdown → each dialect: pure
   errors: [], // the API's error vocabulary
   names: ["info"], // the platform names: the list of each platform's info
   info: [], // workers/platforms/<name>/info.ts and link.ts: what is known of a platform without its adapter, pure
-  attachments: ["agent"], // reading what people send: downloads, PDFs, speech to text, image parts
+  lazy: [], // workers/lazy.ts and workers/lazy/: modules loaded on first use, uploaded beside the main one
+  attachments: ["agent", "lazy"], // reading what people send: downloads, PDFs, speech to text, image parts
   security: [], // constant-time compares, HMAC
   version: [],
   log: [], // the logger and errorMessage: import-free, so every layer may use them (EVERYWHERE)
@@ -121,6 +123,7 @@ function layerOf(rel: string): string {
     "workers/platforms/links.ts": "links",
     "workers/console/routes.ts": "http",
     "workers/platforms/names.ts": "names",
+    "workers/lazy.ts": "lazy",
   };
   if (special[rel]) return special[rel]!;
   if (new RegExp(`^workers/platforms/${NAME}/(info|link|ids)\\.ts$`).test(rel)) return "info";
@@ -190,6 +193,11 @@ describe("module boundaries", () => {
     expect(bad).toEqual([]);
   });
 
+  it("imports zod as a namespace (import * as z), which esbuild tree-shakes; `import { z }` brings in all of zod and its locales", () => {
+    const whole = files.filter((f) => /^import \{[^}]*\bz\b[^}]*\} from "zod";?$/m.test(readFileSync(f, "utf8"))).map((f) => path.relative(PROJECT_ROOT, f));
+    expect(whole).toEqual([]);
+  });
+
   it("keeps every source file under 400 lines", () => {
     const lines = (text: string) => text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
     const long = files.map((f) => [path.relative(PROJECT_ROOT, f), lines(readFileSync(f, "utf8"))] as const).filter(([, n]) => n > 400);
@@ -226,8 +234,7 @@ describe("module boundaries", () => {
     );
     expect(core.length).toBeGreaterThan(0);
     // Pure libraries the core may use: no runtime APIs, no network (the retry module is pure too: see below).
-    const pure = (f: string, s: string) =>
-      (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("../retry/") || s.startsWith("gpt-tokenizer/") || isLog(f, s);
+    const pure = (f: string, s: string) => (s.startsWith("./") && !s.startsWith("./mcp/")) || s.startsWith("../retry/") || isLog(f, s);
     const bad = core.flatMap((f) =>
       importsOf(f)
         .filter((s) => !pure(f, s))
@@ -258,15 +265,18 @@ describe("module boundaries", () => {
     expect(bad).toEqual([]);
   });
 
-  it("imports the MCP SDK only in workers/agent/mcp/ (never its stdio client) and in the gateway's mcp.ts", () => {
+  it("imports the MCP SDK only in workers/agent/mcp/ (never its stdio client), its lazily loaded module and the gateway's mcp.ts", () => {
     const bad: string[] = [];
     for (const file of files) {
       const rel = path.relative(PROJECT_ROOT, file);
       for (const spec of importsOf(file)) {
         const sdk = spec.startsWith("@modelcontextprotocol/sdk");
         if (rel.startsWith("workers/agent/mcp/")) {
-          const own = sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec) || spec === "../../version.ts" || isLog(file, spec);
+          const own =
+            sdk || spec.startsWith("./") || /^\.\.\/[\w-]+\.ts$/.test(spec) || spec === "../../version.ts" || spec === "../../lazy.ts" || isLog(file, spec);
           if (spec.includes("/client/stdio") || !own) bad.push(`${rel} imports ${spec}`);
+        } else if (rel === "workers/lazy/mcp.ts") {
+          if (!sdk || spec.includes("/client/stdio")) bad.push(`${rel} imports ${spec}`);
         } else if (sdk && rel !== "cli/gateway/mcp.ts") bad.push(`${rel} imports ${spec}`);
       }
     }

@@ -9,6 +9,8 @@ import {
   FREE_ATTEMPTS,
   MAX_DELAY_MS,
   type ThrottleState,
+  CLEAR_TRUST_MS,
+  RecentlyCleared,
 } from "../../workers/console/throttle.ts";
 import { chatLink } from "../../workers/platforms/links.ts";
 import { discordThreadLink } from "../../workers/platforms/discord/link.ts";
@@ -71,6 +73,23 @@ describe("sign-in throttle", () => {
     expect(clientKey("2001:0DB8:0000:0001:aaaa:bbbb:cccc:dddd")).toBe("2001:db8:0:1::/64");
     expect(clientKey("::1")).toBe("0:0:0:0::/64");
     expect(clientKey(null)).toBe("unknown");
+  });
+});
+
+describe("clients the guard cleared lately (the /v1 success path without a guard round trip)", () => {
+  it("trusts a cleared client for a minute, never one it was not told about, and forgets it on a wrong token or when full", () => {
+    const recent = new RecentlyCleared();
+    expect(recent.trusted("203.0.113.1", 0)).toBe(false);
+    recent.cleared("203.0.113.1", 1_000);
+    expect(recent.trusted("203.0.113.1", 1_000 + CLEAR_TRUST_MS - 1)).toBe(true);
+    expect(recent.trusted("203.0.113.1", 1_000 + CLEAR_TRUST_MS)).toBe(false);
+    expect(recent.trusted("203.0.113.1", 1_001)).toBe(false); // expired entries are gone
+    recent.cleared("203.0.113.2", 0);
+    recent.failed("203.0.113.2");
+    expect(recent.trusted("203.0.113.2", 1)).toBe(false);
+    for (let i = 0; i <= 1_000; i++) recent.cleared(`10.0.${i >> 8}.${i & 255}`, 0);
+    expect(recent.trusted("10.0.0.0", 1)).toBe(false); // the oldest of 1,001 went first
+    expect(recent.trusted("10.0.3.232", 1)).toBe(true);
   });
 });
 

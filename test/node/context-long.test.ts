@@ -5,7 +5,7 @@ import {
   SUMMARY_MAX_TOKENS,
   SummaryError,
   extractiveSummary,
-  loadTokenCounter,
+  estimatingCounter,
   planContext,
   summarise,
   systemMessage,
@@ -16,7 +16,7 @@ import {
 } from "../../workers/agent/index.ts";
 import { exactTokens, generateTurn, rng } from "../support/context-fixtures.ts";
 
-const counter = await loadTokenCounter();
+const counter = estimatingCounter();
 const system = systemMessage({ now: Date.UTC(2026, 11, 1), where: { platform: "slack", chatType: "thread", handedOffFromCli: true } });
 
 /** What a session keeps: the whole transcript, the rolling summary, how much of it is folded. */

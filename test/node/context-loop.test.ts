@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   ToolRegistry,
-  loadTokenCounter,
+  estimatingCounter,
   planContext,
   runTurn,
   systemMessage,
@@ -11,7 +11,7 @@ import {
 } from "../../workers/agent/index.ts";
 import { exactTokens, randomText, rng } from "../support/context-fixtures.ts";
 
-const counter = await loadTokenCounter();
+const counter = estimatingCounter();
 
 describe("a turn with many big tool rounds", () => {
   it("keeps every model call of the turn under the budget when runTurn plans each request", async () => {

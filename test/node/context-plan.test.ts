@@ -5,7 +5,7 @@ import {
   estimateRequestTokens,
   OFFLINE_MODEL_ID,
   SUMMARY_PREFIX,
-  loadTokenCounter,
+  estimatingCounter,
   parseContextTokens,
   planContext,
   repairTranscript,
@@ -17,7 +17,7 @@ import {
 } from "../../workers/agent/index.ts";
 import { exactTokens, generateTurn, randomText, rng } from "../support/context-fixtures.ts";
 
-const counter = await loadTokenCounter();
+const counter = estimatingCounter();
 const system = systemMessage({ now: Date.UTC(2026, 11, 1), where: { platform: "telegram", chatType: "dm" } });
 const plan = (over: Partial<ContextInput> & { history: readonly ChatMessage[] }) => planContext({ system, modelId: "gpt-x", counter, ...over });
 

@@ -6,7 +6,7 @@ import {
   SUMMARY_MAX_TOKENS,
   SummaryError,
   extractiveSummary,
-  loadTokenCounter,
+  estimatingCounter,
   summarise,
   summaryPrompt,
   type ChatMessage,
@@ -16,7 +16,7 @@ import {
 } from "../../workers/agent/index.ts";
 import { generateTurn, randomText, rng } from "../support/context-fixtures.ts";
 
-const counter = await loadTokenCounter();
+const counter = estimatingCounter();
 
 /** A model that answers each call with the next scripted result (or throws it). */
 function scripted(...results: (Partial<ModelResult> | Error)[]): ChatModel & { requests: ModelRequest[] } {

@@ -9,6 +9,7 @@
 import { spawn } from "node:child_process";
 import { setPriority } from "node:os";
 import path from "node:path";
+import { startupBudgetProblems } from "./startup-budget.mjs";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 // Their JS entry points on this Node (npm's own, when run by `npm test`): a bare `wrangler`
@@ -27,7 +28,12 @@ const CHECKS = [
   { name: "tsc (Worker)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "tsconfig.json"] },
   { name: "tsc (CLI)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "cli/tsconfig.json"] },
   { name: "tsc (console)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "workers/console/web/tsconfig.json"] },
-  { name: "wrangler deploy --dry-run", args: [wrangler, "deploy", "--dry-run", "--outdir", ".wrangler/dry-run"] },
+  // Then the start-up budget on its output (test/support/startup-budget.mjs).
+  {
+    name: "wrangler deploy --dry-run, start-up budget",
+    args: [wrangler, "deploy", "--dry-run", "--outdir", ".wrangler/dry-run", "--metafile", ".wrangler/dry-run.meta.json"],
+    after: () => startupBudgetProblems(path.join(root, ".wrangler/dry-run"), path.join(root, ".wrangler/dry-run.meta.json")).problems,
+  },
   // Formatting, and lint: no non-null assertions in production code, no floating promises (biome.json).
   { name: "biome ci (format, lint)", args: [biome, "ci", "--reporter=summary", "."] },
   // Unused files, exports and dependencies (knip.json).
@@ -55,7 +61,16 @@ function run(check) {
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));
     child.on("error", (err) => resolve({ check, code: 1, output: `${output}${err.message}\n`, seconds: (performance.now() - started) / 1000 }));
-    child.on("close", (code, signal) => resolve({ check, code: code ?? (signal ? 1 : 0), output, seconds: (performance.now() - started) / 1000 }));
+    child.on("close", (code, signal) => {
+      let problems = [];
+      try {
+        if (code === 0 && check.after) problems = check.after();
+      } catch (err) {
+        problems = [`${check.name}: ${err.message}`];
+      }
+      const out = problems.length > 0 ? `${output}${problems.join("\n")}\n` : output;
+      resolve({ check, code: problems.length > 0 ? 1 : (code ?? (signal ? 1 : 0)), output: out, seconds: (performance.now() - started) / 1000 });
+    });
   });
 }
 

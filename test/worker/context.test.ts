@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { OfflineModel, loadTokenCounter, planContext, summarise, systemMessage, type ChatMessage } from "../../workers/agent/index.ts";
+import { OfflineModel, estimatingCounter, planContext, summarise, systemMessage, type ChatMessage } from "../../workers/agent/index.ts";
 
 // The context core is pure: the same modules run here in workerd as in the Node tests.
 describe("context planning in workerd", () => {
-  it("loads the tokenizer, plans a request under the budget and folds with the offline summariser", async () => {
-    const counter = await loadTokenCounter();
+  it("estimates tokens, plans a request under the budget and folds with the offline summariser", async () => {
+    const counter = estimatingCounter();
     expect(counter.count("hello world")).toBe(2);
     const history: ChatMessage[] = Array.from({ length: 40 }, (_, i) => [
       { role: "user" as const, content: `Question ${i}: ${"tell me about the edge ".repeat(40)}` },

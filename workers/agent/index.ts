@@ -27,7 +27,7 @@ export { OpenAiModel, joinUrl } from "./openai.ts";
 export { MISSING_TOOL_RESULT, repairTranscript, transcriptProblem } from "./repair.ts";
 export { SseParser, formatSse, parseSse, type SseEvent } from "./sse.ts";
 export { SUMMARY_MAX_TOKENS, SummaryError, extractiveSummary, summarise, summaryPrompt } from "./summary.ts";
-export { estimateRequestTokens, loadTokenCounter, truncateToTokens, type TokenCounter } from "./tokens.ts";
+export { calibratedRatio, ESTIMATE, estimateRequestTokens, estimatingCounter, requestTokens, truncateToTokens, type TokenCounter } from "./tokens.ts";
 export { ToolRegistry, formatToolList, listTools, toolError, type Tool, type ToolListing, type ToolSource } from "./tools.ts";
 export { fetchUrlTool, isBlockedHost } from "./fetch-url.ts";
 export { DEFAULT_DOH_URL, dohResolver, type Resolver } from "./resolve.ts";

@@ -1,7 +1,7 @@
 import { isOfflineReply } from "./history.ts";
 import type { ChatModel } from "./model.ts";
 import { OFFLINE_MODEL_ID } from "./offline.ts";
-import { loadTokenCounter, truncateToTokens, type TokenCounter } from "./tokens.ts";
+import { ESTIMATE, truncateToTokens, type TokenCounter } from "./tokens.ts";
 import type { ChatMessage } from "./types.ts";
 import { errorMessage } from "../log/index.ts";
 import { itemAt } from "./item-at.ts";
@@ -138,7 +138,7 @@ export async function summarise(
   signal?: AbortSignal,
   opts: { counter?: TokenCounter; maxTokens?: number } = {},
 ): Promise<string> {
-  const counter = opts.counter ?? (await loadTokenCounter());
+  const counter = opts.counter ?? ESTIMATE;
   const max = opts.maxTokens ?? SUMMARY_MAX_TOKENS;
   if (model.id === OFFLINE_MODEL_ID) return extractiveSummary(previous, turns, counter, max);
   if (signal?.aborted) throw new SummaryError("summary_interrupted", "the summary was interrupted");

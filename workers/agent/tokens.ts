@@ -1,20 +1,16 @@
 import type { ChatMessage, ToolSchema } from "./types.ts";
 
-/** Counts the tokens of plain text with one tokenizer encoding. */
+/**
+ * Counts the tokens of plain text: an estimate from its characters ({@link estimateTokens}),
+ * scaled by `ratio`, which a session calibrates from the tokens its provider reports
+ * ({@link calibratedRatio}). A counter never changes: a new ratio is a new counter, so the
+ * per-message counts memoised below stay valid.
+ */
 export interface TokenCounter {
-  /** Encoding name, e.g. "cl100k_base". */
-  readonly encoding: string;
+  /** What the static estimate is multiplied by (1: uncalibrated). */
+  readonly ratio: number;
   count(text: string): number;
 }
-
-/**
- * The encoding used for estimates. cl100k_base is the smallest of the modern encodings
- * (about 0.45 MiB gzipped in the Worker bundle, against about 1.1 MiB for o200k_base). For
- * English, code and JSON it counts within about 1% of o200k_base (gpt-4o and later), which
- * the estimate's 10% margin covers; for other languages it counts more, the safe side
- * (docs/context.md).
- */
-export const TOKEN_ENCODING = "cl100k_base";
 
 /** Tokens every message costs beyond its content (`<|im_start|>`, role, separator, `<|im_end|>`), as OpenAI counts them. */
 export const MESSAGE_OVERHEAD = 3;
@@ -24,56 +20,94 @@ export const REPLY_PRIMING = 3;
 export const TOOL_CALL_OVERHEAD = 8;
 /** Per tool schema offered to the model, beyond its JSON. */
 export const TOOL_SCHEMA_OVERHEAD = 9;
-/** Safety margin on every estimate: provider tokenizers differ from ours, and concatenation shifts merges. */
+/** Safety margin on every estimate: a calibrated ratio is an average, and one request's text differs from another's. */
 export const ESTIMATE_FACTOR = 1.1;
 export const ESTIMATE_CONSTANT = 16;
 
-let loading: Promise<TokenCounter> | null = null;
+const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
- * Loads the tokenizer once per isolate. The import is dynamic so that the rank table
- * (about 100k entries) is built on first use, not at Worker start-up, where webhooks
- * that never count tokens would pay for it.
+ * Tokens of `text` estimated from its characters, on the safe side of OpenAI's tokenizers
+ * (cl100k_base, o200k_base): measured about 1.3-1.5x their count for English prose, code
+ * and JSON, 1.1x for German, 1.6-2x for Japanese, Chinese and Russian, and never below them
+ * for random identifiers, hashes and base64 (docs/context.md). The text is read as the
+ * pieces byte-pair tokenizers merge within: runs of ASCII letters and digits, runs of spaces,
+ * of line breaks, single symbols, letters of the alphabetic scripts of Europe and the Middle
+ * East, CJK characters, other code points. One pass over its UTF-16 units.
  */
-export function loadTokenCounter(): Promise<TokenCounter> {
-  loading ??= (async () => {
-    const [{ GptEncoding }, ranks] = await Promise.all([import("gpt-tokenizer/GptEncoding"), import("gpt-tokenizer/bpeRanks/cl100k_base")]);
-    const api = GptEncoding.getEncodingApi(TOKEN_ENCODING, () => ranks.default);
-    // Text containing "<|endoftext|>" and the like comes from users and web pages: it is
-    // counted as the plain text it is, never as (or rejected for being) a special token.
-    const asText = { disallowedSpecial: new Set<string>() };
-    const exact = (text: string) => (text === "" ? 0 : api.countTokens(text, asText));
-    return { encoding: TOKEN_ENCODING, count: (text: string) => countInRuns(text, exact) };
-  })().catch((err: unknown) => {
-    loading = null; // a later call may retry
-    throw err;
-  });
-  return loading;
+export function estimateTokens(text: string): number {
+  let n = 0;
+  const len = text.length;
+  for (let i = 0; i < len; ) {
+    const c = text.charCodeAt(i);
+    let j = i + 1;
+    if (isAlnum(c)) {
+      while (j < len && isAlnum(text.charCodeAt(j))) j++;
+      n += alnumTokens(text, i, j);
+    } else if (c === 32 || c === 9) {
+      while (j < len && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
+      // One space joins the word after it, but not a number.
+      n += j - i === 1 && c === 32 ? (isDigit(text.charCodeAt(j)) ? 1 : 0) : 1 + Math.floor((j - i) / 16);
+    } else if (c === 10 || c === 13) {
+      while (j < len && (text.charCodeAt(j) === 10 || text.charCodeAt(j) === 13)) j++;
+      n += 1 + Math.floor((j - i) / 16);
+    } else if (c <= 0x6ff) {
+      n += 1; // a symbol (merges only make fewer); a letter of accented Latin, Greek, Cyrillic, Hebrew, Arabic
+    } else if (c >= 0xd800 && c <= 0xdbff && j < len && text.charCodeAt(j) >= 0xdc00 && text.charCodeAt(j) <= 0xdfff) {
+      j++;
+      n += 3; // emoji and other astral characters: four bytes, several tokens
+    } else if (c >= 0x3040 && c <= 0xfaff && (c < 0xd800 || c > 0xdfff)) {
+      n += 1.5; // a CJK character: one token, rarer ones two or three
+    } else {
+      n += 2; // any other character (and a lone surrogate)
+    }
+    i = j;
+  }
+  return Math.ceil(n);
 }
 
-/** Longest run without whitespace that is counted in one piece. */
-const RUN_CHARS = 128;
-const LONG_RUN = new RegExp(`\\S{${RUN_CHARS + 1},}`, "g");
+/** The run of ASCII letters and digits text[from, to): words of up to 6 letters are one token; numbers go in threes; identifiers and hashes are dense. */
+function alnumTokens(text: string, from: number, to: number): number {
+  const length = to - from;
+  let digits = 0;
+  let upper = 0; // capitals after the first character: each tends to start a token
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c <= 57) digits++;
+    else if (c <= 90 && i > from) upper++;
+  }
+  if (digits === length) return Math.ceil(length / 3);
+  if (digits > 0) return Math.ceil(length * 0.6) + Math.ceil(upper / 2);
+  return (length <= 6 ? 1 : Math.ceil(length / 4)) + upper;
+}
+
+/** A counter of estimated tokens times `ratio` (1: the estimate alone, on the safe side). */
+export function estimatingCounter(ratio = 1): TokenCounter {
+  return { ratio, count: ratio === 1 ? estimateTokens : (text) => Math.ceil(estimateTokens(text) * ratio) };
+}
+
+/** The uncalibrated counter: what a session counts with until its provider reported usage. */
+export const ESTIMATE: TokenCounter = estimatingCounter();
+
+/** Bounds of a calibrated ratio: a provider's report that far off the estimate is not about the same text. */
+export const MIN_RATIO = 0.25;
+export const MAX_RATIO = 4;
+/** Calibrations kept: the ratio is the largest of the last few, so one light turn does not loosen it. */
+export const CALIBRATIONS_KEPT = 4;
 
 /**
- * Counts `text`, cutting runs of non-space characters longer than `RUN_CHARS` into pieces.
- * Byte-pair merging is quadratic in the length of one pre-token, and a pasted run of
- * 40,000 letters or Han characters would take seconds of CPU in one piece; in pieces it
- * counts the same or a token more per piece, which errs on the safe side.
+ * The ratio after one more observation: `reported` input tokens (the provider's usage) of
+ * requests this code estimated at `estimated` tokens (uncalibrated, without margin). The
+ * largest of the last {@link CALIBRATIONS_KEPT} observations, within the bounds; `kept` is
+ * updated in place.
  */
-function countInRuns(text: string, exact: (text: string) => number): number {
-  let n = 0;
-  let last = 0;
-  for (const m of text.matchAll(LONG_RUN)) {
-    n += exact(text.slice(last, m.index));
-    for (let i = 0; i < m[0].length; ) {
-      const end = cutAt(m[0], i + RUN_CHARS);
-      n += exact(m[0].slice(i, end));
-      i = end;
-    }
-    last = m.index + m[0].length;
+export function calibratedRatio(kept: number[], reported: number, estimated: number): number {
+  if (reported > 0 && estimated > 0) {
+    kept.push(Math.min(MAX_RATIO, Math.max(MIN_RATIO, reported / estimated)));
+    if (kept.length > CALIBRATIONS_KEPT) kept.shift();
   }
-  return n + exact(last === 0 ? text : text.slice(last));
+  return kept.length > 0 ? Math.max(...kept) : 1;
 }
 
 // Counts are memoised per message object. Messages are never mutated in this code base
@@ -97,6 +131,13 @@ export function messageTokens(counter: TokenCounter, m: ChatMessage): number {
   return n;
 }
 
+/** Raw tokens of a whole request (messages, tool schemas, reply priming). No margin. */
+export function requestTokens(counter: TokenCounter, messages: readonly ChatMessage[], tools?: readonly ToolSchema[]): number {
+  let raw = REPLY_PRIMING + toolsTokens(counter, tools);
+  for (const m of messages) raw += messageTokens(counter, m);
+  return raw;
+}
+
 /** Raw tokens of the tool schemas offered with a request. No margin. */
 export function toolsTokens(counter: TokenCounter, tools: readonly ToolSchema[] | undefined): number {
   let n = 0;
@@ -111,13 +152,10 @@ export function withMargin(raw: number): number {
 
 /**
  * Estimated tokens of a whole request (messages, tool schemas, reply priming) with the
- * safety margin: never below what the tokenizer counts for the same content, and about
- * 10% above it.
+ * safety margin (10% and a few tokens over `counter`'s count).
  */
 export function estimateRequestTokens(counter: TokenCounter, messages: readonly ChatMessage[], tools?: readonly ToolSchema[]): number {
-  let raw = REPLY_PRIMING + toolsTokens(counter, tools);
-  for (const m of messages) raw += messageTokens(counter, m);
-  return withMargin(raw);
+  return withMargin(requestTokens(counter, messages, tools));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { loadPdfjs } from "../lazy.ts";
 import { flateInflatedBytes } from "./inflate.ts";
 
 /**
@@ -55,7 +56,7 @@ export async function pdfText(bytes: Uint8Array, o: PdfReadOptions = {}): Promis
   if (inflated > limits.maxInflatedBytes) return { text: null, pages: 0, read: 0, stopped: "inflated" };
   if (o.signal?.aborted) return { text: null, pages: 0, read: 0, stopped: "stopped" };
   if (expired()) return { text: null, pages: 0, read: 0, stopped: "time" };
-  const { getDocumentProxy } = await import("unpdf");
+  const { getDocumentProxy } = await loadPdfjs();
   // pdf.js takes ownership of the buffer it is given: hand it a copy.
   const doc = await getDocumentProxy(new Uint8Array(bytes));
   try {

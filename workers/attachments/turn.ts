@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { sniffImage } from "./kinds.ts";
 import { base64, readAttachments, type ReadDeps } from "./read.ts";
 import type { AttachmentIn, AttachmentRecord, ImagePart, TurnAttachments } from "./types.ts";

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { signInGuard } from "../conversations/stubs.ts";
 import { ApiError } from "../http/errors.ts";
 import { jsonBody } from "../http/validate.ts";

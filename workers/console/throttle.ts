@@ -55,3 +55,45 @@ export function clientKey(ip: string | null): string {
     .map((g) => g.replace(/^0+(?=.)/, ""))
     .join(":")}::/64`;
 }
+
+/** How long an isolate trusts the guard's last word that a client is clear (no failures counted). */
+export const CLEAR_TRUST_MS = 60_000;
+/** Clients remembered per isolate at most (the oldest are forgotten first). */
+const CLEAR_KEPT = 1_000;
+
+/**
+ * The clients whose right token the guard accepted lately, with no wrong one from them seen
+ * here since: a right token from one of them within {@link CLEAR_TRUST_MS} is let through
+ * without asking the guard again, so the API's success path pays no object round trip.
+ * Only the guard's own "ok" for the right token puts a client here, so a client that never
+ * had the token (someone guessing) is judged by the guard every time, the right guess
+ * included; a wrong token seen here takes the client out. Isolate memory, not shared: a
+ * lockout started from another isolate applies here once the trust expires (at most a minute).
+ */
+export class RecentlyCleared {
+  readonly #until = new Map<string, number>();
+
+  /** True when `client`'s right token may skip the guard at `now`. */
+  trusted(client: string, now: number): boolean {
+    const until = this.#until.get(client);
+    if (until === undefined) return false;
+    if (now < until) return true;
+    this.#until.delete(client);
+    return false;
+  }
+
+  /** The guard accepted `client`'s right token at `now`. */
+  cleared(client: string, now: number): void {
+    this.#until.delete(client); // re-inserted last: the map's order is the forgetting order
+    this.#until.set(client, now + CLEAR_TRUST_MS);
+    for (const oldest of this.#until.keys()) {
+      if (this.#until.size <= CLEAR_KEPT) break;
+      this.#until.delete(oldest);
+    }
+  }
+
+  /** A wrong token from `client`: the guard judges its next request again. */
+  failed(client: string): void {
+    this.#until.delete(client);
+  }
+}

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { SESSION_INSTRUCTIONS_MAX_CHARS } from "../agent/index.ts";
 import { parseJson } from "../json.ts";
 

@@ -5,9 +5,17 @@ import type { Token } from "markdown-it";
  * CommonMark with GFM tables and strikethrough (markdown-it). Raw HTML is recognised so it
  * can be shown literally; bare http(s) URLs are recognised only so writers know not to escape
  * inside them. markdown-it stays linear on pathological input where micromark did not.
+ * Made on the first parse, not at start-up: its rules and linkify's patterns cost a cold
+ * isolate a few milliseconds that a webhook never needs (docs/startup.md).
  */
-const md = new MarkdownIt("default", { html: true, linkify: true, typographer: false, maxNesting: 200 });
-md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+let parser: InstanceType<typeof MarkdownIt> | null = null;
+
+function md(): InstanceType<typeof MarkdownIt> {
+  if (parser) return parser;
+  parser = new MarkdownIt("default", { html: true, linkify: true, typographer: false, maxNesting: 200 });
+  parser.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+  return parser;
+}
 
 /** Container markers (`>`, list markers) one line may open; deeper input is flattened. */
 const MAX_MARKERS = 12;
@@ -19,12 +27,12 @@ const MAX_INDENT = 48;
  * become U+FFFD first: platforms reject text that is not valid Unicode.
  */
 export function parseTokens(markdown: string): Token[] {
-  return md.parse(clampNesting(markdown.toWellFormed()), {});
+  return md().parse(clampNesting(markdown.toWellFormed()), {});
 }
 
 /** Parses one run of inline Markdown into inline tokens (used to re-parse a completed tail). */
 export function parseInline(content: string): Token[] {
-  return md.parseInline(content, {})[0]?.children ?? [];
+  return md().parseInline(content, {})[0]?.children ?? [];
 }
 
 /**

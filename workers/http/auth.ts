@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { consoleSignedIn, sameOrigin } from "../console/auth.ts";
 import type { OperatorSource } from "../platforms/names.ts";
-import { clientKey } from "../console/throttle.ts";
+import { clientKey, RecentlyCleared } from "../console/throttle.ts";
 import { signInGuard } from "../conversations/stubs.ts";
 import { settings } from "../settings.ts";
 import { safeEqual } from "../security.ts";
@@ -21,6 +21,9 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** This isolate's clients whose right token the guard accepted lately. */
+const recentlyCleared = new RecentlyCleared();
+
 /**
  * `/v1/*`: the bearer API_TOKEN, compared in constant time, or the web console's signed
  * session cookie with its per-tab key header (workers/console). A request that carries a bearer header is judged by it
@@ -28,7 +31,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * something must also come from the console's own origin (403 otherwise). Bearer checks
  * are counted per client by its SignInGuard, exactly like console sign-ins (429 with
  * Retry-After while it must wait, whatever the token). 503 when the
- * Worker has no API_TOKEN (fail closed).
+ * Worker has no API_TOKEN (fail closed). The right token from a client the guard cleared in
+ * the last minute, here, is let through without asking it again ({@link RecentlyCleared}).
  */
 export const requireApiToken: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => {
   const expected = settings(c.env).apiToken;
@@ -39,8 +43,13 @@ export const requireApiToken: MiddlewareHandler<{ Bindings: Env }> = async (c, n
   if (header !== undefined) {
     const token = /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1];
     const right = token !== undefined && (await safeEqual(token, expected));
+    const client = clientKey(c.req.header("cf-connecting-ip") ?? null);
+    const now = Date.now();
+    if (right && recentlyCleared.trusted(client, now)) return next();
+    if (!right) recentlyCleared.failed(client);
     // Counted per client like console sign-ins: a locked-out client is refused even the right token.
-    const judged = await signInGuard(c.env, clientKey(c.req.header("cf-connecting-ip") ?? null)).bearer(Date.now(), right);
+    const judged = await signInGuard(c.env, client).bearer(now, right);
+    if (right && judged.ok) recentlyCleared.cleared(client, now);
     if (judged.retryAfterMs !== undefined) {
       const seconds = Math.max(1, Math.ceil(judged.retryAfterMs / 1000));
       c.header("retry-after", String(seconds));

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { sessionAgent } from "../conversations/stubs.ts";
 import { isPlatformName } from "../platforms/names.ts";
 import { settings } from "../settings.ts";

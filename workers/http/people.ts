@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { accountOn, allPeople, OPERATOR_ACCOUNT, personById, unlinkPlatform, type LinkedAccount } from "../db/people.ts";
 import { dmRefusal, linkWithCode } from "../conversations/people.ts";
 import { isPlatformName } from "../platforms/names.ts";

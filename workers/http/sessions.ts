@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { SESSION_INSTRUCTIONS_MAX_CHARS } from "../agent/index.ts";
 import { modelName } from "../conversations/sessions.ts";
 import { createSession } from "../conversations/new-session.ts";

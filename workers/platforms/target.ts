@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { PlatformName } from "./names.ts";
 import { PlatformApiError, type ReplyTarget } from "./types.ts";
 

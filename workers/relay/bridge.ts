@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The bridge extension of the relay contract (docs/relay-connector-contract.md, "Bridged

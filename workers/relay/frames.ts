@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { PLATFORMS } from "../platforms/names.ts";
 import type { PlatformEvent, ReplyTarget } from "../platforms/types.ts";
 import { BRIDGE_CONNECTOR_FRAMES, BRIDGE_CONNECTOR_TYPES, BRIDGE_GATEWAY_FRAMES, BRIDGE_GATEWAY_TYPES } from "./bridge.ts";

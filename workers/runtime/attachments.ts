@@ -1,5 +1,5 @@
 import type { AttachmentRecord, AttachmentStatus } from "../attachments/index.ts";
-import { migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
+import { migrate, type ComponentSchema, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
 
 const SCHEMA = [
   `CREATE TABLE attachments (
@@ -41,8 +41,10 @@ function record(r: Row): AttachmentRecord {
  * facts (and where the bytes are kept). A turn's rows are written once, with its message.
  */
 export class AttachmentStore extends SessionRows {
+  static readonly schema: ComponentSchema = ["attachments", SCHEMA];
+
   static migrate(sql: Sql): void {
-    migrate(sql, "attachments", SCHEMA);
+    migrate(sql, ...this.schema);
   }
 
   /** Stores a turn's attachments (a second call for the same turn changes nothing). */

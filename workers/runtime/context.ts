@@ -1,6 +1,9 @@
 import {
-  loadTokenCounter,
+  calibratedRatio,
+  ESTIMATE,
+  estimatingCounter,
   planContext,
+  requestTokens,
   splitTurns,
   summarise,
   systemMessage,
@@ -44,23 +47,6 @@ export interface ContextHost {
   log(line: string, err?: unknown): void;
 }
 
-let counterPromise: Promise<TokenCounter> | null = null;
-
-/** The tokenizer, loaded once per isolate. */
-function counter(): Promise<TokenCounter> {
-  counterPromise ??= loadTokenCounter();
-  return counterPromise;
-}
-
-const encoder = new TextEncoder();
-
-/**
- * An upper bound of any tokenizer's count: every token is at least one UTF-8 byte. Used
- * until the tokenizer is needed, since building its rank table costs about a second of CPU
- * in a fresh isolate and a session far below its budget does not need exact counts.
- */
-export const BYTE_BOUND: TokenCounter = { encoding: "utf8-bytes", count: (text) => encoder.encode(text).length };
-
 /** Where the agent is talking, for the context line of its instructions. */
 function whereFor(rec: ContextState, turn: TurnRecord) {
   const platform = (turn.target?.platform ?? (isPlatformName(rec.source) ? rec.source : "cli")) as AgentPlatform;
@@ -76,10 +62,20 @@ function whereFor(rec: ContextState, turn: TurnRecord) {
  * summary after the turn (by the model; the offline model writes an extractive one); a
  * summary that fails to generate never fails a turn: the oldest turns are trimmed instead,
  * and the log says so. The folded messages stay stored, and leave memory.
+ *
+ * Tokens are estimated from characters, on the safe side, then calibrated: after each turn
+ * whose provider reported its input tokens, the estimate is scaled by how far off it was
+ * (the largest ratio of the last few turns), so a session's budget is used as the
+ * provider counts it (docs/context.md, "Token counts").
  */
 export class ContextKeeper {
   readonly #h: ContextHost;
-  #counter: TokenCounter | null = null;
+  #counter: TokenCounter = ESTIMATE;
+  /** Ratios observed (provider's input tokens over the uncalibrated estimate), newest last. */
+  readonly #ratios: number[] = [];
+  /** The turn whose requests {@link #requested} counts, and their uncalibrated estimate. */
+  #turnId: string | null = null;
+  #requested = 0;
   /** The stored id of the last message the newest plan asked to fold. */
   #foldThrough: number | null = null;
   #folding: Promise<void> | null = null;
@@ -88,20 +84,6 @@ export class ContextKeeper {
 
   constructor(host: ContextHost) {
     this.#h = host;
-  }
-
-  /** Before a turn: loads the tokenizer when the byte bound says this session may need trimming or folding. */
-  async ready(): Promise<void> {
-    if (this.#counter) return;
-    const rec = this.#h.state();
-    if (!rec) return;
-    const plan = this.#plan(rec, null, this.#h.runtime().history(), BYTE_BOUND);
-    if (plan.fold || plan.omitted > 0 || plan.truncated) await this.#exact();
-  }
-
-  async #exact(): Promise<TokenCounter> {
-    this.#counter ??= await counter();
-    return this.#counter;
   }
 
   #plan(rec: ContextState, turn: TurnRecord | null, history: readonly ChatMessage[], count: TokenCounter) {
@@ -131,27 +113,41 @@ export class ContextKeeper {
   prepare(transcript: readonly ChatMessage[], turn: TurnRecord, ids: readonly number[]): ChatMessage[] {
     const rec = this.#h.state();
     if (!rec) return [...transcript];
-    const exact = this.#counter;
-    const plan = this.#plan(rec, turn, transcript, exact ?? BYTE_BOUND);
-    // Without the tokenizer the bound errs on the safe side; a plan that needs cutting
-    // (tool rounds grew the turn) is sent as is, and the tokenizer loads for the next call.
-    if (!exact && (plan.fold || plan.omitted > 0 || plan.truncated)) void this.#exact();
-    this.#lastTokens = exact ? plan.tokens : Math.ceil(plan.tokens / 4);
+    const plan = this.#plan(rec, turn, transcript, this.#counter);
+    this.#lastTokens = plan.tokens;
+    if (this.#turnId !== turn.turnId) {
+      this.#turnId = turn.turnId;
+      this.#requested = 0;
+    }
+    // What the provider will be sent, estimated uncalibrated: its report of the same requests calibrates the count.
+    this.#requested += requestTokens(ESTIMATE, plan.messages);
     if (plan.omitted > 0) this.#h.log(`context: ${plan.omitted} older message(s) left out of the request to stay within the budget`);
-    const id = exact && plan.fold && plan.fold.upTo > 0 ? ids[plan.fold.upTo - 1] : undefined;
+    const id = plan.fold && plan.fold.upTo > 0 ? ids[plan.fold.upTo - 1] : undefined;
     if (id !== undefined) this.#foldThrough = Math.max(this.#foldThrough ?? 0, id);
     return plan.messages;
   }
 
   /** A turn's tokens when the provider reported none: the request's estimate and the reply's count. */
   estimate(outcome: TurnOutcome): Usage {
-    // Without the tokenizer: about four bytes a token, the usual rate for English.
-    const output = !outcome.text ? 0 : this.#counter ? this.#counter.count(outcome.text) : Math.ceil(BYTE_BOUND.count(outcome.text) / 4);
-    return { input: this.#lastTokens, output };
+    return { input: this.#lastTokens, output: outcome.text ? this.#counter.count(outcome.text) : 0 };
   }
 
-  /** After a turn: folds what its requests asked to fold (in the background: never delays a reply). */
-  afterTurn(): void {
+  /** The ratio the counts are calibrated by (1 until the provider reported usage). */
+  get ratio(): number {
+    return this.#counter.ratio;
+  }
+
+  /**
+   * After a turn: calibrates the count by the input tokens its provider reported for the
+   * turn's requests, then folds what they asked to fold (in the background: never delays a reply).
+   */
+  afterTurn(outcome?: TurnOutcome): void {
+    if (outcome && this.#requested > 0 && outcome.usage.input > 0) {
+      const ratio = calibratedRatio(this.#ratios, outcome.usage.input, this.#requested);
+      if (ratio !== this.#counter.ratio) this.#counter = estimatingCounter(ratio);
+    }
+    this.#turnId = null;
+    this.#requested = 0;
     const through = this.#foldThrough;
     if (through === null || this.#folding) return;
     this.#foldThrough = null;
@@ -160,7 +156,6 @@ export class ContextKeeper {
 
   /** `/compact`: folds everything but the newest turns now. */
   async compact(): Promise<{ compacted: boolean; folded_messages: number }> {
-    await this.#exact();
     await this.#folding;
     const rt = this.#h.runtime();
     const history = rt.history();
@@ -176,7 +171,6 @@ export class ContextKeeper {
 
   /** Folds everything up to stored id `through` into the summary now (retention, before deleting old messages). */
   async foldThrough(through: number): Promise<void> {
-    await this.#exact();
     await this.#folding;
     if (through > (this.#h.state()?.foldedThrough ?? 0)) await this.#fold(through);
   }
@@ -192,7 +186,7 @@ export class ContextKeeper {
     const folded = history.slice(0, count);
     let summary = rec.summary ?? null;
     try {
-      summary = await summarise(this.#h.model(), summary, folded, undefined, { counter: await this.#exact() });
+      summary = await summarise(this.#h.model(), summary, folded, undefined, { counter: this.#counter });
     } catch (err) {
       // The mark still moves: the request stays bounded, and these turns are trimmed instead.
       this.#h.log(`context: the summary could not be written; trimming the ${count} oldest message(s) instead`, err);
@@ -203,10 +197,9 @@ export class ContextKeeper {
 
   /** What `/status` shows about the context. */
   async status(): Promise<{ tokens_in_context: number; budget: number; turns: number; summary: boolean }> {
-    const count = await this.#exact();
     const rec = this.#h.state();
     const rt = this.#h.runtime();
-    const tokens = rec ? this.#plan(rec, null, rt.history(), count).tokens : 0;
+    const tokens = rec ? this.#plan(rec, null, rt.history(), this.#counter).tokens : 0;
     return { tokens_in_context: tokens, budget: this.#h.settings().budget, turns: rt.usage.totals().turns, summary: Boolean(rec?.summary) };
   }
 }

@@ -1,5 +1,5 @@
 import type { ReplyTarget } from "../platforms/types.ts";
-import { migrate, num, type Sql, SessionRows } from "./sql.ts";
+import { migrate, type ComponentSchema, num, type Sql, SessionRows } from "./sql.ts";
 
 /** A final reply not yet confirmed by its platform. */
 export interface PendingDelivery {
@@ -35,8 +35,10 @@ const SCHEMA = [
  * user with a truncated reply. Resumed after a restart.
  */
 export class DeliveryStore extends SessionRows {
+  static readonly schema: ComponentSchema = ["deliveries", SCHEMA];
+
   static migrate(sql: Sql): void {
-    migrate(sql, "deliveries", SCHEMA);
+    migrate(sql, ...this.schema);
   }
 
   /** Sessions with deliveries pending in this storage. */

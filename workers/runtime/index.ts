@@ -9,7 +9,7 @@ export { SeenDeliveries } from "./seen.ts";
 export { TurnQueue, type TurnRecord } from "./queue.ts";
 export { ReplyStreamer, type TurnSink } from "./reply.ts";
 export { SessionRuntime, type BusyPolicy, type RuntimeHost } from "./session.ts";
-export { durableSql, MissingRowError, migrate, num, str, type Row, type Sql, type SqlValue } from "./sql.ts";
+export { durableSql, MissingRowError, migrate, migrateAll, num, str, type ComponentSchema, type Row, type Sql, type SqlValue } from "./sql.ts";
 export { budgetText, RESTART_FAILURE, STOPPED_TEXT, UNDELIVERED_NOTE } from "./texts.ts";
 export { rowMessage, SqlTranscript, type StoredMessage } from "./transcript.ts";
 export { UsageStore, utcDay, type TurnUsage } from "./usage.ts";

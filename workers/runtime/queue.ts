@@ -1,6 +1,6 @@
 import type { ReplyTarget } from "../platforms/types.ts";
 import { SeenDeliveries } from "./seen.ts";
-import { MissingRowError, migrate, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
+import { MissingRowError, migrate, type ComponentSchema, num, str, type Row, type Sql, SessionRows } from "./sql.ts";
 
 /** Where a turn came from: the HTTP API (streamed to its caller), a platform, or the runtime itself (a handoff notice). */
 export type TurnOrigin = "api" | "platform" | "internal";
@@ -91,8 +91,10 @@ export class TurnQueue extends SessionRows {
   readonly #seen = new SeenDeliveries(this.sql, "seen");
 
   /** Creates or upgrades the tables (once per storage). */
+  static readonly schema: ComponentSchema = ["turn-queue", SCHEMA];
+
   static migrate(sql: Sql): void {
-    migrate(sql, "turn-queue", SCHEMA);
+    migrate(sql, ...this.schema);
   }
 
   /** Sessions with turns in this storage (a gateway resumes each after a restart). */

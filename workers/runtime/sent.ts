@@ -1,4 +1,4 @@
-import { migrate, type Sql, SessionRows } from "./sql.ts";
+import { migrate, type ComponentSchema, type Sql, SessionRows } from "./sql.ts";
 
 /** How long a sent message's id is remembered: Meta reports a failure within days (it retries for up to 30). */
 export const SENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -25,8 +25,10 @@ const SCHEMA = [
  * a `~`-suffix its adapter keeps beside it: a report names the id without it.
  */
 export class SentStore extends SessionRows {
+  static readonly schema: ComponentSchema = ["sent", SCHEMA];
+
   static migrate(sql: Sql): void {
-    migrate(sql, "sent", SCHEMA);
+    migrate(sql, ...this.schema);
   }
 
   /** Remembers that `ids` show (part of) `turnId`'s reply; forgets ids past {@link SENT_RETENTION_MS}. */

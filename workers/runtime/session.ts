@@ -8,7 +8,7 @@ import { MAX_TURN_ATTEMPTS, type NewTurn, type RuntimeHost, type TurnResult } fr
 import { IdleWaiters } from "./idle.ts";
 import { TurnQueue, userKeyOf, type TurnRecord } from "./queue.ts";
 import { ReplyStreamer, type TurnSink } from "./reply.ts";
-import { MissingRowError, type Sql } from "./sql.ts";
+import { MissingRowError, migrateAll, type ComponentSchema, type Sql } from "./sql.ts";
 import { replyText, RESTART_FAILURE } from "./texts.ts";
 import { SentStore } from "./sent.ts";
 import { SqlTranscript } from "./transcript.ts";
@@ -67,14 +67,19 @@ export class SessionRuntime {
     this.#end = new TurnEndings(host, this);
   }
 
-  /** Creates or upgrades the runtime's tables (once per storage). */
+  /** The runtime's tables, per component. */
+  static readonly schemas: readonly ComponentSchema[] = [
+    TurnQueue.schema,
+    SqlTranscript.schema,
+    DeliveryStore.schema,
+    UsageStore.schema,
+    AttachmentStore.schema,
+    SentStore.schema,
+  ];
+
+  /** Creates or upgrades the runtime's tables (once per storage; on a new one, in one script). */
   static migrate(sql: Sql): void {
-    TurnQueue.migrate(sql);
-    SqlTranscript.migrate(sql);
-    DeliveryStore.migrate(sql);
-    UsageStore.migrate(sql);
-    AttachmentStore.migrate(sql);
-    SentStore.migrate(sql);
+    migrateAll(sql, SessionRuntime.schemas);
   }
 
   /**

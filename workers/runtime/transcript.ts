@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall, Usage } from "../agent/index.ts";
-import { MissingRowError, migrate, num, str, type Row, type Sql, type SqlValue, SessionRows } from "./sql.ts";
+import { execIn, MissingRowError, migrate, type ComponentSchema, num, str, type Row, type Sql, type SqlValue, SessionRows } from "./sql.ts";
 
 /** One stored transcript message with the facts kept beside it. */
 export interface StoredMessage {
@@ -118,8 +118,10 @@ function stored(r: Row): StoredMessage {
  * (the edge mirrors the transcript there; the gateway never syncs).
  */
 export class SqlTranscript extends SessionRows {
+  static readonly schema: ComponentSchema = ["transcript", SCHEMA];
+
   static migrate(sql: Sql): void {
-    migrate(sql, "transcript", SCHEMA);
+    migrate(sql, ...this.schema);
   }
 
   /** The active messages after message `afterId` (0: all), oldest first, with their ids. */
@@ -225,6 +227,6 @@ export class SqlTranscript extends SessionRows {
   }
 
   markSynced(ids: readonly number[]): void {
-    for (const id of ids) this.sql.exec("UPDATE messages SET synced = 1 WHERE id = ?", id);
+    execIn(this.sql, "UPDATE messages SET synced = 1", "id", ids);
   }
 }

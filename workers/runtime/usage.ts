@@ -1,5 +1,5 @@
 import type { Usage } from "../agent/index.ts";
-import { migrate, num, type Sql, SessionRows } from "./sql.ts";
+import { execIn, migrate, type ComponentSchema, num, type Sql, SessionRows } from "./sql.ts";
 
 /** One turn's tokens, as usage reports count them. */
 export interface TurnUsage {
@@ -29,8 +29,10 @@ export function utcDay(at: number): string {
  * the runtime the same way at the edge and on a gateway; the edge copies them to D1.
  */
 export class UsageStore extends SessionRows {
+  static readonly schema: ComponentSchema = ["usage", SCHEMA];
+
   static migrate(sql: Sql): void {
-    migrate(sql, "usage", SCHEMA);
+    migrate(sql, ...this.schema);
   }
 
   record(turnId: string, userKey: string, usage: Usage, at: number): void {
@@ -82,6 +84,6 @@ export class UsageStore extends SessionRows {
   }
 
   markSynced(turnIds: readonly string[]): void {
-    for (const id of turnIds) this.sql.exec("UPDATE usage_turns SET synced = 1 WHERE turn_id = ?", id);
+    execIn(this.sql, "UPDATE usage_turns SET synced = 1", "turn_id", turnIds);
   }
 }

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What a setting's parser makes of its raw value: the value the Worker runs on, and, when

@@ -1,8 +1,7 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-// The SDK's default validator (ajv) compiles schemas to code, which workerd forbids.
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { loadMcpSdk, type McpSdk } from "../../lazy.ts";
 import { VERSION } from "../../version.ts";
 import type { Redactor } from "./result.ts";
 import { RequestTracker, type RequestScope } from "./tracker.ts";
@@ -24,7 +23,8 @@ export const systemClock: Clock = {
 
 /** One way to reach a server; several are tried in order (Streamable HTTP, then SSE). */
 export interface TransportPlan {
-  create(): Transport;
+  /** A transport made with the SDK, which is loaded on first use (workers/lazy.ts). */
+  create(sdk: McpSdk): Transport;
   /** True when a failed first attempt means "try the next plan" (an older server). */
   fallback?: (err: unknown) => boolean;
 }
@@ -83,6 +83,8 @@ export class McpServerConnection {
   readonly #o: ServerOptions;
   #client: Client | null = null;
   #connecting: Promise<Client> | null = null;
+  /** The SDK, once a connection was tried (its error classes name the failures). */
+  #sdk: McpSdk | null = null;
 
   constructor(opts: ServerOptions) {
     this.name = opts.name;
@@ -182,12 +184,14 @@ export class McpServerConnection {
 
   async #connect(): Promise<Client> {
     let last: unknown = new McpUnavailable("no way to connect is configured");
+    const sdk = (this.#sdk ??= await loadMcpSdk());
     for (const plan of this.#o.plans) {
-      const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => this.#o.onListChanged());
+      // The SDK's default validator (ajv) compiles schemas to code, which workerd forbids.
+      const client = new sdk.Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new sdk.CfWorkerJsonSchemaValidator() });
+      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => this.#o.onListChanged());
       const scope = this.#scope(this.#o.listTimeoutMs);
       try {
-        await raceAbort(client.connect(plan.create(), { signal: scope.signal, timeout: this.#o.listTimeoutMs + 5_000 }), scope.signal);
+        await raceAbort(client.connect(plan.create(sdk), { signal: scope.signal, timeout: this.#o.listTimeoutMs + 5_000 }), scope.signal);
         client.onclose = () => {
           if (this.#client !== client) return;
           this.#client = null;
@@ -218,14 +222,16 @@ export class McpServerConnection {
     if (err instanceof McpUnavailable) return new McpUnavailable(this.#o.redact(err.message));
     const status = httpStatus(err);
     const text = errorMessage(err);
+    const sdk = this.#sdk;
+    const mcpError = sdk && err instanceof sdk.McpError ? err : null;
     let reason: string;
     if (status === 401 || status === 403)
       reason = `the server refused the credentials (HTTP ${status})${this.#o.tokenName ? `; check the secret ${this.#o.tokenName}` : ""}`;
     else if (status !== undefined && status >= 500) reason = `the server failed (HTTP ${status})`;
     else if (status !== undefined) reason = `the server answered HTTP ${status}`;
-    else if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) reason = "the request timed out";
-    else if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) reason = "the connection to the server closed";
-    else if (err instanceof McpError) reason = `the server reported an error: ${text}`;
+    else if (mcpError?.code === sdk?.ErrorCode.RequestTimeout) reason = "the request timed out";
+    else if (mcpError?.code === sdk?.ErrorCode.ConnectionClosed) reason = "the connection to the server closed";
+    else if (mcpError) reason = `the server reported an error: ${text}`;
     else reason = `cannot reach the server (${text})`;
     if (status !== undefined && status >= 500) void this.close();
     return new McpUnavailable(this.#o.redact(reason).replace(/\s+/g, " ").slice(0, 300));

@@ -1,35 +1,45 @@
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { McpSdk } from "../../lazy.ts";
 import type { TransportPlan } from "./connection.ts";
 import { RequestTracker, capResponse } from "./tracker.ts";
 
 /** Largest HTTP answer read for one request (a tool result, a tool list). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-class TrackedStreamableHttp extends StreamableHTTPClientTransport {
-  readonly #tracker: RequestTracker;
-  constructor(url: URL, fetchImpl: typeof fetch, tracker: RequestTracker) {
-    super(url, { fetch: fetchImpl });
-    this.#tracker = tracker;
+/** The SDK's two HTTP transports, each telling the tracker which call a message belongs to. Made once the SDK is loaded. */
+function trackedTransports(sdk: McpSdk) {
+  class TrackedStreamableHttp extends sdk.StreamableHTTPClientTransport {
+    readonly #tracker: RequestTracker;
+    constructor(url: URL, fetchImpl: typeof fetch, tracker: RequestTracker) {
+      super(url, { fetch: fetchImpl });
+      this.#tracker = tracker;
+    }
+    override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+      this.#tracker.claim(message);
+      return super.send(message, options);
+    }
   }
-  override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    this.#tracker.claim(message);
-    return super.send(message, options);
+  class TrackedSse extends sdk.SSEClientTransport {
+    readonly #tracker: RequestTracker;
+    constructor(url: URL, fetchImpl: typeof fetch, tracker: RequestTracker) {
+      super(url, { fetch: fetchImpl });
+      this.#tracker = tracker;
+    }
+    override send(message: JSONRPCMessage): Promise<void> {
+      this.#tracker.claim(message);
+      return super.send(message);
+    }
   }
+  return { TrackedStreamableHttp, TrackedSse };
 }
 
-class TrackedSse extends SSEClientTransport {
-  readonly #tracker: RequestTracker;
-  constructor(url: URL, fetchImpl: typeof fetch, tracker: RequestTracker) {
-    super(url, { fetch: fetchImpl });
-    this.#tracker = tracker;
-  }
-  override send(message: JSONRPCMessage): Promise<void> {
-    this.#tracker.claim(message);
-    return super.send(message);
-  }
+let transports: { sdk: McpSdk; classes: ReturnType<typeof trackedTransports> } | null = null;
+
+/** The tracked transport classes for `sdk`, made on first use. */
+function transportsOf(sdk: McpSdk): ReturnType<typeof trackedTransports> {
+  if (transports?.sdk !== sdk) transports = { sdk, classes: trackedTransports(sdk) };
+  return transports.classes;
 }
 
 /**
@@ -63,7 +73,7 @@ function olderServer(err: unknown): boolean {
 /** Streamable HTTP first, then the HTTP+SSE fallback, both through {@link serverFetch}. */
 export function httpPlans(url: string, fetchImpl: typeof fetch, tracker: RequestTracker): TransportPlan[] {
   return [
-    { create: () => new TrackedStreamableHttp(new URL(url), fetchImpl, tracker), fallback: olderServer },
-    { create: () => new TrackedSse(new URL(url), fetchImpl, tracker) },
+    { create: (sdk) => new (transportsOf(sdk).TrackedStreamableHttp)(new URL(url), fetchImpl, tracker), fallback: olderServer },
+    { create: (sdk) => new (transportsOf(sdk).TrackedSse)(new URL(url), fetchImpl, tracker) },
   ];
 }

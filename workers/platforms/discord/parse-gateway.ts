@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { isCommandName, type PlatformEvent, type SessionSource } from "../types.ts";
 import { attachment } from "./parse.ts";
 import { DiscordAttachment, DiscordUser } from "./schema.ts";

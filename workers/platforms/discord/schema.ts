@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The parts of a Discord interaction the Worker reads, validated at the boundary. Discord

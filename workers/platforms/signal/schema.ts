@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * signal-cli's receive output (PLATFORM-NOTES "Signal"; sc `json/JsonMessageEnvelope.java`,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { targetCodec } from "../target.ts";
 import type { ReplyTarget } from "../types.ts";
 

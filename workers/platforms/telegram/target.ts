@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { decimalId, targetCodec } from "../target.ts";
 import { PlatformApiError, type ReplyTarget } from "../types.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The parts of a Cloud API webhook the Worker reads, validated at the boundary. Meta adds

@@ -1,0 +1,57 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+// @ts-expect-error: plain JavaScript shared with test/support/checks.mjs, without types
+import { STARTUP_GZIP_BUDGET, startupBudgetProblems } from "../support/startup-budget.mjs";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A dry run's output: index.js of `mainBytes` (incompressible when `random`), a lazy module, and a metafile naming `inputs`. */
+function upload(opts: { mainBytes: number; random?: boolean; inputs: string[] }) {
+  const dir = mkdtempSync(path.join(tmpdir(), "he-startup-budget-"));
+  dirs.push(dir);
+  const out = path.join(dir, "out");
+  mkdirSync(path.join(out, "lazy"), { recursive: true });
+  const main = opts.random ? randomBytes(opts.mainBytes) : Buffer.alloc(opts.mainBytes, 97);
+  writeFileSync(path.join(out, "index.js"), main);
+  writeFileSync(path.join(out, "index.js.map"), "{}");
+  writeFileSync(path.join(out, "lazy", "pdf.js"), "export {};\n");
+  const meta = path.join(dir, "meta.json");
+  const inputs = Object.fromEntries(opts.inputs.map((i) => [i, { bytesInOutput: 10 }]));
+  writeFileSync(meta, JSON.stringify({ outputs: { "index.js": { entryPoint: "workers/index.ts", inputs }, "index.js.map": { inputs: {} } } }));
+  return { out, meta };
+}
+
+describe("the start-up budget checked on the dry run's output (npm test)", () => {
+  it("passes a small main module of our code and packages the webhook path uses", () => {
+    const u = upload({ mainBytes: 200_000, inputs: ["workers/index.ts", "node_modules/hono/dist/index.js", "node_modules/zod/v4/core/core.js"] });
+    expect(startupBudgetProblems(u.out, u.meta).problems).toEqual([]);
+  });
+
+  it("fails when the main module bundles the PDF reader, the MCP SDK, a JSON-schema validator or a tokenizer", () => {
+    const u = upload({
+      mainBytes: 1000,
+      inputs: [
+        "node_modules/unpdf/dist/pdfjs.mjs",
+        "node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js",
+        "node_modules/ajv/dist/ajv.js",
+        "node_modules/gpt-tokenizer/esm/bpeRanks/cl100k_base.js",
+      ],
+    });
+    const { problems } = startupBudgetProblems(u.out, u.meta);
+    expect(problems).toHaveLength(4);
+    expect(problems.join("\n")).toMatch(/bundles unpdf.*\n.*@modelcontextprotocol\/sdk.*\n.*ajv.*\n.*gpt-tokenizer/);
+  });
+
+  it("fails when the main module passes its gzip budget, and says where to look", () => {
+    const u = upload({ mainBytes: STARTUP_GZIP_BUDGET + 50_000, random: true, inputs: ["workers/index.ts"] });
+    const { problems, mainGzip } = startupBudgetProblems(u.out, u.meta);
+    expect(mainGzip).toBeGreaterThan(STARTUP_GZIP_BUDGET);
+    expect(problems).toEqual([expect.stringMatching(/over the start-up budget of 600\.0 KiB.*workers\/lazy\.ts/)]);
+  });
+});
