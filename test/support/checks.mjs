@@ -35,8 +35,10 @@ const CHECKS = [
   { name: "wrangler deploy --dry-run", args: [wrangler, "deploy", "--dry-run", "--outdir", ".wrangler/dry-run"] },
   // Formatting, and lint: no non-null assertions in production code, no floating promises (biome.json).
   { name: "biome ci (format, lint)", args: [biome, "ci", "--reporter=summary", "."] },
-  // Unused files, exports and dependencies (knip.json).
-  { name: "knip", args: [knip, "--no-progress"] },
+  // Unused files, exports and dependencies (knip.json). --cache keeps each file's parse in
+  // node_modules/.cache/knip/ (by its path, size and time): a repeated run costs about 1.9 s of
+  // CPU instead of 4.3 s; the project-wide analysis (what is used where) runs every time.
+  { name: "knip", args: [knip, "--no-progress", "--cache"] },
 ];
 
 const at = process.argv.indexOf("--vitest");
