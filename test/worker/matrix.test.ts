@@ -1,9 +1,11 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ENCRYPTED_NOTE } from "../../workers/platforms/matrix/index.ts";
 import { loadCorpus } from "../support/corpus.ts";
 import { mx } from "../support/matrix-fixtures.ts";
 import { MATRIX_TEST, matrixHeaders } from "../support/signing.ts";
-import { routeOf, settle, toMatrix } from "./platform-helpers.ts";
+import { routeOf, sessionFor, settle, toMatrix } from "./platform-helpers.ts";
 import { homeserver, llm } from "./setup.ts";
 
 const BOT = MATRIX_TEST.bot;
@@ -69,6 +71,13 @@ describe("Matrix: the application service's routes", () => {
       expect(await res.json()).toMatchObject({ errcode: "M_UNRECOGNIZED" });
     }
     expect((await toMatrix(`/_matrix/app/v1/transactions/${nextTxn()}`, "{}", matrixHeaders(), "POST")).status).toBe(405);
+    // A platform that serves no paths below its webhook URL has none.
+    const below = await exports.default.fetch("http://edge.test/webhooks/telegram/_matrix/app/v1/ping", {
+      method: "POST",
+      headers: matrixHeaders(),
+      body: "{}",
+    });
+    expect(below.status).toBe(404);
     expect((await toMatrix("/_matrix/app/v1/ping", "{}", matrixHeaders(), "GET")).status).toBe(405);
   });
 
@@ -132,6 +141,8 @@ describe("Matrix: events", () => {
     const body = mx.txn([mx.message(room, ALICE, "once")]);
     const id = nextTxn();
     for (const t of [id, id, nextTxn()]) expect((await put(body, t)).status).toBe(200);
+    // A txnId done is not read again at all (here with other events, which a homeserver never sends).
+    expect((await put(mx.txn([mx.message(room, ALICE, "not read")]), id)).status).toBe(200);
     await settle();
     expect(llm.calls).toHaveLength(1);
     expect(homeserver.texts()).toEqual(["echo: once"]);
@@ -195,12 +206,30 @@ describe("Matrix: events", () => {
     expect(llm.calls).toEqual([]);
   });
 
-  it("honours a 429's retry_after_ms: the reply goes out once the homeserver takes it, once", async () => {
+  it("honours a 429's retry_after_ms: the reply waits that long (kept by the session), then goes out once", async () => {
     const room = dm();
-    homeserver.failNext("/send/m.room.message/", 429, { errcode: "M_LIMIT_EXCEEDED", error: "Too many requests", retry_after_ms: 1500 });
+    const limited = { errcode: "M_LIMIT_EXCEEDED", error: "Too many requests", retry_after_ms: 60_000 };
+    // Every send refused for now: the live update and the final delivery.
+    for (let i = 0; i < 3; i++) homeserver.failNext("/send/m.room.message/", 429, limited);
+    const before = Date.now();
     await put(mx.txn([mx.message(room, ALICE, "slow down")]));
-    await settle();
+    const sessionId = (await sessionFor(`agent:main:matrix:dm:${room}`)) ?? "";
+    const agent = env.SESSION_AGENT.getByName(sessionId);
+    await agent.idle();
+    const pending = () => runInDurableObject(agent, (_i, state) => state.storage.sql.exec("SELECT text, not_before FROM deliveries").toArray());
+    const [held] = await pending();
+    expect(held?.text).toBe("echo: slow down");
+    expect(Number(held?.not_before)).toBeGreaterThanOrEqual(before + 60_000);
+    expect(homeserver.replies()).toEqual([]);
+    // Not before the wait is over; then once.
+    expect(await runDurableObjectAlarm(agent)).toBe(true);
+    expect(homeserver.replies()).toEqual([]);
+    homeserver.reset();
+    homeserver.room(room, [ALICE, BOT]);
+    await runInDurableObject(agent, (_i, state) => void state.storage.sql.exec("UPDATE deliveries SET not_before = not_before - 60000"));
+    expect(await runDurableObjectAlarm(agent)).toBe(true);
     expect(homeserver.replies()).toEqual(["echo: slow down"]);
+    expect(await pending()).toEqual([]);
   });
 });
 
@@ -211,8 +240,13 @@ describe("Matrix: the corpus, replayed as transactions", () => {
       .map((e) => [`${e.name} (${e.expect})`, e] as const),
   )("%s", async (_, e) => {
     // A room of its own per file (what the Worker learns of a room is kept a while), and fresh event ids: the spec's examples share theirs.
+    const bot = typeof e.bot?.user_id === "string" ? e.bot.user_id : BOT;
     const own = (s: string) =>
-      s.replace(/!([A-Za-z0-9]+):example\.org/g, `!$1-${e.name}:example.org`).replaceAll("$143273582443PhrS", `$${Date.now()}${++txn}`);
+      s
+        .replace(/!([A-Za-z0-9]+):([a-z.]+)/g, `!$1-${e.name}:$2`)
+        .replaceAll("$143273582443PhrS", `$${Date.now()}${++txn}`)
+        .replaceAll(bot, BOT)
+        .replaceAll("@metavlad:matrix.org", "@example:example.org");
     const direct = typeof e.bot?.direct_room === "string" ? own(e.bot.direct_room) : null;
     const body = own(JSON.stringify(e.payload));
     const events = (JSON.parse(body) as { events: Array<{ room_id?: string }> }).events;

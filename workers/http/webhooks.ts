@@ -99,8 +99,13 @@ export const webhookRoutes = new Hono<{ Bindings: Env }>()
         await takeBatch({ env, adapter, batch, waitUntil });
       },
       done: (key) => record(key).seen(key),
+      // After the answer: every event is stored by then (and deduped by its own id), so a mark lost with the isolate costs only a re-read.
       markDone: async (key) => {
-        await record(key).firstSight(key);
+        waitUntil(
+          record(key)
+            .firstSight(key)
+            .catch((err: unknown) => logger.child(platform).warn("could not record a delivery as done", { err })),
+        );
       },
       allowed: (userId) => isAllowed(allowed, userId),
     };

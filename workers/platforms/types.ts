@@ -215,7 +215,7 @@ export interface SubIntake {
   take(batch: Extract<Ingest, { kind: "batch" }>): Promise<void>;
   /** Whether a delivery (a Matrix transaction id) was recorded as done. */
   done(key: string): Promise<boolean>;
-  /** Records a delivery as done, once all of it is stored. */
+  /** Records a delivery as done, once all of it is stored (the record may be written after the answer). */
   markDone(key: string): Promise<void>;
   /** Whether a user is in the platform's allowed users. */
   allowed(userId: string): boolean;
