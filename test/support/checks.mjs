@@ -23,11 +23,16 @@ const knip = path.join(root, "node_modules", "knip", "bin", "knip.js");
 // tsc 7 checks on several threads by default; side by side with each other and with Vitest
 // on two cores those threads only contend: single-threaded, the Worker's and the CLI's tsc
 // cost about half the CPU (measured: 4.8 → 2.4 s and 5.3 → 3.1 s user+sys).
+// Incremental: each project's last result is kept in node_modules/.cache/tsc/ (a file's hash
+// decides whether it is checked again), so a second run on the same clone checks only what
+// changed and what depends on it: about 1 s of CPU instead of 3 s each for the Worker and the
+// CLI. A fresh clone (CI) has no cache and pays in full. Deleting the folder is always safe.
+const tscCache = (name) => ["--incremental", "--tsBuildInfoFile", path.join(root, "node_modules", ".cache", "tsc", `${name}.tsbuildinfo`)];
 const CHECKS = [
   { name: "wrangler types --check", args: [wrangler, "types", "--strict-vars=false", "--env-file=/dev/null", "--check"] },
-  { name: "tsc (Worker)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "tsconfig.json"] },
-  { name: "tsc (CLI)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "cli/tsconfig.json"] },
-  { name: "tsc (console)", args: [tsc, "--noEmit", "--singleThreaded", "-p", "workers/console/web/tsconfig.json"] },
+  { name: "tsc (Worker)", args: [tsc, "--noEmit", "--singleThreaded", ...tscCache("worker"), "-p", "tsconfig.json"] },
+  { name: "tsc (CLI)", args: [tsc, "--noEmit", "--singleThreaded", ...tscCache("cli"), "-p", "cli/tsconfig.json"] },
+  { name: "tsc (console)", args: [tsc, "--noEmit", "--singleThreaded", ...tscCache("console"), "-p", "workers/console/web/tsconfig.json"] },
   // Then the start-up budget on its output (test/support/startup-budget.mjs).
   {
     name: "wrangler deploy --dry-run, start-up budget",
@@ -36,8 +41,10 @@ const CHECKS = [
   },
   // Formatting, and lint: no non-null assertions in production code, no floating promises (biome.json).
   { name: "biome ci (format, lint)", args: [biome, "ci", "--reporter=summary", "."] },
-  // Unused files, exports and dependencies (knip.json).
-  { name: "knip", args: [knip, "--no-progress"] },
+  // Unused files, exports and dependencies (knip.json). --cache keeps each file's parse in
+  // node_modules/.cache/knip/ (by its path, size and time): a repeated run costs about 1.9 s of
+  // CPU instead of 4.3 s; the project-wide analysis (what is used where) runs every time.
+  { name: "knip", args: [knip, "--no-progress", "--cache"] },
 ];
 
 const at = process.argv.indexOf("--vitest");
