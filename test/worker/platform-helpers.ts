@@ -73,8 +73,12 @@ export async function untilRunning(sessionId: string): Promise<void> {
  */
 export async function until(done: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 2000 && !done(); i++) {
-    const agents = await listDurableObjectIds(env.SESSION_AGENT);
-    await Promise.all(agents.map((id) => env.SESSION_AGENT.get(id).status()));
+    // This file's session objects (made since its start, or reached by deliver()); every one
+    // before the mark is set.
+    const all = await listDurableObjectIds(env.SESSION_AGENT);
+    const start = fileStart;
+    const mine = start ? all.filter((id) => !start.agents.has(id.toString()) || touched.agents.has(id.toString())) : all;
+    await Promise.all((mine.length > 0 ? mine : all).map((id) => env.SESSION_AGENT.get(id).status()));
   }
   if (!done()) throw new Error(`never happened: ${what}`);
 }
@@ -98,6 +102,7 @@ export async function toSlack(payload: unknown, extra: Record<string, string> = 
  * turn running, queued or being delivered, with D1 holding their copies.
  */
 export async function settle(): Promise<void> {
+  if (fileStart) return settleTouched(fileStart);
   for (let round = 0; round < 5; round++) {
     const inboxes = await listDurableObjectIds(env.INBOX);
     await Promise.all(inboxes.map((id) => env.INBOX.get(id).idle()));
@@ -107,6 +112,20 @@ export async function settle(): Promise<void> {
     const again = await listDurableObjectIds(env.INBOX);
     if (again.length === inboxes.length) return;
   }
+}
+
+/**
+ * The objects that existed when this file's tests began (test/worker/setup.ts marks it). A
+ * runtime serves many files one after another (isolate: false), so late files would otherwise
+ * wait on, and wake, hundreds of earlier files' objects in every settle(); from the mark on,
+ * settle() waits on what this file made and what deliver() reached, as settleTouched() does.
+ */
+let fileStart: { inboxes: Set<string>; agents: Set<string> } | null = null;
+
+export async function markFileStart(): Promise<void> {
+  fileStart = await objectsNow();
+  touched.inboxes.clear();
+  touched.agents.clear();
 }
 
 /** The Inbox and session objects that exist now, for settleTouched() to tell new ones from old. */
