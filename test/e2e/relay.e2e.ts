@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI, RELAY_E2E, relayHarness, type Harness } from "../support/e2e.ts";
+import { RELAY_E2E, relayHarness, startGateway, type Harness } from "../support/e2e.ts";
 import type { ApiCall } from "../support/fake-platforms.ts";
 import { conversation, imagesOf, lastUserText } from "../support/fake-llm.ts";
 import { dataUrl, PNG } from "../support/files.ts";
@@ -32,33 +31,13 @@ afterAll(() => {
 });
 
 function gateway(extra: Record<string, string> = {}, db = "gw.db") {
-  const child = spawn(process.execPath, [...CLI, "gateway", "--platforms", "telegram,whatsapp", "--db", path.join(dir, db)], {
-    env: {
-      ...process.env,
-      ...extra,
-      GATEWAY_RELAY_URL: h.worker.url,
-      GATEWAY_RELAY_ID: RELAY_E2E.gatewayId,
-      GATEWAY_RELAY_SECRET: RELAY_E2E.secret,
-      LLM_BASE_URL: `${h.llmUrl}/v1`,
-      NO_COLOR: "1",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  return startGateway(["--platforms", "telegram,whatsapp", "--db", path.join(dir, db)], {
+    ...extra,
+    GATEWAY_RELAY_URL: h.worker.url,
+    GATEWAY_RELAY_ID: RELAY_E2E.gatewayId,
+    GATEWAY_RELAY_SECRET: RELAY_E2E.secret,
+    LLM_BASE_URL: `${h.llmUrl}/v1`,
   });
-  let err = "";
-  const waiters: Array<() => void> = [];
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-    waiters.splice(0).forEach((w) => w());
-  });
-  const exit = new Promise<number>((r) => child.on("close", (c) => r(c ?? -1)));
-  return {
-    child,
-    exit,
-    stderr: () => err,
-    async waitFor(text: string) {
-      while (!err.includes(text)) await new Promise<void>((r) => waiters.push(r));
-    },
-  };
 }
 
 const webhook = (update: unknown) => fetch(`${h.worker.url}/webhooks/telegram`, { method: "POST", headers: telegramHeaders(), body: JSON.stringify(update) });

@@ -1,10 +1,8 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../cli/local.ts";
-import { relayHarness, SIGNAL_E2E, type Harness } from "../support/e2e.ts";
+import { relayHarness, SIGNAL_E2E, startGateway, type Harness } from "../support/e2e.ts";
 import { FakeSignalCli, type RpcCall } from "../support/fake-signal-cli.ts";
 import { serve, type LoopbackServer } from "../support/http.ts";
 import { SIGNAL_TEST, sig } from "../support/signal-fixtures.ts";
@@ -36,32 +34,13 @@ afterAll(async () => {
 });
 
 function gateway() {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "cli", "bin.js"), "gateway", "--bridge", "signal", "--db", path.join(dir, "gw.db")], {
-    env: {
-      ...process.env,
-      GATEWAY_RELAY_URL: h.worker.url,
-      GATEWAY_RELAY_ID: SIGNAL_E2E.gatewayId,
-      GATEWAY_RELAY_SECRET: SIGNAL_E2E.secret,
-      SIGNAL_CLI_URL: server.url,
-      SIGNAL_ACCOUNT: SIGNAL_TEST.account,
-      NO_COLOR: "1",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  return startGateway(["--bridge", "signal", "--db", path.join(dir, "gw.db")], {
+    GATEWAY_RELAY_URL: h.worker.url,
+    GATEWAY_RELAY_ID: SIGNAL_E2E.gatewayId,
+    GATEWAY_RELAY_SECRET: SIGNAL_E2E.secret,
+    SIGNAL_CLI_URL: server.url,
+    SIGNAL_ACCOUNT: SIGNAL_TEST.account,
   });
-  let err = "";
-  const waiters: Array<() => void> = [];
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-    waiters.splice(0).forEach((w) => w());
-  });
-  const exit = new Promise<number>((r) => child.on("close", (c) => r(c ?? -1)));
-  return {
-    child,
-    exit,
-    async waitFor(text: string) {
-      while (!err.includes(text)) await new Promise<void>((r) => waiters.push(r));
-    },
-  };
 }
 
 const sendTo = (user: string, pred: (message: string) => boolean) => (c: RpcCall) =>

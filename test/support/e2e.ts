@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../../cli/local.ts";
@@ -154,6 +154,35 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
  * the node project's in-process CLI tests run.
  */
 export const CLI = ["--no-experimental-strip-types", path.join(PROJECT_ROOT, "cli", "bin.js")];
+
+/** A `hermes-edge gateway` process the e2e tests started: its exit code, stderr so far, and a wait for a line in it. */
+export interface GatewayProcess {
+  child: ChildProcess;
+  exit: Promise<number>;
+  stderr(): string;
+  /** Resolves once stderr holds `text` (the test's own timeout bounds it). */
+  waitFor(text: string): Promise<void>;
+}
+
+/** Starts `hermes-edge gateway <args>` as the shipped bundle ({@link CLI}), with `env` over this process's environment. */
+export function startGateway(args: string[], env: Record<string, string>): GatewayProcess {
+  const child = spawn(process.execPath, [...CLI, "gateway", ...args], { env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  const waiters: Array<() => void> = [];
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+    for (const w of waiters.splice(0)) w();
+  });
+  const exit = new Promise<number>((r) => child.on("close", (c) => r(c ?? -1)));
+  return {
+    child,
+    exit,
+    stderr: () => err,
+    async waitFor(text: string) {
+      while (!err.includes(text)) await new Promise<void>((r) => waiters.push(r));
+    },
+  };
+}
 
 type Started = Harness & { llmUrl: string; stop(): Promise<void> };
 let shared: Promise<Started> | null = null;
