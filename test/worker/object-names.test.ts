@@ -17,6 +17,18 @@ const unique = (what: string) => `${what}-${crypto.randomUUID()}`;
  * object stub left the runtime reporting an unhandled rejection.
  */
 const failed = (err: unknown) => (err instanceof Error ? err.message : String(err));
+/** A plain, unaddressed "hi" from `source` (an Inbox ignores it unless the chat is bound). */
+const hiFrom = <S>(source: S) => ({
+  kind: "message" as const,
+  deliveryId: "1",
+  messageId: "1",
+  text: "hi",
+  attachments: [],
+  addressed: false,
+  bindsThread: false,
+  source,
+  target,
+});
 
 describe("objects know their names (getByName, ctx.id.name)", () => {
   it("every session method that needs its session answers the same not-found", async () => {
@@ -130,17 +142,7 @@ describe("an object the runtime gives no name", () => {
     const again = env.INBOX.getByName(key);
     expect(await runInDurableObject(again, (_instance, state) => state.id.name ?? null)).toBeNull();
     const source = { platform: "telegram" as const, chatType: "dm" as const, chatId: "1", userId: "1" };
-    const aside = {
-      kind: "message" as const,
-      deliveryId: "1",
-      messageId: "1",
-      text: "hi",
-      attachments: [],
-      addressed: false,
-      bindsThread: false,
-      source,
-      target,
-    };
+    const aside = hiFrom(source);
     expect(await again.take(aside).then((r) => r, failed)).toBe("ignored");
   });
 
@@ -149,17 +151,7 @@ describe("an object the runtime gives no name", () => {
     const key = buildSessionKey(source);
     const stub = env.INBOX.getByName(key);
     expect(await runInDurableObject(stub, (_instance, state) => state.id.name ?? null)).toBeNull();
-    const aside = {
-      kind: "message" as const,
-      deliveryId: "1",
-      messageId: "1",
-      text: "hi",
-      attachments: [],
-      addressed: false,
-      bindsThread: false,
-      source,
-      target,
-    };
+    const aside = hiFrom(source);
     expect(await stub.take(aside).then((r) => r, failed)).toBe("ignored");
     expect(await runInDurableObject(stub, (_instance, state) => new InboxStore(durableSql(state.storage)).meta("key"))).toBe(key);
   });
