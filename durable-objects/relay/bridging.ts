@@ -4,7 +4,7 @@ import { isPlatformName } from "../../workers/platforms/names.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { BridgeActionIn, MAX_ACTIONS_PER_ENQUEUE, type BridgeResult } from "../../workers/relay/bridge.ts";
 import { settings } from "../../workers/settings.ts";
-import type { BridgeState } from "../../workers/relay/bridge.ts";
+import type { BridgeState } from "../../workers/platforms/connection.ts";
 import type { ConnectorFrameIn, GatewayFrame } from "../../workers/relay/frames.ts";
 import type { BridgeStore } from "./bridge-store.ts";
 

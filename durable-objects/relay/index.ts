@@ -21,7 +21,7 @@ import { nameless, objectName } from "../name.ts";
 import { RelayStore, type RelayStatus } from "./buffer.ts";
 import { BridgeStore } from "./bridge-store.ts";
 import { BridgeSide, bridgedBy, type LiveSocket } from "./bridging.ts";
-import type { BridgeState } from "../../workers/relay/bridge.ts";
+import type { BridgeState } from "../../workers/platforms/connection.ts";
 import { fetchRelayMedia, RELAY_MEDIA_RETENTION_MS, withMediaLinks, type PendingMedia } from "./media.ts";
 import { runOutbound } from "./outbound.ts";
 

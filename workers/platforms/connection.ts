@@ -54,3 +54,14 @@ export interface PlatformConnection {
   wake(): Promise<void>;
   status(): Promise<ConnectionStatus>;
 }
+
+/** A bridged platform's state as the Relay object reports it (a platform a gateway bridges: the Signal adapter reads it for health and handoffs). */
+export interface BridgeState {
+  gatewayId: string;
+  connected: boolean;
+  /** What the gateway last said about its daemon (null: it never said). */
+  reachable: boolean | null;
+  detail: string | null;
+  /** Actions stored and not yet confirmed by the gateway. */
+  waiting: number;
+}

@@ -76,17 +76,6 @@ export const BridgeResult = z.object({
 });
 export type BridgeResult = z.infer<typeof BridgeResult>;
 
-/** A bridged platform's state as the Relay object reports it (the Signal adapter reads it for health and handoffs). */
-export interface BridgeState {
-  gatewayId: string;
-  connected: boolean;
-  /** What the gateway last said about its daemon (null: it never said). */
-  reachable: boolean | null;
-  detail: string | null;
-  /** Actions stored and not yet confirmed by the gateway. */
-  waiting: number;
-}
-
 /** Gateway → connector frames of the bridge. */
 export const BRIDGE_GATEWAY_FRAMES = [
   /** One received item (`body`: the JSON the platform produced, as the gateway wraps it); acked once stored. */

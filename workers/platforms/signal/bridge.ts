@@ -2,6 +2,7 @@ import type { Download } from "../../attachments/index.ts";
 import type { TelegramEntity } from "../../format/index.ts";
 import type { Part } from "../parts.ts";
 import type { SignalTarget } from "./target.ts";
+import type { BridgeState } from "../connection.ts";
 
 /**
  * How the Signal adapter reaches Signal: not over HTTP but through the Relay object of the
@@ -19,16 +20,7 @@ export interface SignalBridge {
   file(key: string, maxBytes: number): Promise<Download>;
 }
 
-/** What the Relay object reports about a bridge. */
-export interface BridgeState {
-  gatewayId: string;
-  connected: boolean;
-  /** What the gateway last said about signal-cli (null: it never said). */
-  reachable: boolean | null;
-  detail: string | null;
-  /** Actions stored and not yet confirmed by the gateway. */
-  waiting: number;
-}
+export type { BridgeState } from "../connection.ts";
 
 /** One signal-cli JSON-RPC call (the gateway runs it as is, after the Relay resolved `editOf`). */
 export interface SignalCall {
