@@ -5,6 +5,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { cachedBuild, metafileInputs } from "./build-cache.mjs";
 
 /**
  * workers/lazy.ts imports "./lazy/<name>.js", modules built for the Worker and uploaded beside
@@ -22,21 +23,26 @@ const lazyModulesFromSource = {
 const root = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
 const outdir = path.join(root, "dist");
 
-rmSync(outdir, { recursive: true, force: true });
-await build({
-  absWorkingDir: root,
-  entryPoints: ["cli/main.ts"],
-  outdir,
-  bundle: true,
-  // Chunks: the gateway (node:sqlite) and the platform SDKs load only when a command needs them.
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  // Bundled CommonJS libraries call require() for Node built-ins; ESM has none of its own.
-  banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
-  chunkNames: "[name]-[hash]",
-  legalComments: "eof",
-  logLevel: "warning",
-  plugins: [lazyModulesFromSource],
+// Skipped when dist/ already holds the build of these very sources (cli/build-cache.mjs).
+await cachedBuild({ name: "cli", script: import.meta.url }, async () => {
+  rmSync(outdir, { recursive: true, force: true });
+  const { metafile } = await build({
+    absWorkingDir: root,
+    entryPoints: ["cli/main.ts"],
+    outdir,
+    bundle: true,
+    // Chunks: the gateway (node:sqlite) and the platform SDKs load only when a command needs them.
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    // Bundled CommonJS libraries call require() for Node built-ins; ESM has none of its own.
+    banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+    chunkNames: "[name]-[hash]",
+    legalComments: "eof",
+    logLevel: "warning",
+    plugins: [lazyModulesFromSource],
+    metafile: true,
+  });
+  return { inputs: metafileInputs(metafile), outputs: Object.keys(metafile.outputs) };
 });

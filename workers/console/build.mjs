@@ -8,32 +8,38 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { cachedBuild, metafileInputs } from "../../cli/build-cache.mjs";
 
 const root = path.resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const out = path.join(root, "workers", "console", "assets", "app.js");
 
-const result = await build({
-  absWorkingDir: root,
-  entryPoints: ["workers/console/web/main.ts"],
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "browser",
-  target: "es2022",
-  minify: true,
-  legalComments: "eof",
-  logLevel: "warning",
+// Skipped when app.js already holds the build of these very sources (cli/build-cache.mjs).
+await cachedBuild({ name: "console", script: import.meta.url }, async () => {
+  const result = await build({
+    metafile: true,
+    absWorkingDir: root,
+    entryPoints: ["workers/console/web/main.ts"],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    legalComments: "eof",
+    logLevel: "warning",
+  });
+  const text = result.outputFiles[0].text;
+  let old = null;
+  try {
+    old = readFileSync(out, "utf8");
+  } catch {
+    // first build
+  }
+  if (old !== text) {
+    // Beside, not inside, the assets folder: wrangler dev watches that one.
+    const tmp = path.join(root, "workers", "console", `.app.js.${process.pid}.tmp`);
+    writeFileSync(tmp, text);
+    renameSync(tmp, out);
+  }
+  return { inputs: metafileInputs(result.metafile), outputs: [out] };
 });
-const text = result.outputFiles[0].text;
-let old = null;
-try {
-  old = readFileSync(out, "utf8");
-} catch {
-  // first build
-}
-if (old !== text) {
-  // Beside, not inside, the assets folder: wrangler dev watches that one.
-  const tmp = path.join(root, "workers", "console", `.app.js.${process.pid}.tmp`);
-  writeFileSync(tmp, text);
-  renameSync(tmp, out);
-}

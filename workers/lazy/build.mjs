@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "no
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { cachedBuild, metafileInputs } from "../../cli/build-cache.mjs";
 
 const root = path.resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const outdir = path.join(root, "workers", "lazy");
@@ -35,40 +36,45 @@ const oneValidator = {
   },
 };
 
-const result = await build({
-  absWorkingDir: root,
-  entryPoints: entries,
-  outdir,
-  bundle: true,
-  splitting: true,
-  write: false,
-  format: "esm",
-  platform: "neutral",
-  // What wrangler resolves for the Worker: the workerd/worker builds of packages, then the browser's.
-  conditions: ["workerd", "worker", "browser"],
-  mainFields: ["module", "main"],
-  external: ["node:*", "cloudflare:*"],
-  target: "es2022",
-  minify: true,
-  chunkNames: "chunk-[hash]",
-  legalComments: "eof",
-  logLevel: "warning",
-  plugins: [oneValidator],
-});
-const written = new Set();
-for (const file of result.outputFiles) {
-  const name = path.basename(file.path);
-  written.add(name);
-  let old = null;
-  try {
-    old = readFileSync(file.path, "utf8");
-  } catch {
-    // first build
+// Skipped when workers/lazy/ already holds the build of these very sources (cli/build-cache.mjs).
+await cachedBuild({ name: "lazy", script: import.meta.url, extra: entries }, async () => {
+  const result = await build({
+    metafile: true,
+    absWorkingDir: root,
+    entryPoints: entries,
+    outdir,
+    bundle: true,
+    splitting: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    // What wrangler resolves for the Worker: the workerd/worker builds of packages, then the browser's.
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    external: ["node:*", "cloudflare:*"],
+    target: "es2022",
+    minify: true,
+    chunkNames: "chunk-[hash]",
+    legalComments: "eof",
+    logLevel: "warning",
+    plugins: [oneValidator],
+  });
+  const written = new Set();
+  for (const file of result.outputFiles) {
+    const name = path.basename(file.path);
+    written.add(name);
+    let old = null;
+    try {
+      old = readFileSync(file.path, "utf8");
+    } catch {
+      // first build
+    }
+    if (old === file.text) continue;
+    const tmp = path.join(outdir, `.${name}.${process.pid}.tmp`);
+    writeFileSync(tmp, file.text);
+    renameSync(tmp, file.path);
   }
-  if (old === file.text) continue;
-  const tmp = path.join(outdir, `.${name}.${process.pid}.tmp`);
-  writeFileSync(tmp, file.text);
-  renameSync(tmp, file.path);
-}
-// Chunks of earlier builds: their names carry their content's hash.
-for (const name of readdirSync(outdir)) if (name.startsWith("chunk-") && name.endsWith(".js") && !written.has(name)) rmSync(path.join(outdir, name), { force: true });
+  // Chunks of earlier builds: their names carry their content's hash.
+  for (const name of readdirSync(outdir)) if (name.startsWith("chunk-") && name.endsWith(".js") && !written.has(name)) rmSync(path.join(outdir, name), { force: true });
+  return { inputs: metafileInputs(result.metafile), outputs: [...written].map((name) => path.join(outdir, name)) };
+});
