@@ -8,12 +8,23 @@
  * and, for context, the floor: GET /health through the same `wrangler dev` (the cost of any
  * request through the local dev server, before the gateway does anything).
  * Prints p50/p99 time to first token and total turn time, and the overhead and ratios.
- * Run: npm run bench:turn [-- --turns 200 --warmup 20]
+ * `--profile`: afterwards, a CPU profile of `--profile-turns` more turns (one at a time, as
+ * timed), attributed to the Worker and each Durable Object with their heaviest functions
+ * (bench/profile.ts): where a turn's CPU goes before and after its first token.
+ * Run: npm run bench:turn [-- --turns 200 --warmup 20 --profile --profile-turns 100]
  */
 import { parseArgs } from "node:util";
+import { describeAttribution, profileWhile } from "./profile.ts";
 import { benchWorker, fetchWithin, health, main, ms, newSession, percentile, postTurn, ratio, startFakes, summary, timeTurn } from "./lib.ts";
 
-const { values } = parseArgs({ options: { turns: { type: "string", default: "200" }, warmup: { type: "string", default: "20" } } });
+const { values } = parseArgs({
+  options: {
+    turns: { type: "string", default: "200" },
+    warmup: { type: "string", default: "20" },
+    profile: { type: "boolean", default: false },
+    "profile-turns": { type: "string", default: "100" },
+  },
+});
 const TURNS = Number(values.turns);
 const WARMUP = Number(values.warmup);
 const TURNS_PER_SESSION = 10;
@@ -58,4 +69,17 @@ main("bench/turn-overhead", 20 * 60_000, async () => {
       `added time to first token at p${p}: ${ms(g - d)} (gateway/direct ${ratio(g, d)}; target ≤ ${p === 50 ? 5 : 20} ms); beyond the dev-server floor: ${ms(g - fl)} (gateway/floor ${ratio(g, fl)})`,
     );
   }
+  if (!values.profile) return;
+  const count = Number(values["profile-turns"]);
+  const { attribution } = await profileWhile(w.inspectorPort, async () => {
+    for (let i = 0; i < count; i++) {
+      if (i % TURNS_PER_SESSION === 0) session = await newSession(w);
+      await timeTurn(
+        () => postTurn(w, session, `profiled turn ${i}`),
+        (event) => event === "delta",
+      );
+    }
+  });
+  console.log(`\nCPU profile (inspector, sampled every 250 µs) of ${count} more turns, one at a time, a new session every ${TURNS_PER_SESSION} (idle time left out):`);
+  for (const line of describeAttribution(attribution, count, 10)) console.log(line.replace("per delivery", "per turn"));
 });
