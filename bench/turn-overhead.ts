@@ -80,6 +80,8 @@ main("bench/turn-overhead", 20 * 60_000, async () => {
       );
     }
   });
-  console.log(`\nCPU profile (inspector, sampled every 250 µs) of ${count} more turns, one at a time, a new session every ${TURNS_PER_SESSION} (idle time left out):`);
+  console.log(
+    `\nCPU profile (inspector, sampled every 250 µs) of ${count} more turns, one at a time, a new session every ${TURNS_PER_SESSION} (idle time left out):`,
+  );
   for (const line of describeAttribution(attribution, count, 10)) console.log(line.replace("per delivery", "per turn"));
 });
