@@ -16,8 +16,8 @@
  * deliveries over the inspector port, attributed to the Worker and each Durable Object
  * (bench/profile.ts); then the same deliveries through the bench wrapper entry with
  * BENCH_STATS=1: every SQLite statement each object runs and every remote call each side
- * makes, per delivery.
- * Run: npm run bench:webhooks [-- --count 1000 --concurrency 50 --platforms matrix,telegram --profile --profile-count 200]
+ * makes, per delivery (`--stats`: only these counts, without the profiles).
+ * Run: npm run bench:webhooks [-- --count 1000 --concurrency 50 --platforms matrix,telegram --profile --profile-count 200 --stats]
  */
 import { parseArgs } from "node:util";
 import type { DevWorker } from "../test/support/wrangler-dev.ts";
@@ -50,6 +50,8 @@ const { values } = parseArgs({
     count: { type: "string", default: "1000" },
     concurrency: { type: "string", default: "50" },
     profile: { type: "boolean", default: false },
+    /** Only the statement and remote-call counts of `--profile`, without the CPU profiles. */
+    stats: { type: "boolean", default: false },
     "profile-count": { type: "string", default: "200" },
     platforms: { type: "string", default: PLATFORMS.join(",") },
   },
@@ -152,7 +154,14 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
         );
     }
   }
-  if (!values.profile) return;
+  if (!values.profile && !values.stats) return;
+  if (values.profile) await profiles(w, f);
+  await w.stop();
+  await counts(f);
+});
+
+/** CPU profiles of `PROFILE_COUNT` deliveries per platform and mode, attributed per side. */
+async function profiles(w: DevWorker, f: Fakes): Promise<void> {
   console.log(
     `\nCPU profiles (inspector, sampled every 250 µs), ${PROFILE_COUNT} deliveries per platform and mode, ${CONCURRENCY} in flight, until every reply arrived and 0.5 s after (idle time left out):`,
   );
@@ -164,7 +173,10 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
       for (const line of describeAttribution(attribution, PROFILE_COUNT)) console.log(line);
     }
   }
-  await w.stop();
+}
+
+/** Every SQLite statement and remote call per delivery, per side (the bench entry with BENCH_STATS=1). */
+async function counts(f: Fakes): Promise<void> {
   const counted = await benchWorker({ ...f.vars, BENCH_STATS: "1" }, { wrapper: true });
   console.log(`\nStorage statements and remote calls per delivery (bench wrapper, BENCH_STATS=1; ms by performance.now(), 1 ms steps averaged):`);
   for (const p of ONLY) {
@@ -177,9 +189,12 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
       for (const [side, ops] of Object.entries(stats)) {
         const rows = Object.entries(ops).sort((a, b) => b[1].n - a[1].n);
         const total = rows.reduce((acc, [, t]) => acc + t.n, 0);
-        console.log(`  ${side}: ${(total / PROFILE_COUNT).toFixed(1)} operations per delivery`);
+        const statements = rows.filter(([what]) => what.startsWith("sql ") && !what.endsWith("(reading rows)")).reduce((acc, [, t]) => acc + t.n, 0);
+        const remote = rows.filter(([what]) => what.startsWith("call ") || what.startsWith("D1 ")).reduce((acc, [, t]) => acc + t.n, 0);
+        const each = (n: number) => (n / PROFILE_COUNT).toFixed(1);
+        console.log(`  ${side}: ${each(total)} operations per delivery (${each(statements)} SQL statements, ${each(remote)} remote calls)`);
         for (const [what, t] of rows) console.log(`    ${(t.n / PROFILE_COUNT).toFixed(2).padStart(6)} × ${(t.ms / t.n).toFixed(3).padStart(7)} ms  ${what}`);
       }
     }
   }
-});
+}
