@@ -36,7 +36,7 @@ export class D1Mirror {
     return this.#records.dirty() || (rt !== null && (rt.transcript.unsynced(1).length > 0 || rt.usage.unsynced(1).length > 0));
   }
 
-  /** A copy within {@link FIRST_COPY_DELAY_MS} (a short turn's user message goes with its reply). */
+  /** A copy within {@link FIRST_COPY_DELAY_MS} (a short turn's messages go with its end: one copy). */
   soon(): void {
     this.#soon ??= setTimeout(() => this.now(), FIRST_COPY_DELAY_MS);
   }
@@ -72,6 +72,8 @@ export class D1Mirror {
       const used = rt.usage.unsynced(BATCH);
       const dirty = this.#records.dirty();
       if (rows.length === 0 && used.length === 0 && !dirty) return;
+      // The version copied: a change while D1 answers leaves the row dirty for the next copy.
+      const version = this.#records.version;
       const row: SessionRecord = withCounters(this.#sql, present(this.#records));
       const { handoffDestKey: _k, handoffTurnId: _t, summary, foldedThrough, ...d1row } = row;
       const d = this.#db();
@@ -83,7 +85,7 @@ export class D1Mirror {
       ]);
       rt.transcript.markSynced(rows.map((r) => r.id));
       rt.usage.markSynced(used.map((u) => u.turnId));
-      this.#records.markClean(present(this.#records));
+      this.#records.markClean(version);
       if (rows.length < BATCH && used.length < BATCH) return;
     }
   }
