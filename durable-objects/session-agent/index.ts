@@ -292,6 +292,8 @@ export class SessionAgent extends DurableObject<Env> {
     if (!rec && input.seed) {
       rec = this.#records.put(newRecord(input.seed, Date.now(), this.#id()));
       this.#init(rec.id);
+      // The new session's row reaches D1 with its first turn's end, or after FIRST_COPY_DELAY_MS if that turn waits or runs long.
+      this.#mirror.soon();
     }
     if (!rec) return NOT_FOUND;
     const user = input.meta?.userKey;
@@ -303,7 +305,6 @@ export class SessionAgent extends DurableObject<Env> {
       deliveryKey: input.deliveryKey,
       meta: input.meta ?? {},
     });
-    this.#mirror.soon();
     return { ok: true, accepted: taken !== null };
   }
 
