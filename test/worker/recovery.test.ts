@@ -52,10 +52,12 @@ describe("an accepted turn survives the object restarting mid-turn", () => {
   it("records a visible failure instead of running it a third time", async () => {
     const id = await newSession();
     await dieMidTurn(id, "doomed");
-    // As if the one re-run had also died.
+    // As if the one re-run had also died: its attempt stored, then the instance gone (the
+    // next one reads the turn from storage; a live instance keeps its turns in memory).
     await runInDurableObject(agent(id), (_instance, state) => {
       state.storage.sql.exec("UPDATE turns SET attempts = 2");
     });
+    await abortAllDurableObjects();
     const callsBefore = llm.calls.length;
     expect(await runDurableObjectAlarm(agent(id))).toBe(true);
     expect(llm.calls.length).toBe(callsBefore);
