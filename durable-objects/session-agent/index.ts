@@ -70,7 +70,7 @@ export class SessionAgent extends DurableObject<Env> {
     this.#mirror = newMirror(this.env, this.#sql, this.#records, () => this.#runtime, this.#wake);
     ctx.blockConcurrencyWhile(async () => {
       // An object whose session was never created (or was deleted) has no storage to upgrade.
-      if (RecordStore.exists(this.#sql)) this.#migrate();
+      if (this.#records.exists()) this.#migrate();
       const rec = this.#records.get();
       if (!rec) return;
       this.#init(rec.id);

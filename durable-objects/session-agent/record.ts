@@ -98,20 +98,21 @@ export class RecordStore {
     return sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'session'").length > 0;
   }
 
-  #exists(): boolean {
+  /** Whether this storage holds the session table (looked up once it is known to). */
+  exists(): boolean {
     this.#present ||= RecordStore.exists(this.#sql);
     return this.#present;
   }
 
   /** Creates the tables if this storage has none yet (before a session is put or imported). */
   ensure(): void {
-    if (this.#exists()) return;
+    if (this.exists()) return;
     this.#create();
     this.#present = true;
   }
 
   get(): SessionRecord | null {
-    if (!this.#exists()) return null;
+    if (!this.exists()) return null;
     if (this.#cached === undefined) {
       const row = this.#sql.exec("SELECT row FROM session LIMIT 1")[0];
       this.#cached = row ? (JSON.parse(String(row.row)) as SessionRecord) : null;
@@ -140,7 +141,7 @@ export class RecordStore {
   }
 
   dirty(): boolean {
-    if (!this.#exists()) return false;
+    if (!this.exists()) return false;
     this.#dirty ??= this.#sql.exec("SELECT 1 AS x FROM session WHERE dirty = 1").length > 0;
     return this.#dirty;
   }
