@@ -8,7 +8,6 @@ import { ContextKeeper, SessionRuntime, type RuntimeHost, type Sql } from "../..
 import { settings } from "../../workers/settings.ts";
 import { SessionBudget } from "./budget.ts";
 import { HandoffRunner } from "./handoff.ts";
-import { db } from "../../workers/db/client.ts";
 import { D1Mirror } from "./mirror.ts";
 import type { RecordStore, SessionRecord } from "./record.ts";
 import { MIRROR_RETRY_MS, WATCHDOG_MS } from "./types.ts";
@@ -36,7 +35,7 @@ export function newMirror(env: Env, sql: Sql, records: RecordStore, runtime: () 
     logger.child("session").error("could not copy the session to D1; retrying", { err });
     void wake.by(Date.now() + MIRROR_RETRY_MS);
   };
-  return new D1Mirror({ db: () => db(env), sql, records, runtime, onFailure });
+  return new D1Mirror({ d1: () => env.DB, sql, records, runtime, onFailure });
 }
 
 /** What the session object lends the parts it wires (read when used: `destroy` replaces the record store and mirror). */
