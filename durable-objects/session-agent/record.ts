@@ -72,7 +72,8 @@ export class RecordStore {
   readonly #sql: Sql;
   readonly #create: () => void;
   #cached: SessionRecord | null | undefined;
-  #present = false;
+  /** Whether the tables exist (undefined: not looked yet); only this store creates them, and a deleted session's object gets a new store. */
+  #present: boolean | undefined;
   /** Whether D1 lacks the stored row (undefined: not read yet); this object is the row's only writer. */
   #dirty: boolean | undefined;
   /** Bumped by every put: a copy marks the row clean only if nothing was put since it read it. */
@@ -98,9 +99,9 @@ export class RecordStore {
     return sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'session'").length > 0;
   }
 
-  /** Whether this storage holds the session table (looked up once it is known to). */
+  /** Whether this storage holds the session table (looked up once: only this store makes it). */
   exists(): boolean {
-    this.#present ||= RecordStore.exists(this.#sql);
+    this.#present ??= RecordStore.exists(this.#sql);
     return this.#present;
   }
 
