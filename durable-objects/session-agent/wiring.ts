@@ -54,6 +54,8 @@ export interface WiringHost {
   update(patch: Partial<SessionRecord>): SessionRecord | null;
   /** Wakes whoever waits for a change (`idle`, handoff waits). */
   notify(): void;
+  /** A turn ended: once its D1 copy is done, the alarm goes if nothing is left to wake for. */
+  rest(): void;
 }
 
 /** The parts of a session object made once its session row exists. */
@@ -120,6 +122,7 @@ export function wireSession(o: WiringHost): SessionParts {
       o.mirror().now();
       o.notify();
       context.afterTurn(outcome);
+      o.rest();
     },
     defer: (at) => void o.wake.by(at),
     attachments: edgeAttachments(env, sessionId, logLines(logger.child(`session ${sessionId}`))),

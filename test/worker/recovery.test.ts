@@ -207,3 +207,18 @@ describe("regression: a final reply waiting on a 429 was lost with its object", 
     expect((await messages(sessionId)).map((m) => m.content).slice(-2)).toEqual(["slow platform", "first words and the rest"]);
   });
 });
+
+describe("regression: every delivery left two alarms that woke idle objects", () => {
+  it("a message answered and copied leaves no alarm in its Inbox (its hand-on retry) nor in its session object (the turn's watchdog)", async () => {
+    const chatId = 7_901;
+    const key = `agent:main:telegram:dm:${chatId}`;
+    await toTelegram(tg.dm("nothing left to watch", 1001, { chat: { id: chatId, type: "private", first_name: "u" } }));
+    await settle();
+    const id = await sessionFor(key);
+    expect(id).not.toBeNull();
+    expect(await messages(id!)).toMatchObject([{ role: "user" }, { role: "assistant" }]);
+    const alarms = (stub: DurableObjectStub) => runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
+    expect(await alarms(env.INBOX.getByName(key))).toBeNull();
+    expect(await alarms(agent(id!))).toBeNull();
+  });
+});
