@@ -4,7 +4,7 @@
  * (production's, or the bench wrapper entry), loopback fakes, signed deliveries, and the
  * figures (percentiles, ratios, fitted slopes).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PROJECT_ROOT } from "../cli/local.ts";
 import { parseSse } from "../workers/agent/index.ts";
@@ -137,6 +137,40 @@ export async function benchWorker(vars: Record<string, string>, opts: { wrapper?
       await worker.stop();
     },
   };
+}
+
+/**
+ * CPU time (user + system, ms) the dev server's workerd processes have used so far, from
+ * /proc (Linux; null elsewhere or once stopped): the isolate that runs the Worker and every
+ * object, their SQLite, and the local D1. Real CPU, so unlike a sampled profile it does not
+ * grow when the machine is loaded and the process waits for a core.
+ */
+export function workerdCpuMs(w: DevWorker): number | null {
+  const group = w.processGroup;
+  if (group === null) return null;
+  let ticks = 0;
+  let found = false;
+  try {
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      } catch {
+        continue; // gone meanwhile
+      }
+      // pid (comm) state ppid pgrp …; comm may hold spaces, so fields are counted after its ")".
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (comm !== "workerd" || Number(f[2]) !== group) continue;
+      ticks += Number(f[11]) + Number(f[12]);
+      found = true;
+    }
+  } catch {
+    return null;
+  }
+  // Clock ticks are 1/100 s on Linux.
+  return found ? ticks * 10 : null;
 }
 
 /** Calls the Worker's API as the CLI does (bearer token, JSON), within a limit. */

@@ -9,13 +9,15 @@
  *               in a session; a 6th gets "slow down", as bench/chaos k shows);
  * p50/p99 time to the 2xx (and its ratio to /health's), deliveries per second against
  * /health's requests per second, time to the reply at the (loopback) platform API, and a
- * check that every delivery got exactly one reply.
+ * check that every delivery got exactly one reply, and the workerd process's CPU time (from
+ * /proc, user + system) per delivery against a /health request's: real CPU, so a loaded
+ * machine does not inflate it as it does the sampled profiles.
  * `--profile`: afterwards, per platform and mode, a CPU profile of `--profile-count`
  * deliveries over the inspector port, attributed to the Worker and each Durable Object
  * (bench/profile.ts); then the same deliveries through the bench wrapper entry with
  * BENCH_STATS=1: every SQLite statement each object runs and every remote call each side
- * makes, per delivery.
- * Run: npm run bench:webhooks [-- --count 1000 --concurrency 50 --platforms matrix,telegram --profile --profile-count 200]
+ * makes, per delivery (`--stats`: only these counts, without the profiles).
+ * Run: npm run bench:webhooks [-- --count 1000 --concurrency 50 --platforms matrix,telegram --profile --profile-count 200 --stats]
  */
 import { parseArgs } from "node:util";
 import type { DevWorker } from "../test/support/wrangler-dev.ts";
@@ -36,6 +38,7 @@ import {
   summary,
   until,
   within,
+  workerdCpuMs,
   type Delivery,
   type Fakes,
   type Platform,
@@ -47,6 +50,8 @@ const { values } = parseArgs({
     count: { type: "string", default: "1000" },
     concurrency: { type: "string", default: "50" },
     profile: { type: "boolean", default: false },
+    /** Only the statement and remote-call counts of `--profile`, without the CPU profiles. */
+    stats: { type: "boolean", default: false },
     "profile-count": { type: "string", default: "200" },
     platforms: { type: "string", default: PLATFORMS.join(",") },
   },
@@ -100,6 +105,7 @@ async function prepare(w: DevWorker, f: Fakes, p: Platform, n: number, mode: Mod
       const ack: number[] = [];
       const replies: Array<Promise<number>> = [];
       const t0 = performance.now();
+      const cpu0 = workerdCpuMs(w);
       await pool(deliveries, CONCURRENCY, async (d) => {
         const start = performance.now();
         // A new chat's reply is the first call to it; in an existing one replies queue, so only their count is checked.
@@ -112,7 +118,9 @@ async function prepare(w: DevWorker, f: Fakes, p: Platform, n: number, mode: Mod
       const allReplied = (performance.now() - t0) / 1000;
       // What the replies leave behind (D1 copies) is part of a delivery's work too.
       await new Promise((r) => setTimeout(r, 500));
-      return { ack, replyTimes, perSecond: n / seconds, allReplied, ...tally(f, deliveries, from) };
+      const cpu1 = workerdCpuMs(w);
+      const cpuEach = cpu0 !== null && cpu1 !== null ? (cpu1 - cpu0) / n : null;
+      return { ack, replyTimes, perSecond: n / seconds, allReplied, cpuEach, ...tally(f, deliveries, from) };
     },
   };
 }
@@ -123,10 +131,13 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
   console.log(`bench/webhook-ack: ${COUNT} signed deliveries per platform and mode, ${CONCURRENCY} in flight, wrangler dev on loopback, fake model`);
   const floor: number[] = [];
   const f0 = performance.now();
+  const c0 = workerdCpuMs(w);
   await pool(Array.from({ length: COUNT }), CONCURRENCY, async () => void floor.push(await health(w)));
   const floorRate = COUNT / ((performance.now() - f0) / 1000);
+  const c1 = workerdCpuMs(w);
+  const floorCpu = c0 !== null && c1 !== null ? (c1 - c0) / COUNT : null;
   console.log(summary("baseline: GET /health, same load", floor));
-  console.log(`baseline: ${floorRate.toFixed(0)} requests/s`);
+  console.log(`baseline: ${floorRate.toFixed(0)} requests/s${floorCpu !== null ? `, workerd CPU ${floorCpu.toFixed(2)} ms per request` : ""}`);
   for (const p of ONLY) {
     for (const mode of MODES) {
       const r = await (await prepare(w, f, p, COUNT, mode)).run();
@@ -136,9 +147,21 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
       console.log(summary(`${p}, ${mode}: time to 2xx`, r.ack, floor));
       if (r.replyTimes.length) console.log(summary(`${p}, ${mode}: time to the reply`, r.replyTimes));
       console.log(`${p}, ${mode}: lost ${r.lost}, answered twice ${r.twice ?? "n/a"}; p99 to 2xx ${percentile(r.ack, 99).toFixed(2)} ms (target < 50 ms)`);
+      // Real CPU of the workerd process (isolate, SQLite, local D1) from /proc: robust to a loaded machine, unlike the sampled profiles.
+      if (r.cpuEach !== null && floorCpu !== null)
+        console.log(
+          `${p}, ${mode}: workerd CPU ${r.cpuEach.toFixed(2)} ms per delivery, reply and D1 copy included (${ratio(r.cpuEach, floorCpu)} a /health request)`,
+        );
     }
   }
-  if (!values.profile) return;
+  if (!values.profile && !values.stats) return;
+  if (values.profile) await profiles(w, f);
+  await w.stop();
+  await counts(f);
+});
+
+/** CPU profiles of `PROFILE_COUNT` deliveries per platform and mode, attributed per side. */
+async function profiles(w: DevWorker, f: Fakes): Promise<void> {
   console.log(
     `\nCPU profiles (inspector, sampled every 250 µs), ${PROFILE_COUNT} deliveries per platform and mode, ${CONCURRENCY} in flight, until every reply arrived and 0.5 s after (idle time left out):`,
   );
@@ -150,7 +173,10 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
       for (const line of describeAttribution(attribution, PROFILE_COUNT)) console.log(line);
     }
   }
-  await w.stop();
+}
+
+/** Every SQLite statement and remote call per delivery, per side (the bench entry with BENCH_STATS=1). */
+async function counts(f: Fakes): Promise<void> {
   const counted = await benchWorker({ ...f.vars, BENCH_STATS: "1" }, { wrapper: true });
   console.log(`\nStorage statements and remote calls per delivery (bench wrapper, BENCH_STATS=1; ms by performance.now(), 1 ms steps averaged):`);
   for (const p of ONLY) {
@@ -163,9 +189,12 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
       for (const [side, ops] of Object.entries(stats)) {
         const rows = Object.entries(ops).sort((a, b) => b[1].n - a[1].n);
         const total = rows.reduce((acc, [, t]) => acc + t.n, 0);
-        console.log(`  ${side}: ${(total / PROFILE_COUNT).toFixed(1)} operations per delivery`);
+        const statements = rows.filter(([what]) => what.startsWith("sql ") && !what.endsWith("(reading rows)")).reduce((acc, [, t]) => acc + t.n, 0);
+        const remote = rows.filter(([what]) => what.startsWith("call ") || what.startsWith("D1 ")).reduce((acc, [, t]) => acc + t.n, 0);
+        const each = (n: number) => (n / PROFILE_COUNT).toFixed(1);
+        console.log(`  ${side}: ${each(total)} operations per delivery (${each(statements)} SQL statements, ${each(remote)} remote calls)`);
         for (const [what, t] of rows) console.log(`    ${(t.n / PROFILE_COUNT).toFixed(2).padStart(6)} × ${(t.ms / t.n).toFixed(3).padStart(7)} ms  ${what}`);
       }
     }
   }
-});
+}

@@ -38,8 +38,8 @@ export class Relay extends PushRelay {
   }
 }
 
-/** The console's sign-in throttle, as production has it (nothing to measure there). */
-export { SignInGuard } from "../../workers/index.ts";
+/** The console's sign-in throttle and Discord's Gateway holder, as production has them (nothing to measure there). */
+export { DiscordGateway, SignInGuard } from "../../workers/index.ts";
 
 export default {
   fetch: (request, env, ctx) => {

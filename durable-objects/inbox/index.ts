@@ -214,10 +214,16 @@ export class Inbox extends DurableObject<Env> {
         return;
       }
     }
-    await this.#syncRoute().catch((err: unknown) => {
-      logger.child(`inbox ${this.#key}`).error("could not copy the binding to D1; retrying", { err });
-      return this.#armAlarm(Date.now() + RETRY_MS);
-    });
+    const synced = await this.#syncRoute().then(
+      () => true,
+      async (err: unknown) => {
+        logger.child(`inbox ${this.#key}`).error("could not copy the binding to D1; retrying", { err });
+        await this.#armAlarm(Date.now() + RETRY_MS);
+        return false;
+      },
+    );
+    // All handed on and copied: the alarm each take set (a retry, in case this instance died) would only wake an idle Inbox.
+    if (synced && this.#store.pending() === 0) await this.ctx.storage.deleteAlarm();
   }
 
   async #syncRoute(): Promise<void> {

@@ -40,6 +40,8 @@ export class InboxStore {
   #binding: Binding | null | undefined;
   readonly #meta = new Map<string, string | null>();
   readonly #seen: SeenDeliveries;
+  /** The outbox as stored, oldest first (undefined: not read yet); written through, so a delivery is never read back. */
+  #outbox: OutboxItem[] | undefined;
 
   constructor(sql: Sql) {
     this.#sql = sql;
@@ -96,34 +98,49 @@ export class InboxStore {
   }
 
   push(deliveryKey: string, event: PlatformEvent, now: number): void {
-    this.#sql.exec("INSERT INTO outbox (delivery_key, event, created_at) VALUES (?, ?, ?)", deliveryKey, JSON.stringify(event), now);
+    const items = this.#items(); // read before the insert, which it would hold already
+    const json = JSON.stringify(event);
+    const seq = num(this.#sql.exec("INSERT INTO outbox (delivery_key, event, created_at) VALUES (?, ?, ?) RETURNING seq", deliveryKey, json, now)[0]?.seq);
+    // What a read would give: the event as JSON made it.
+    items.push({ seq, deliveryKey, event: JSON.parse(json) as PlatformEvent, attempts: 0, createdAt: now });
   }
 
-  first(): OutboxItem | null {
-    return this.head(1)[0] ?? null;
-  }
-
-  /** The oldest `n` items, in order. */
-  head(n: number): OutboxItem[] {
-    return this.#sql.exec("SELECT * FROM outbox ORDER BY seq LIMIT ?", n).map((r) => ({
+  #items(): OutboxItem[] {
+    this.#outbox ??= this.#sql.exec("SELECT * FROM outbox ORDER BY seq").map((r) => ({
       seq: num(r.seq),
       deliveryKey: String(r.delivery_key),
       event: JSON.parse(String(r.event)) as PlatformEvent,
       attempts: num(r.attempts),
       createdAt: num(r.created_at),
     }));
+    return this.#outbox;
+  }
+
+  first(): OutboxItem | null {
+    return this.#items()[0] ?? null;
+  }
+
+  /** The oldest `n` items, in order. */
+  head(n: number): OutboxItem[] {
+    return this.#items().slice(0, n);
   }
 
   done(seq: number): void {
     this.#sql.exec("DELETE FROM outbox WHERE seq = ?", seq);
+    const items = this.#items();
+    const at = items.findIndex((i) => i.seq === seq);
+    if (at >= 0) items.splice(at, 1);
   }
 
   failed(seq: number): number {
-    return num(this.#sql.exec("UPDATE outbox SET attempts = attempts + 1 WHERE seq = ? RETURNING attempts", seq)[0]?.attempts);
+    const attempts = num(this.#sql.exec("UPDATE outbox SET attempts = attempts + 1 WHERE seq = ? RETURNING attempts", seq)[0]?.attempts);
+    const item = this.#items().find((i) => i.seq === seq);
+    if (item) item.attempts = attempts;
+    return attempts;
   }
 
   pending(): number {
-    return num(this.#sql.exec("SELECT COUNT(*) AS n FROM outbox")[0]?.n);
+    return this.#items().length;
   }
 
   meta(k: string): string | null {

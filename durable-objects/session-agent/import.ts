@@ -40,8 +40,8 @@ export async function importFromD1(d: Db, sql: Sql, records: RecordStore, sessio
         active: m.active === 1,
       })),
     );
-    const rec = records.put(row);
-    records.markClean(rec);
+    records.put(row);
+    records.markClean(records.version);
   });
   return records.get();
 }

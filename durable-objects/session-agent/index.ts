@@ -4,6 +4,7 @@ import type { SessionSeed } from "../../workers/conversations/sessions.ts";
 import { db } from "../../workers/db/client.ts";
 import { handoffJson, sessionJson, type HandoffJson, type SessionJson } from "../../workers/db/json.ts";
 import { durableSql, migrateAll, SessionRuntime, type ContextKeeper, type Sql } from "../../workers/runtime/index.ts";
+import { logger } from "../../workers/log/index.ts";
 import { settings } from "../../workers/settings.ts";
 import type { SessionBudget } from "./budget.ts";
 import type { HandoffRunner } from "./handoff.ts";
@@ -70,7 +71,7 @@ export class SessionAgent extends DurableObject<Env> {
     this.#mirror = newMirror(this.env, this.#sql, this.#records, () => this.#runtime, this.#wake);
     ctx.blockConcurrencyWhile(async () => {
       // An object whose session was never created (or was deleted) has no storage to upgrade.
-      if (RecordStore.exists(this.#sql)) this.#migrate();
+      if (this.#records.exists()) this.#migrate();
       const rec = this.#records.get();
       if (!rec) return;
       this.#init(rec.id);
@@ -98,6 +99,7 @@ export class SessionAgent extends DurableObject<Env> {
       runtime: () => this.#rt,
       update: (patch) => this.#update(patch),
       notify: () => this.#notify(),
+      rest: () => void this.#rest().catch((err: unknown) => logger.child("session").warn("could not clear the alarm", { err })),
     });
     ({ runtime: this.#runtime, handoff: this.#handoff, context: this.#context, budget: this.#budget } = parts);
     return parts.runtime;
@@ -127,6 +129,19 @@ export class SessionAgent extends DurableObject<Env> {
     this.#mirror.now();
     this.#notify();
     return rec;
+  }
+
+  /**
+   * After a turn, once its D1 copy is done: with nothing queued, running, being delivered,
+   * handed off or left to copy, the alarm goes. The watchdog set for the turn would otherwise
+   * wake the object (at the edge, often a new instance) only to find nothing to do.
+   */
+  async #rest(): Promise<void> {
+    await this.#mirror.flush();
+    const rt = this.#runtime;
+    const rec = this.#records.get();
+    if (!rt || !rec || rt.executing || rt.hasWork() || inFlight(rec) || this.#handoff?.active || this.#mirror.pending()) return;
+    await this.#wake.clear();
   }
 
   #notify(): void {
@@ -292,6 +307,8 @@ export class SessionAgent extends DurableObject<Env> {
     if (!rec && input.seed) {
       rec = this.#records.put(newRecord(input.seed, Date.now(), this.#id()));
       this.#init(rec.id);
+      // The new session's row reaches D1 with its first turn's end, or after FIRST_COPY_DELAY_MS if that turn waits or runs long.
+      this.#mirror.soon();
     }
     if (!rec) return NOT_FOUND;
     const user = input.meta?.userKey;
@@ -303,7 +320,6 @@ export class SessionAgent extends DurableObject<Env> {
       deliveryKey: input.deliveryKey,
       meta: input.meta ?? {},
     });
-    this.#mirror.soon();
     return { ok: true, accepted: taken !== null };
   }
 

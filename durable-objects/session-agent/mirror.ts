@@ -1,4 +1,3 @@
-import type { Db } from "../../workers/db/client.ts";
 import { messagesUpsert, sessionUpsert, summaryUpsert, usageUpsert } from "../../workers/db/mirror.ts";
 import { MissingRowError, type SessionRuntime, type Sql } from "../../workers/runtime/index.ts";
 import { withCounters, type RecordStore, type SessionRecord } from "./record.ts";
@@ -13,7 +12,7 @@ const BATCH = 100;
  * serialised and idempotent; a failed copy is retried by the object's alarm.
  */
 export class D1Mirror {
-  readonly #db: () => Db;
+  readonly #d1: () => D1Database;
   readonly #sql: Sql;
   readonly #records: RecordStore;
   readonly #runtime: () => SessionRuntime | null;
@@ -22,8 +21,8 @@ export class D1Mirror {
   #queued = false;
   #soon: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(opts: { db: () => Db; sql: Sql; records: RecordStore; runtime: () => SessionRuntime | null; onFailure: (err: unknown) => void }) {
-    this.#db = opts.db;
+  constructor(opts: { d1: () => D1Database; sql: Sql; records: RecordStore; runtime: () => SessionRuntime | null; onFailure: (err: unknown) => void }) {
+    this.#d1 = opts.d1;
     this.#sql = opts.sql;
     this.#records = opts.records;
     this.#runtime = opts.runtime;
@@ -36,7 +35,7 @@ export class D1Mirror {
     return this.#records.dirty() || (rt !== null && (rt.transcript.unsynced(1).length > 0 || rt.usage.unsynced(1).length > 0));
   }
 
-  /** A copy within {@link FIRST_COPY_DELAY_MS} (a short turn's user message goes with its reply). */
+  /** A copy within {@link FIRST_COPY_DELAY_MS} (a short turn's messages go with its end: one copy). */
   soon(): void {
     this.#soon ??= setTimeout(() => this.now(), FIRST_COPY_DELAY_MS);
   }
@@ -72,18 +71,20 @@ export class D1Mirror {
       const used = rt.usage.unsynced(BATCH);
       const dirty = this.#records.dirty();
       if (rows.length === 0 && used.length === 0 && !dirty) return;
+      // The version copied: a change while D1 answers leaves the row dirty for the next copy.
+      const version = this.#records.version;
       const row: SessionRecord = withCounters(this.#sql, present(this.#records));
       const { handoffDestKey: _k, handoffTurnId: _t, summary, foldedThrough, ...d1row } = row;
-      const d = this.#db();
-      await d.batch([
-        sessionUpsert(d, d1row),
-        ...messagesUpsert(d, rec.id, rows),
-        ...usageUpsert(d, used),
-        ...(dirty && summary ? [summaryUpsert(d, { sessionId: rec.id, summary, foldedThrough: foldedThrough ?? 0, updatedAt: Date.now() })] : []),
+      const d1 = this.#d1();
+      await d1.batch([
+        sessionUpsert(d1, d1row),
+        ...messagesUpsert(d1, rec.id, rows),
+        ...usageUpsert(d1, used),
+        ...(dirty && summary ? [summaryUpsert(d1, { sessionId: rec.id, summary, foldedThrough: foldedThrough ?? 0, updatedAt: Date.now() })] : []),
       ]);
       rt.transcript.markSynced(rows.map((r) => r.id));
       rt.usage.markSynced(used.map((u) => u.turnId));
-      this.#records.markClean(present(this.#records));
+      this.#records.markClean(version);
       if (rows.length < BATCH && used.length < BATCH) return;
     }
   }

@@ -72,7 +72,12 @@ export class RecordStore {
   readonly #sql: Sql;
   readonly #create: () => void;
   #cached: SessionRecord | null | undefined;
-  #present = false;
+  /** Whether the tables exist (undefined: not looked yet); only this store creates them, and a deleted session's object gets a new store. */
+  #present: boolean | undefined;
+  /** Whether D1 lacks the stored row (undefined: not read yet); this object is the row's only writer. */
+  #dirty: boolean | undefined;
+  /** Bumped by every put: a copy marks the row clean only if nothing was put since it read it. */
+  #version = 0;
 
   /**
    * `create` makes the object's tables (all of them): an object holds no storage until its
@@ -94,20 +99,21 @@ export class RecordStore {
     return sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'session'").length > 0;
   }
 
-  #exists(): boolean {
-    this.#present ||= RecordStore.exists(this.#sql);
+  /** Whether this storage holds the session table (looked up once: only this store makes it). */
+  exists(): boolean {
+    this.#present ??= RecordStore.exists(this.#sql);
     return this.#present;
   }
 
   /** Creates the tables if this storage has none yet (before a session is put or imported). */
   ensure(): void {
-    if (this.#exists()) return;
+    if (this.exists()) return;
     this.#create();
     this.#present = true;
   }
 
   get(): SessionRecord | null {
-    if (!this.#exists()) return null;
+    if (!this.exists()) return null;
     if (this.#cached === undefined) {
       const row = this.#sql.exec("SELECT row FROM session LIMIT 1")[0];
       this.#cached = row ? (JSON.parse(String(row.row)) as SessionRecord) : null;
@@ -124,6 +130,8 @@ export class RecordStore {
       JSON.stringify(rec),
     );
     this.#cached = rec;
+    this.#dirty = true;
+    this.#version++;
     return rec;
   }
 
@@ -134,13 +142,21 @@ export class RecordStore {
   }
 
   dirty(): boolean {
-    if (!this.#exists()) return false;
-    return this.#sql.exec("SELECT 1 AS x FROM session WHERE dirty = 1").length > 0;
+    if (!this.exists()) return false;
+    this.#dirty ??= this.#sql.exec("SELECT 1 AS x FROM session WHERE dirty = 1").length > 0;
+    return this.#dirty;
   }
 
-  /** Marks the row clean if it is still the version that was copied. */
-  markClean(copied: SessionRecord): void {
-    this.#sql.exec("UPDATE session SET dirty = 0 WHERE id = ? AND row = ?", copied.id, JSON.stringify(copied));
+  /** The stored row's version in this instance (see {@link markClean}). */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Marks the row clean if it is still the `version` that was copied (a put since then leaves it dirty). */
+  markClean(version: number): void {
+    if (version !== this.#version || this.#dirty === false) return;
+    this.#sql.exec("UPDATE session SET dirty = 0");
+    this.#dirty = false;
   }
 }
 
@@ -149,29 +165,30 @@ export class RecordStore {
  * title from the first user message when it has none.
  */
 export function withCounters(sql: Sql, rec: SessionRecord): SessionRecord {
+  // One statement (the D1 copy runs this on every copy): the active messages' counters, the
+  // tokens as usage counts them (the provider's, or the estimate when it reported none, so the
+  // session, /v1/usage and the daily budget agree), and the first user message when no title is set.
   const c = sql.exec(
     `SELECT COUNT(*) AS n, MAX(created_at) AS at,
-            COALESCE(SUM(CASE WHEN tool_calls IS NOT NULL THEN json_array_length(tool_calls) ELSE 0 END), 0) AS calls
+            COALESCE(SUM(CASE WHEN tool_calls IS NOT NULL THEN json_array_length(tool_calls) ELSE 0 END), 0) AS calls,
+            (SELECT COALESCE(SUM(input), 0) FROM usage_turns WHERE session = ?) AS i,
+            (SELECT COALESCE(SUM(output), 0) FROM usage_turns WHERE session = ?) AS o,
+            CASE WHEN ? = 1 THEN (SELECT content FROM messages
+                                    WHERE session = ? AND role = 'user' AND content IS NOT NULL AND active = 1 ORDER BY id LIMIT 1) END AS first
        FROM messages WHERE session = ? AND active = 1`,
     rec.id,
+    rec.id,
+    rec.title ? 0 : 1,
+    rec.id,
+    rec.id,
   )[0];
-  // Tokens as usage counts them (the provider's, or the estimate when it reported none), so
-  // the session, /v1/usage and the daily budget agree.
-  const used = sql.exec("SELECT COALESCE(SUM(input), 0) AS i, COALESCE(SUM(output), 0) AS o FROM usage_turns WHERE session = ?", rec.id)[0];
-  let title = rec.title;
-  if (!title) {
-    const first = sql.exec(
-      "SELECT content FROM messages WHERE session = ? AND role = 'user' AND content IS NOT NULL AND active = 1 ORDER BY id LIMIT 1",
-      rec.id,
-    )[0];
-    title = first ? titleFrom(String(first.content)) : null;
-  }
+  const first = c?.first;
   return {
     ...rec,
-    title,
+    title: rec.title || (first !== null && first !== undefined ? titleFrom(String(first)) : null),
     messageCount: num(c?.n),
-    inputTokens: num(used?.i),
-    outputTokens: num(used?.o),
+    inputTokens: num(c?.i),
+    outputTokens: num(c?.o),
     toolCallCount: num(c?.calls),
     lastActiveAt: Math.max(rec.lastActiveAt, num(c?.at)),
   };

@@ -41,8 +41,11 @@ export type HandoffAnswer =
 
 /** How long a turn may go without the object proving it is alive before recovery kicks in. */
 export const WATCHDOG_MS = 30_000;
-/** The user message of a short turn reaches D1 with its reply; a longer turn copies it after this. */
-export const FIRST_COPY_DELAY_MS = 250;
+/**
+ * A turn's messages and the session row reach D1 in one copy when the turn ends; a turn that
+ * runs (or waits) longer than this copies what it has so far after this long, then again at its end.
+ */
+export const FIRST_COPY_DELAY_MS = 2_000;
 /** A failed copy to D1 is tried again after this long. */
 export const MIRROR_RETRY_MS = 5_000;
 

@@ -8,7 +8,6 @@ import { ContextKeeper, SessionRuntime, type RuntimeHost, type Sql } from "../..
 import { settings } from "../../workers/settings.ts";
 import { SessionBudget } from "./budget.ts";
 import { HandoffRunner } from "./handoff.ts";
-import { db } from "../../workers/db/client.ts";
 import { D1Mirror } from "./mirror.ts";
 import type { RecordStore, SessionRecord } from "./record.ts";
 import { MIRROR_RETRY_MS, WATCHDOG_MS } from "./types.ts";
@@ -36,7 +35,7 @@ export function newMirror(env: Env, sql: Sql, records: RecordStore, runtime: () 
     logger.child("session").error("could not copy the session to D1; retrying", { err });
     void wake.by(Date.now() + MIRROR_RETRY_MS);
   };
-  return new D1Mirror({ db: () => db(env), sql, records, runtime, onFailure });
+  return new D1Mirror({ d1: () => env.DB, sql, records, runtime, onFailure });
 }
 
 /** What the session object lends the parts it wires (read when used: `destroy` replaces the record store and mirror). */
@@ -55,6 +54,8 @@ export interface WiringHost {
   update(patch: Partial<SessionRecord>): SessionRecord | null;
   /** Wakes whoever waits for a change (`idle`, handoff waits). */
   notify(): void;
+  /** A turn ended: once its D1 copy is done, the alarm goes if nothing is left to wake for. */
+  rest(): void;
 }
 
 /** The parts of a session object made once its session row exists. */
@@ -121,6 +122,7 @@ export function wireSession(o: WiringHost): SessionParts {
       o.mirror().now();
       o.notify();
       context.afterTurn(outcome);
+      o.rest();
     },
     defer: (at) => void o.wake.by(at),
     attachments: edgeAttachments(env, sessionId, logLines(logger.child(`session ${sessionId}`))),

@@ -29,6 +29,8 @@ export interface DevWorker {
   token: string;
   /** The inspector (Chrome DevTools protocol) port of its workerd, for profiling. */
   inspectorPort: number;
+  /** Its process group (wrangler and its workerd), for CPU accounting; null once stopped. */
+  readonly processGroup: number | null;
   /** Everything wrangler printed, for failure messages. */
   output(): string;
   stop(): Promise<void>;
@@ -214,6 +216,9 @@ export async function startRestartableWorker(vars: Record<string, string>, opts:
     url: `http://127.0.0.1:${port}`,
     token,
     inspectorPort: inspector,
+    get processGroup() {
+      return child?.pid ?? null;
+    },
     output: () => output,
     get alive() {
       return child !== null;
@@ -251,5 +256,15 @@ export async function startRestartableWorker(vars: Record<string, string>, opts:
 /** A real `wrangler dev` on loopback, with its own throwaway local D1 (every other setting blank). */
 export async function startWorker(vars: Record<string, string>, opts: StartOptions = {}): Promise<DevWorker> {
   const w = await startRestartableWorker(vars, opts);
-  return { url: w.url, token: w.token, inspectorPort: w.inspectorPort, output: w.output, stop: w.stop, kill: w.kill };
+  return {
+    url: w.url,
+    token: w.token,
+    inspectorPort: w.inspectorPort,
+    get processGroup() {
+      return w.processGroup;
+    },
+    output: w.output,
+    stop: w.stop,
+    kill: w.kill,
+  };
 }

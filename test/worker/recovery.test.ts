@@ -52,10 +52,12 @@ describe("an accepted turn survives the object restarting mid-turn", () => {
   it("records a visible failure instead of running it a third time", async () => {
     const id = await newSession();
     await dieMidTurn(id, "doomed");
-    // As if the one re-run had also died.
+    // As if the one re-run had also died: its attempt stored, then the instance gone (the
+    // next one reads the turn from storage; a live instance keeps its turns in memory).
     await runInDurableObject(agent(id), (_instance, state) => {
       state.storage.sql.exec("UPDATE turns SET attempts = 2");
     });
+    await abortAllDurableObjects();
     const callsBefore = llm.calls.length;
     expect(await runDurableObjectAlarm(agent(id))).toBe(true);
     expect(llm.calls.length).toBe(callsBefore);
@@ -203,5 +205,20 @@ describe("regression: a final reply waiting on a 429 was lost with its object", 
     expect(telegram.called("/editMessageText").map((c) => c.body.text)).toEqual(["first words and the rest", "first words and the rest"]);
     expect(await pending()).toEqual([]);
     expect((await messages(sessionId)).map((m) => m.content).slice(-2)).toEqual(["slow platform", "first words and the rest"]);
+  });
+});
+
+describe("regression: every delivery left two alarms that woke idle objects", () => {
+  it("a message answered and copied leaves no alarm in its Inbox (its hand-on retry) nor in its session object (the turn's watchdog)", async () => {
+    const chatId = 7_901;
+    const key = `agent:main:telegram:dm:${chatId}`;
+    await toTelegram(tg.dm("nothing left to watch", 1001, { chat: { id: chatId, type: "private", first_name: "u" } }));
+    await settle();
+    const id = await sessionFor(key);
+    expect(id).not.toBeNull();
+    expect(await messages(id!)).toMatchObject([{ role: "user" }, { role: "assistant" }]);
+    const alarms = (stub: DurableObjectStub) => runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
+    expect(await alarms(env.INBOX.getByName(key))).toBeNull();
+    expect(await alarms(agent(id!))).toBeNull();
   });
 });

@@ -89,6 +89,12 @@ function record(r: Row): TurnRecord {
  */
 export class TurnQueue extends SessionRows {
   readonly #seen = new SeenDeliveries(this.sql, "seen");
+  /**
+   * This session's turns as stored, oldest first (undefined: not read yet). The runtime
+   * that owns the session is the only writer of its rows, so they are written through and
+   * read from memory: a delivery asks for them several times on its way through.
+   */
+  #turns: TurnRecord[] | undefined;
 
   /** Creates or upgrades the tables (once per storage). */
   static readonly schema: ComponentSchema = ["turn-queue", SCHEMA];
@@ -102,23 +108,50 @@ export class TurnQueue extends SessionRows {
     return sql.exec("SELECT DISTINCT session FROM turns").map((r) => String(r.session));
   }
 
+  #rows(): TurnRecord[] {
+    this.#turns ??= this.sql.exec("SELECT * FROM turns WHERE session = ? ORDER BY seq", this.session).map(record);
+    return this.#turns;
+  }
+
   /** Stores a turn unless its delivery key was taken before; returns its place, or null for a duplicate. */
   add(input: TurnInput, now: number): { position: number } | null {
     const key = input.deliveryKey ?? null;
-    if (key !== null && this.seen(key)) return null;
-    const position = this.all().length;
-    this.sql.exec(
-      "INSERT INTO turns (session, turn_id, content, origin, state, attempts, target, delivery_key, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    if (key !== null && this.#seen.has(key)) return null;
+    const rows = this.#rows();
+    const position = rows.length;
+    const target = input.target ? JSON.stringify(input.target) : null;
+    const meta = JSON.stringify(input.meta ?? {});
+    const attempts = input.state === "running" ? 1 : 0;
+    // A key still queued or running here (or in another session of this storage) is a duplicate too.
+    const row = this.sql.exec(
+      "INSERT INTO turns (session, turn_id, content, origin, state, attempts, target, delivery_key, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(delivery_key) DO NOTHING RETURNING seq",
       this.session,
       input.turnId,
       input.content,
       input.origin,
       input.state,
-      input.state === "running" ? 1 : 0,
-      input.target ? JSON.stringify(input.target) : null,
+      attempts,
+      target,
       key,
-      JSON.stringify(input.meta ?? {}),
+      meta,
       now,
+    )[0];
+    if (!row) return null;
+    rows.push(
+      record({
+        seq: row.seq ?? null,
+        turn_id: input.turnId,
+        session: this.session,
+        content: input.content,
+        origin: input.origin,
+        state: input.state,
+        attempts,
+        target,
+        delivery_key: key,
+        sent: "[]",
+        meta,
+        created_at: now,
+      }),
     );
     return { position };
   }
@@ -130,13 +163,14 @@ export class TurnQueue extends SessionRows {
 
   /** This session's turns, oldest first (optionally of one state). */
   all(state?: TurnRecord["state"]): TurnRecord[] {
-    const rows = state
-      ? this.sql.exec("SELECT * FROM turns WHERE session = ? AND state = ? ORDER BY seq", this.session, state)
-      : this.sql.exec("SELECT * FROM turns WHERE session = ? ORDER BY seq", this.session);
-    return rows.map(record);
+    return this.#rows()
+      .filter((r) => state === undefined || r.state === state)
+      .map(copy);
   }
 
   get(turnId: string): TurnRecord | null {
+    const mine = this.#rows().find((r) => r.turnId === turnId);
+    if (mine) return copy(mine);
     const row = this.sql.exec("SELECT * FROM turns WHERE turn_id = ?", turnId)[0];
     return row ? record(row) : null;
   }
@@ -144,6 +178,12 @@ export class TurnQueue extends SessionRows {
   /** queued → running (first attempt), or one more attempt of a turn left running. */
   start(turnId: string): TurnRecord {
     this.sql.exec("UPDATE turns SET state = 'running', attempts = attempts + 1 WHERE turn_id = ?", turnId);
+    const mine = this.#rows().find((r) => r.turnId === turnId);
+    if (mine) {
+      mine.state = "running";
+      mine.attempts++;
+      return copy(mine);
+    }
     const rec = this.get(turnId);
     if (!rec) throw new MissingRowError(`turn ${turnId} is not in the queue: it cannot start`);
     return rec;
@@ -152,12 +192,17 @@ export class TurnQueue extends SessionRows {
   /** Remembers which messages the turn's reply shows, so a re-run edits instead of posting again. */
   recordSent(turnId: string, ids: readonly string[]): void {
     this.sql.exec("UPDATE turns SET sent = ? WHERE turn_id = ?", JSON.stringify(ids), turnId);
+    const mine = this.#rows().find((r) => r.turnId === turnId);
+    if (mine) mine.sent = [...ids];
   }
 
   /** Removes a turn; its delivery key is remembered, so a redelivery stays a no-op. */
   forget(rec: TurnRecord, now: number): void {
     this.sql.exec("DELETE FROM turns WHERE turn_id = ?", rec.turnId);
     if (rec.deliveryKey) this.#seen.remember(rec.deliveryKey, now);
+    const rows = this.#rows();
+    const at = rows.findIndex((r) => r.turnId === rec.turnId);
+    if (at >= 0) rows.splice(at, 1);
   }
 
   /** Records a delivery key as taken in without a turn (a command handled by its host). */
@@ -169,6 +214,11 @@ export class TurnQueue extends SessionRows {
   pruneSeen(now: number): void {
     this.#seen.prune(now);
   }
+}
+
+/** A record callers may change without changing the queue's. */
+function copy(r: TurnRecord): TurnRecord {
+  return { ...r, sent: [...r.sent] };
 }
 
 /** Whose turn it is, for usage: the platform user its host recorded, else the API (`cli`). */

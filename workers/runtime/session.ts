@@ -263,7 +263,8 @@ export class SessionRuntime {
 
   /** Stores the turn's user message (its words, then a note per attachment) unless an earlier attempt did. */
   #storeUser(rec: TurnRecord, got: TurnAttachments | null = null): void {
-    if (this.transcript.hasTurnUser(rec.turnId)) return;
+    // Only a turn run before (re-run after a restart) can have stored it.
+    if (rec.attempts > 1 && this.transcript.hasTurnUser(rec.turnId)) return;
     const content = got ? [rec.content.trim(), got.text].filter(Boolean).join("\n\n") : rec.content;
     const user: ChatMessage = { role: "user", content };
     const id = this.#h.sql.transaction(() => {
@@ -286,7 +287,9 @@ export class SessionRuntime {
     let outcome: TurnOutcome;
     sink.start?.();
     try {
-      const got = this.#h.attachments ? await this.#h.attachments(rec, this.attachments.forTurn(rec.turnId), active.controller.signal) : null;
+      // Files an earlier attempt of this turn kept (a first attempt has none).
+      const kept = rec.attempts > 1 ? this.attachments.forTurn(rec.turnId) : [];
+      const got = this.#h.attachments ? await this.#h.attachments(rec, kept, active.controller.signal) : null;
       this.#storeUser(rec, got);
       this.#h.onTurnStart?.(rec);
       await this.#h.ready?.();

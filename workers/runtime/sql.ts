@@ -86,8 +86,7 @@ export function migrate(sql: Sql, component: string, steps: readonly string[]): 
  * and version goes in one `exec`, in one transaction: one call instead of dozens.
  */
 export function migrateAll(sql: Sql, components: readonly ComponentSchema[]): void {
-  sql.exec(SCHEMA_TABLE);
-  const at = new Map(sql.exec("SELECT component, version FROM _schema").map((r) => [String(r.component), num(r.version)]));
+  const at = new Map(schemaRows(sql).map((r) => [String(r.component), num(r.version)]));
   for (const [component, steps] of components) {
     const v = at.get(component) ?? 0;
     if (v > steps.length) throw new Error(`${component}: stored schema version ${v} is newer than this code (${steps.length})`);
@@ -112,6 +111,17 @@ export function migrateAll(sql: Sql, components: readonly ComponentSchema[]): vo
       );
     }
   });
+}
+
+/** The recorded versions: one statement on a storage that has them (every start after the first), the table made on one that has not. */
+function schemaRows(sql: Sql): Row[] {
+  try {
+    return sql.exec("SELECT component, version FROM _schema");
+  } catch (err) {
+    if (!/no such table/i.test(String(err))) throw err;
+    sql.exec(SCHEMA_TABLE);
+    return [];
+  }
 }
 
 /** The `_schema` row of a component, as a statement of a script (names are code's constants, checked). */
