@@ -11,9 +11,9 @@ import { ApiError, notFound } from "./errors.ts";
  */
 const exportFormat = () => import("../conversations/export.ts");
 
-const ExportQuery = z.object({ format: z.enum(["jsonl", "md"]).default("jsonl") });
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a UTC day, YYYY-MM-DD");
-const UsageQuery = z.object({ group: z.enum(["session", "user", "day"]).default("day"), since: day.optional(), until: day.optional() });
+const ExportQuery = z.lazy(() => z.object({ format: z.enum(["jsonl", "md"]).default("jsonl") }));
+const day = z.lazy(() => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a UTC day, YYYY-MM-DD"));
+const UsageQuery = z.lazy(() => z.object({ group: z.enum(["session", "user", "day"]).default("day"), since: day.optional(), until: day.optional() }));
 
 /** `GET /v1/sessions/:id/export`, `POST /v1/sessions/import`: data people take with them. */
 export const dataRoutes = new Hono<{ Bindings: Env }>()
