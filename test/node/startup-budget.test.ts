@@ -11,8 +11,8 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** A dry run's output: index.js of `mainBytes` (incompressible when `random`), a lazy module, and a metafile naming `inputs`. */
-function upload(opts: { mainBytes: number; random?: boolean; inputs: string[] }) {
+/** A dry run's output: index.js of `mainBytes` (incompressible when `random`), a lazy module, and a metafile naming `inputs` and the main module's external `imports`. */
+function upload(opts: { mainBytes: number; random?: boolean; inputs: string[]; imports?: string[] }) {
   const dir = mkdtempSync(path.join(tmpdir(), "he-startup-budget-"));
   dirs.push(dir);
   const out = path.join(dir, "out");
@@ -23,7 +23,8 @@ function upload(opts: { mainBytes: number; random?: boolean; inputs: string[] })
   writeFileSync(path.join(out, "lazy", "pdf.js"), "export {};\n");
   const meta = path.join(dir, "meta.json");
   const inputs = Object.fromEntries(opts.inputs.map((i) => [i, { bytesInOutput: 10 }]));
-  writeFileSync(meta, JSON.stringify({ outputs: { "index.js": { entryPoint: "workers/index.ts", inputs }, "index.js.map": { inputs: {} } } }));
+  const imports = (opts.imports ?? ["cloudflare:workers"]).map((p) => ({ path: p, kind: "import-statement", external: true }));
+  writeFileSync(meta, JSON.stringify({ outputs: { "index.js": { entryPoint: "workers/index.ts", inputs, imports }, "index.js.map": { inputs: {} } } }));
   return { out, meta };
 }
 
@@ -53,5 +54,12 @@ describe("the start-up budget checked on the dry run's output (npm test)", () =>
     const { problems, mainGzip } = startupBudgetProblems(u.out, u.meta);
     expect(mainGzip).toBeGreaterThan(STARTUP_GZIP_BUDGET);
     expect(problems).toEqual([expect.stringMatching(/over the start-up budget of 600\.0 KiB.*workers\/lazy\.ts/)]);
+  });
+
+  it("fails when the main module imports a Node built-in, which a cold isolate loads first (@slack/web-api required seven)", () => {
+    const u = upload({ mainBytes: 1000, inputs: ["workers/index.ts"], imports: ["cloudflare:workers", "node:zlib", "node:stream", "node:zlib"] });
+    expect(startupBudgetProblems(u.out, u.meta).problems).toEqual([
+      expect.stringMatching(/imports the Node built-ins node:zlib, node:stream, which a cold isolate/),
+    ]);
   });
 });

@@ -2,7 +2,7 @@
 // test/support/checks.mjs (so `npm test` fails past it) and reported by bench/startup.ts:
 // the main module, which a cold isolate parses and evaluates before it answers anything, at
 // most 600 KiB gzip and free of the packages loaded on first use (workers/lazy.ts); the
-// whole upload well under the free plan's 3 MiB gzip.
+// whole upload well under the free plan's 3 MiB gzip, and importing no Node built-in.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -54,5 +54,14 @@ export function startupBudgetProblems(outdir, metafile, main = "index.js") {
   if (uploadGzip > UPLOAD_GZIP_BUDGET) problems.push(`the whole upload is ${kib(uploadGzip)} gzip, over its budget of ${kib(UPLOAD_GZIP_BUDGET)}`);
   for (const p of lazyInMain)
     problems.push(`the main module bundles ${p}, which only workers/lazy/ may (import it through workers/lazy.ts, or a type-only import)`);
+  // wrangler turns a bundled package's require("node:zlib") into an import of the main module,
+  // and a cold isolate then loads workerd's JavaScript of that built-in (and what it needs)
+  // before anything else: with @slack/web-api bundled, os, path, querystring, util, zlib, fs
+  // and stream cost more start-up CPU than the rest of the Slack client (docs/startup.md).
+  const builtins = [...new Set((entry?.imports ?? []).map((i) => i.path).filter((p) => p.startsWith("node:")))];
+  if (builtins.length > 0)
+    problems.push(
+      `the main module imports the Node built-ins ${builtins.join(", ")}, which a cold isolate loads before it answers anything: find the package that requires them (the metafile's inputs) and call its API over fetch, or load it through workers/lazy.ts`,
+    );
   return { problems, mainGzip, uploadGzip };
 }

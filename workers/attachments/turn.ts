@@ -4,19 +4,21 @@ import { base64, readAttachments, type ReadDeps } from "./read.ts";
 import type { AttachmentIn, AttachmentRecord, ImagePart, TurnAttachments } from "./types.ts";
 
 /** Attachments as a turn's `meta` carries them (stored JSON: checked again when read back). */
-const Items = z
-  .array(
-    z.object({
-      kind: z.enum(["image", "audio", "voice", "video", "document"]),
-      name: z.string().nullable(),
-      mime: z.string().nullable(),
-      size: z.number().nullable(),
-      seconds: z.number().nullish(),
-      ref: z.string(),
-      unavailable: z.string().nullish(),
-    }),
-  )
-  .max(20);
+const Items = z.lazy(() =>
+  z
+    .array(
+      z.object({
+        kind: z.enum(["image", "audio", "voice", "video", "document"]),
+        name: z.string().nullable(),
+        mime: z.string().nullable(),
+        size: z.number().nullable(),
+        seconds: z.number().nullish(),
+        ref: z.string(),
+        unavailable: z.string().nullish(),
+      }),
+    )
+    .max(20),
+);
 
 /** The attachments a turn's `meta.attachments` lists (none when absent or not of that shape). */
 export function turnAttachments(meta: Record<string, unknown>): AttachmentIn[] {

@@ -10,7 +10,7 @@ import { issueSession, secureFor, sessionCookie, SESSION_TTL_SECONDS, tabKey } f
 import { withConsoleHeaders } from "./headers.ts";
 import { clientKey } from "./throttle.ts";
 
-const SignIn = z.object({ token: z.string().min(1).max(1000) });
+const SignIn = z.lazy(() => z.object({ token: z.string().min(1).max(1000) }));
 
 function requireOrigin(c: Context): void {
   if (!sameOrigin(c.req.raw)) throw new ApiError(403, "forbidden", "sign-in and sign-out are taken only from the console's own origin");

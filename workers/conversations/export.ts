@@ -13,79 +13,91 @@ export const EXPORT_VERSION = 1;
 export const IMPORT_MAX_DEPTH = 16;
 
 /** A tool call exactly as the agent stores it (`tool_calls: [null, 42]` made every later turn fail). */
-const ToolCall = z
-  .object({
-    id: z.string().min(1).max(200),
-    type: z.literal("function"),
-    function: z.object({ name: z.string().min(1).max(200), arguments: z.string() }).strict(),
-  })
-  .strict();
+const ToolCall = z.lazy(() =>
+  z
+    .object({
+      id: z.string().min(1).max(200),
+      type: z.literal("function"),
+      function: z.object({ name: z.string().min(1).max(200), arguments: z.string() }).strict(),
+    })
+    .strict(),
+);
 
-const ExportedMessage = z.object({
-  id: z.number().int().positive(),
-  role: z.enum(["system", "user", "assistant", "tool"]),
-  content: z.string().nullable(),
-  tool_calls: z.array(ToolCall).max(128).nullable(),
-  tool_call_id: z.string().nullable(),
-  name: z.string().nullable(),
-  finish_reason: z.string().nullable(),
-  turn_id: z.string().nullable(),
-  input_tokens: z.number().int().nullable(),
-  output_tokens: z.number().int().nullable(),
-  model: z.string().nullable(),
-  user_key: z.string().nullable(),
-  created_at: z.number().int(),
-  active: z.boolean(),
-});
+const ExportedMessage = z.lazy(() =>
+  z.object({
+    id: z.number().int().positive(),
+    role: z.enum(["system", "user", "assistant", "tool"]),
+    content: z.string().nullable(),
+    tool_calls: z.array(ToolCall).max(128).nullable(),
+    tool_call_id: z.string().nullable(),
+    name: z.string().nullable(),
+    finish_reason: z.string().nullable(),
+    turn_id: z.string().nullable(),
+    input_tokens: z.number().int().nullable(),
+    output_tokens: z.number().int().nullable(),
+    model: z.string().nullable(),
+    user_key: z.string().nullable(),
+    created_at: z.number().int(),
+    active: z.boolean(),
+  }),
+);
 
 /** What came with a turn's user message, and where its bytes were kept (a reference: the bytes are not exported). */
-const ExportedAttachment = z.object({
-  turnId: z.string(),
-  index: z.number().int().nonnegative(),
-  kind: z.string(),
-  name: z.string().nullable(),
-  mime: z.string().nullable(),
-  size: z.number().nullable(),
-  seconds: z.number().nullable(),
-  status: z.string(),
-  key: z.string().nullable(),
-  detail: z.string().nullable(),
-  note: z.string(),
-  createdAt: z.number().int(),
-});
+const ExportedAttachment = z.lazy(() =>
+  z.object({
+    turnId: z.string(),
+    index: z.number().int().nonnegative(),
+    kind: z.string(),
+    name: z.string().nullable(),
+    mime: z.string().nullable(),
+    size: z.number().nullable(),
+    seconds: z.number().nullable(),
+    status: z.string(),
+    key: z.string().nullable(),
+    detail: z.string().nullable(),
+    note: z.string(),
+    createdAt: z.number().int(),
+  }),
+);
 
-const ExportedUsage = z.object({
-  turnId: z.string(),
-  session: z.string(),
-  userKey: z.string(),
-  day: z.string(),
-  input: z.number().int(),
-  output: z.number().int(),
-  createdAt: z.number().int(),
-});
+const ExportedUsage = z.lazy(() =>
+  z.object({
+    turnId: z.string(),
+    session: z.string(),
+    userKey: z.string(),
+    day: z.string(),
+    input: z.number().int(),
+    output: z.number().int(),
+    createdAt: z.number().int(),
+  }),
+);
 
 /**
  * The session row as exported (every column of `sessions`): ids and times must be right,
  * title and instructions take PATCH's limits, and every other column is a plain value.
  */
-const ExportedSession = z
-  .object({
-    id: z.string().min(1).max(200),
-    source: z.string().min(1).max(40),
-    startedAt: z.number().int(),
-    lastActiveAt: z.number().int(),
-    title: z.string().max(200).nullable().optional(),
-    instructions: z.string().max(SESSION_INSTRUCTIONS_MAX_CHARS).nullable().optional(),
-  })
-  .catchall(z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]));
+const ExportedSession = z.lazy(() =>
+  z
+    .object({
+      id: z.string().min(1).max(200),
+      source: z.string().min(1).max(40),
+      startedAt: z.number().int(),
+      lastActiveAt: z.number().int(),
+      title: z.string().max(200).nullable().optional(),
+      instructions: z.string().max(SESSION_INSTRUCTIONS_MAX_CHARS).nullable().optional(),
+    })
+    .catchall(z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()])),
+);
 
-const Line = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("session"), version: z.literal(EXPORT_VERSION), session: ExportedSession }),
-  z.object({ type: z.literal("message"), session_id: z.string(), message: ExportedMessage }),
-  z.object({ type: z.literal("summary"), session_id: z.string(), summary: z.string(), folded_through: z.number().int() }),
-  z.object({ type: z.literal("usage"), session_id: z.string(), usage: ExportedUsage }),
-  z.object({ type: z.literal("attachment"), session_id: z.string(), attachment: ExportedAttachment }),
-]);
+const Line = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    z.object({ type: z.literal("session"), version: z.literal(EXPORT_VERSION), session: ExportedSession }),
+    z.object({ type: z.literal("message"), session_id: z.string(), message: ExportedMessage }),
+    z.object({ type: z.literal("summary"), session_id: z.string(), summary: z.string(), folded_through: z.number().int() }),
+    z.object({ type: z.literal("usage"), session_id: z.string(), usage: ExportedUsage }),
+    z.object({ type: z.literal("attachment"), session_id: z.string(), attachment: ExportedAttachment }),
+  ]),
+);
 
 export type ExportedMessage = z.infer<typeof ExportedMessage>;
 

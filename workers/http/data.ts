@@ -2,18 +2,13 @@ import { Hono } from "hono";
 import * as z from "zod";
 import { sessionAgent } from "../conversations/stubs.ts";
 import { db } from "../db/client.ts";
+import { fromJsonl, toJsonl, toMarkdown } from "../conversations/export.ts";
 import { usageReport } from "../db/usage.ts";
 import { ApiError, notFound } from "./errors.ts";
 
-/**
- * The export format and its schemas (about 50 zod schemas), evaluated on the first export or
- * import rather than at start-up: bundled into the main module, but only behind this import().
- */
-const exportFormat = () => import("../conversations/export.ts");
-
-const ExportQuery = z.object({ format: z.enum(["jsonl", "md"]).default("jsonl") });
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a UTC day, YYYY-MM-DD");
-const UsageQuery = z.object({ group: z.enum(["session", "user", "day"]).default("day"), since: day.optional(), until: day.optional() });
+const ExportQuery = z.lazy(() => z.object({ format: z.enum(["jsonl", "md"]).default("jsonl") }));
+const day = z.lazy(() => z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a UTC day, YYYY-MM-DD"));
+const UsageQuery = z.lazy(() => z.object({ group: z.enum(["session", "user", "day"]).default("day"), since: day.optional(), until: day.optional() }));
 
 /** `GET /v1/sessions/:id/export`, `POST /v1/sessions/import`: data people take with them. */
 export const dataRoutes = new Hono<{ Bindings: Env }>()
@@ -24,12 +19,10 @@ export const dataRoutes = new Hono<{ Bindings: Env }>()
     const found = await sessionAgent(c.env, id).exportData();
     if (!found.ok) throw notFound(`session ${id}`);
     const { data } = found;
-    const { toJsonl, toMarkdown } = await exportFormat();
     if (q.data.format === "md") return c.body(toMarkdown(data), 200, { "content-type": "text/markdown; charset=utf-8" });
     return c.body(toJsonl(data), 200, { "content-type": "application/x-ndjson; charset=utf-8" });
   })
   .post("/import", async (c) => {
-    const { fromJsonl } = await exportFormat();
     const parsed = fromJsonl(new TextDecoder().decode(await c.req.arrayBuffer()));
     if (!parsed.ok) throw new ApiError(400, "bad_request", parsed.error);
     if (parsed.sessions.length === 0) throw new ApiError(400, "bad_request", "no session in the body (JSONL from `hermes-edge sessions export`)");

@@ -7,20 +7,24 @@ import { ApiError, notFound } from "./errors.ts";
 import { personDmUser } from "./people.ts";
 import { jsonBody } from "./validate.ts";
 
-const HandoffInput = z.object({
-  platform: z.string().trim().min(1).max(40),
-  chat_id: z.string().trim().min(1).max(200).optional(),
-  thread: z.boolean().optional(),
-  /** A person's DM instead of the home channel: a person id, or `operator` (the CLI's linked accounts). */
-  person: z.string().trim().min(1).max(80).optional(),
-});
+const HandoffInput = z.lazy(() =>
+  z.object({
+    platform: z.string().trim().min(1).max(40),
+    chat_id: z.string().trim().min(1).max(200).optional(),
+    thread: z.boolean().optional(),
+    /** A person's DM instead of the home channel: a person id, or `operator` (the CLI's linked accounts). */
+    person: z.string().trim().min(1).max(80).optional(),
+  }),
+);
 
-const WaitQuery = z.object({
-  wait: z.coerce.number().min(0).max(30).default(0),
-  state: z.enum(["none", "pending", "running", "completed", "failed"]).optional(),
-});
+const WaitQuery = z.lazy(() =>
+  z.object({
+    wait: z.coerce.number().min(0).max(30).default(0),
+    state: z.enum(["none", "pending", "running", "completed", "failed"]).optional(),
+  }),
+);
 
-const CancelInput = z.object({ reason: z.string().trim().min(1).max(500).optional() });
+const CancelInput = z.lazy(() => z.object({ reason: z.string().trim().min(1).max(500).optional() }));
 
 /**
  * `/v1/sessions/:id/handoff`: request, watch (long-poll) and give up on a handoff. The

@@ -7,7 +7,7 @@ import { isAllowed, settings } from "../settings.ts";
 import { ApiError, notFound } from "./errors.ts";
 import { jsonBody } from "./validate.ts";
 
-const LinkInput = z.object({ code: z.string().trim().min(1).max(40) });
+const LinkInput = z.lazy(() => z.object({ code: z.string().trim().min(1).max(40) }));
 
 /** An account as the API shows it, with what this Worker's settings say about it now. */
 function accountJson(env: Env, a: LinkedAccount) {

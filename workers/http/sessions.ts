@@ -12,26 +12,30 @@ import { ApiError, notFound } from "./errors.ts";
 import { turnStream } from "./turn-stream.ts";
 import { jsonBody } from "./validate.ts";
 
-const CreateSession = z.object({ title: z.string().trim().min(1).max(200).optional() });
-const TurnInput = z.object({ content: z.string().refine((s) => s.trim() !== "", "content must not be empty") });
-const PatchSession = z
-  .object({
-    title: z.string().trim().min(1).max(200).nullable().optional(),
-    instructions: z.string().max(SESSION_INSTRUCTIONS_MAX_CHARS).nullable().optional(),
-  })
-  .refine((b) => b.title !== undefined || b.instructions !== undefined, "give title and/or instructions");
-const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  source: z.string().min(1).max(40).optional(),
-  /** Part of the title or id (case-insensitive). */
-  q: z.string().trim().max(MAX_REF_LENGTH).optional(),
-  /** The `next` of the page before: lists on from there. */
-  before: z
-    .string()
-    .max(220)
-    .transform((raw, ctx) => decodeCursor(raw) ?? (ctx.addIssue({ code: "custom", message: "before: not a cursor this API gave out" }), z.NEVER))
-    .optional(),
-});
+const CreateSession = z.lazy(() => z.object({ title: z.string().trim().min(1).max(200).optional() }));
+const TurnInput = z.lazy(() => z.object({ content: z.string().refine((s) => s.trim() !== "", "content must not be empty") }));
+const PatchSession = z.lazy(() =>
+  z
+    .object({
+      title: z.string().trim().min(1).max(200).nullable().optional(),
+      instructions: z.string().max(SESSION_INSTRUCTIONS_MAX_CHARS).nullable().optional(),
+    })
+    .refine((b) => b.title !== undefined || b.instructions !== undefined, "give title and/or instructions"),
+);
+const ListQuery = z.lazy(() =>
+  z.object({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    source: z.string().min(1).max(40).optional(),
+    /** Part of the title or id (case-insensitive). */
+    q: z.string().trim().max(MAX_REF_LENGTH).optional(),
+    /** The `next` of the page before: lists on from there. */
+    before: z
+      .string()
+      .max(220)
+      .transform((raw, ctx) => decodeCursor(raw) ?? (ctx.addIssue({ code: "custom", message: "before: not a cursor this API gave out" }), z.NEVER))
+      .optional(),
+  }),
+);
 
 /** A session id from the path; anything that cannot be one is simply not found. */
 function sessionIdOf(raw: string): string {

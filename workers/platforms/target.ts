@@ -25,8 +25,8 @@ export interface TargetCodec<T extends { private: boolean }> {
 /** How one platform's typed target maps to its stored ref (one-letter keys, string values). */
 export interface TargetCodecSpec<T extends { private: boolean }, W extends Record<string, string | undefined>> {
   platform: PlatformName;
-  /** The stored ref's fields, strictly: unknown keys, non-strings and bad ids are refused. */
-  wire: z.ZodType<W>;
+  /** The stored ref's fields, strictly: unknown keys, non-strings and bad ids are refused (made on the codec's first use, not at start-up). */
+  wire: () => z.ZodType<W>;
   toWire(target: Omit<T, "private">): { [K in keyof W]: string | null | undefined };
   fromWire(wire: W, isPrivate: boolean): T;
   where(target: T): { chatId: string; threadId: string | null };
@@ -37,6 +37,8 @@ const MAX_REF_LENGTH = 4096;
 
 /** The codec of one platform's targets. */
 export function targetCodec<T extends { private: boolean }, W extends Record<string, string | undefined>>(spec: TargetCodecSpec<T, W>): TargetCodec<T> {
+  let schema: z.ZodType<W> | undefined;
+  const wireOf = (raw: unknown) => (schema ??= spec.wire()).safeParse(raw);
   const decode = (target: ReplyTarget): T | null => {
     if (target.platform !== spec.platform || typeof target.ref !== "string" || target.ref.length > MAX_REF_LENGTH) return null;
     let raw: unknown;
@@ -46,11 +48,11 @@ export function targetCodec<T extends { private: boolean }, W extends Record<str
       return null;
     }
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return null;
-    const wire = spec.wire.safeParse(raw);
+    const wire = wireOf(raw);
     return wire.success ? spec.fromWire(wire.data, target.private === true) : null;
   };
   const fromFields = (fields: Record<string, string | null | undefined>, isPrivate: boolean): T | null => {
-    const wire = spec.wire.safeParse(Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v === "string" && v !== "")));
+    const wire = wireOf(Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v === "string" && v !== "")));
     return wire.success ? spec.fromWire(wire.data, isPrivate) : null;
   };
   return {

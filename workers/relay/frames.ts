@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { PLATFORMS } from "../platforms/names.ts";
 import type { PlatformEvent, ReplyTarget } from "../platforms/types.ts";
-import { BRIDGE_CONNECTOR_FRAMES, BRIDGE_CONNECTOR_TYPES, BRIDGE_GATEWAY_FRAMES, BRIDGE_GATEWAY_TYPES } from "./bridge.ts";
+import { BRIDGE_CONNECTOR_TYPES, BRIDGE_GATEWAY_TYPES, bridgeConnectorFrames, bridgeGatewayFrames } from "./bridge.ts";
 
 /**
  * Relay frames (SPEC section 6, docs/relay-connector-contract.md): JSON objects, one per
@@ -23,150 +23,168 @@ export const CLOSE = {
   tooBig: 1009,
 } as const;
 
-const id = z.union([z.string(), z.number()]).transform(String);
-const optText = z
-  .string()
-  .nullish()
-  .transform((v) => v ?? null);
+const id = z.lazy(() => z.union([z.string(), z.number()]).transform(String));
+const optText = z.lazy(() =>
+  z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
+);
 
 /** Where a platform message came from, as the gateway sees it. */
-export const WireSource = z.object({
-  platform: z.string(),
-  chat_id: id,
-  chat_type: z.string(),
-  user_id: id,
-  user_name: optText,
-  user_handle: optText.optional(),
-  thread_id: z
-    .union([z.string(), z.number()])
-    .nullish()
-    .transform((v) => (v === null || v === undefined ? null : String(v))),
-  /** Slack workspace id. */
-  scope_id: optText.optional(),
-});
+export const WireSource = z.lazy(() =>
+  z.object({
+    platform: z.string(),
+    chat_id: id,
+    chat_type: z.string(),
+    user_id: id,
+    user_name: optText,
+    user_handle: optText.optional(),
+    thread_id: z
+      .union([z.string(), z.number()])
+      .nullish()
+      .transform((v) => (v === null || v === undefined ? null : String(v))),
+    /** Slack workspace id. */
+    scope_id: optText.optional(),
+  }),
+);
 export type WireSource = z.infer<typeof WireSource>;
 
 /** What one attachment of an inbound message is (the contract's `media`, in the order of `media_urls`). */
-export const WireMedia = z.object({
-  kind: z.enum(["image", "audio", "voice", "video", "document"]),
-  mime: optText,
-  size: z
-    .number()
-    .nullish()
-    .transform((v) => v ?? null),
-  filename: optText,
-  /** Seconds, for voice notes, audio and video. */
-  seconds: z
-    .number()
-    .nullish()
-    .transform((v) => v ?? null),
-  /** Why the connector could not fetch it (its `media_urls` entry is then ""). */
-  error: optText.optional(),
-});
+export const WireMedia = z.lazy(() =>
+  z.object({
+    kind: z.enum(["image", "audio", "voice", "video", "document"]),
+    mime: optText,
+    size: z
+      .number()
+      .nullish()
+      .transform((v) => v ?? null),
+    filename: optText,
+    /** Seconds, for voice notes, audio and video. */
+    seconds: z
+      .number()
+      .nullish()
+      .transform((v) => v ?? null),
+    /** Why the connector could not fetch it (its `media_urls` entry is then ""). */
+    error: optText.optional(),
+  }),
+);
 export type WireMedia = z.infer<typeof WireMedia>;
 
-export const InboundEvent = z.object({
-  text: z.string(),
-  message_id: id,
-  source: WireSource,
-  session_key: z.string().min(1),
-  /** Where replies go (opaque: hand it back in `outbound.action.target`). */
-  target: z.string().optional(),
-  /** Links to the message's attachments, fetched by the connector and signed for this gateway (short-lived). */
-  media_urls: z.array(z.string()).max(20).optional(),
-  media: z.array(WireMedia).max(20).optional(),
-  /** The first attachment's kind, or `text`. */
-  message_type: z.string().optional(),
-});
+export const InboundEvent = z.lazy(() =>
+  z.object({
+    text: z.string(),
+    message_id: id,
+    source: WireSource,
+    session_key: z.string().min(1),
+    /** Where replies go (opaque: hand it back in `outbound.action.target`). */
+    target: z.string().optional(),
+    /** Links to the message's attachments, fetched by the connector and signed for this gateway (short-lived). */
+    media_urls: z.array(z.string()).max(20).optional(),
+    media: z.array(WireMedia).max(20).optional(),
+    /** The first attachment's kind, or `text`. */
+    message_type: z.string().optional(),
+  }),
+);
 export type InboundEvent = z.infer<typeof InboundEvent>;
 export type InboundEventIn = z.input<typeof InboundEvent>;
 
 /** Capabilities of one fronted platform, answering its hello. */
-export const Descriptor = z.object({
-  contract_version: z.literal(1),
-  platform: z.string(),
-  label: z.string(),
-  max_message_length: z.number().int().positive(),
-  /** How max_message_length counts: UTF-16 code units or code points ("chars"). */
-  len_unit: z.enum(["utf16", "chars"]),
-  supports_edit: z.boolean(),
-  supports_threads: z.boolean(),
-  supports_draft_streaming: z.boolean(),
-  /** `commonmark`: send Markdown; the connector renders it natively (and splits it at the limit). */
-  markdown_dialect: z.string(),
-  supported_ops: z.array(z.string()),
-  /** Least ms between two edits of a streamed reply (private chats, groups). */
-  edit_interval_ms: z.object({ private: z.number(), group: z.number() }).optional(),
-  /** The Worker's `DAILY_TOKEN_BUDGET` (tokens per platform user per UTC day; absent or null: none), for the gateway to keep. */
-  daily_token_budget: z.number().int().positive().nullable().optional(),
-  /** An extension: the gateway bridges this platform (sends what it receives up, runs the edge's actions); the edge runs its turns. */
-  bridged: z.boolean().optional(),
-});
+export const Descriptor = z.lazy(() =>
+  z.object({
+    contract_version: z.literal(1),
+    platform: z.string(),
+    label: z.string(),
+    max_message_length: z.number().int().positive(),
+    /** How max_message_length counts: UTF-16 code units or code points ("chars"). */
+    len_unit: z.enum(["utf16", "chars"]),
+    supports_edit: z.boolean(),
+    supports_threads: z.boolean(),
+    supports_draft_streaming: z.boolean(),
+    /** `commonmark`: send Markdown; the connector renders it natively (and splits it at the limit). */
+    markdown_dialect: z.string(),
+    supported_ops: z.array(z.string()),
+    /** Least ms between two edits of a streamed reply (private chats, groups). */
+    edit_interval_ms: z.object({ private: z.number(), group: z.number() }).optional(),
+    /** The Worker's `DAILY_TOKEN_BUDGET` (tokens per platform user per UTC day; absent or null: none), for the gateway to keep. */
+    daily_token_budget: z.number().int().positive().nullable().optional(),
+    /** An extension: the gateway bridges this platform (sends what it receives up, runs the edge's actions); the edge runs its turns. */
+    bridged: z.boolean().optional(),
+  }),
+);
 export type Descriptor = z.infer<typeof Descriptor>;
 
-export const OutboundAction = z.object({
-  op: z.string(),
-  chat_id: id,
-  content: z.string().optional(),
-  message_id: id.optional(),
-  /** Messages already showing a reply (an edit of a reply that grew past one message). */
-  message_ids: z.array(id).optional(),
-  thread_id: optText.optional(),
-  reply_to: optText.optional(),
-  thread_name: z.string().optional(),
-  /** The `target` of the inbound frame being answered. */
-  target: z.string().optional(),
-  /** `final`: the reply is complete (all of it is shown, in several messages if long). */
-  final: z.boolean().optional(),
-  /** Hermes gateways put a reply's thread here. */
-  metadata: z
-    .object({ thread_id: z.union([z.string(), z.number()]).nullish() })
-    .passthrough()
-    .optional(),
-});
+export const OutboundAction = z.lazy(() =>
+  z.object({
+    op: z.string(),
+    chat_id: id,
+    content: z.string().optional(),
+    message_id: id.optional(),
+    /** Messages already showing a reply (an edit of a reply that grew past one message). */
+    message_ids: z.array(id).optional(),
+    thread_id: optText.optional(),
+    reply_to: optText.optional(),
+    thread_name: z.string().optional(),
+    /** The `target` of the inbound frame being answered. */
+    target: z.string().optional(),
+    /** `final`: the reply is complete (all of it is shown, in several messages if long). */
+    final: z.boolean().optional(),
+    /** Hermes gateways put a reply's thread here. */
+    metadata: z
+      .object({ thread_id: z.union([z.string(), z.number()]).nullish() })
+      .passthrough()
+      .optional(),
+  }),
+);
 export type OutboundAction = z.infer<typeof OutboundAction>;
 export type OutboundActionIn = z.input<typeof OutboundAction>;
 
-export const OutboundResult = z.object({
-  success: z.boolean(),
-  message_id: z.string().optional(),
-  /** Every message now showing the reply, first to last. */
-  message_ids: z.array(z.string()).optional(),
-  /** The whole content shows (false for a streaming update of a reply longer than one message). */
-  complete: z.boolean().optional(),
-  thread_id: z.string().optional(),
-  /** thread_create: where messages of the new thread go (on Discord, the thread itself). */
-  chat_id: z.string().optional(),
-  error: z.string().optional(),
-  code: z.string().optional(),
-  /** Seconds the platform asked to wait (a 429). */
-  retry_after: z.number().optional(),
-});
+export const OutboundResult = z.lazy(() =>
+  z.object({
+    success: z.boolean(),
+    message_id: z.string().optional(),
+    /** Every message now showing the reply, first to last. */
+    message_ids: z.array(z.string()).optional(),
+    /** The whole content shows (false for a streaming update of a reply longer than one message). */
+    complete: z.boolean().optional(),
+    thread_id: z.string().optional(),
+    /** thread_create: where messages of the new thread go (on Discord, the thread itself). */
+    chat_id: z.string().optional(),
+    error: z.string().optional(),
+    code: z.string().optional(),
+    /** Seconds the platform asked to wait (a 429). */
+    retry_after: z.number().optional(),
+  }),
+);
 export type OutboundResult = z.infer<typeof OutboundResult>;
 
 /** Gateway → connector. */
-export const GatewayFrame = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("hello"), platform: z.string(), botId: z.union([z.string(), z.number()]).optional() }),
-  z.object({ type: z.literal("inbound_ack"), bufferId: z.string() }),
-  z.object({ type: z.literal("interrupt"), session_key: z.string(), reason: z.string().optional() }),
-  z.object({ type: z.literal("outbound"), requestId: id, action: OutboundAction, platform: z.string().optional() }),
-  z.object({ type: z.literal("going_idle") }),
-  z.object({ type: z.literal("ping") }),
-  ...BRIDGE_GATEWAY_FRAMES,
-]);
+export const GatewayFrame = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    z.object({ type: z.literal("hello"), platform: z.string(), botId: z.union([z.string(), z.number()]).optional() }),
+    z.object({ type: z.literal("inbound_ack"), bufferId: z.string() }),
+    z.object({ type: z.literal("interrupt"), session_key: z.string(), reason: z.string().optional() }),
+    z.object({ type: z.literal("outbound"), requestId: id, action: OutboundAction, platform: z.string().optional() }),
+    z.object({ type: z.literal("going_idle") }),
+    z.object({ type: z.literal("ping") }),
+    ...bridgeGatewayFrames(),
+  ]),
+);
 export type GatewayFrame = z.infer<typeof GatewayFrame>;
 
 /** Connector → gateway. */
-export const ConnectorFrame = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("descriptor"), descriptor: Descriptor }),
-  z.object({ type: z.literal("inbound"), event: InboundEvent, bufferId: z.string() }),
-  z.object({ type: z.literal("interrupt_inbound"), session_key: z.string(), chat_id: id }),
-  z.object({ type: z.literal("outbound_result"), requestId: z.string(), result: OutboundResult }),
-  z.object({ type: z.literal("going_idle_ack") }),
-  z.object({ type: z.literal("error"), code: z.string(), message: z.string() }),
-  z.object({ type: z.literal("pong") }),
-  ...BRIDGE_CONNECTOR_FRAMES,
-]);
+export const ConnectorFrame = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    z.object({ type: z.literal("descriptor"), descriptor: Descriptor }),
+    z.object({ type: z.literal("inbound"), event: InboundEvent, bufferId: z.string() }),
+    z.object({ type: z.literal("interrupt_inbound"), session_key: z.string(), chat_id: id }),
+    z.object({ type: z.literal("outbound_result"), requestId: z.string(), result: OutboundResult }),
+    z.object({ type: z.literal("going_idle_ack") }),
+    z.object({ type: z.literal("error"), code: z.string(), message: z.string() }),
+    z.object({ type: z.literal("pong") }),
+    ...bridgeConnectorFrames(),
+  ]),
+);
 export type ConnectorFrame = z.infer<typeof ConnectorFrame>;
 
 /** A frame as sent (input shapes: ids may be numbers, optional fields absent). */
@@ -270,7 +288,7 @@ export function inboundFrameEvent(
 }
 
 /** The opaque `target` of a frame: the reply target as JSON, unchanged since the first gateways (they hand back what they got). */
-const WireTarget = z.strictObject({ platform: z.enum(PLATFORMS), private: z.boolean(), ref: z.string().max(4096) });
+const WireTarget = z.lazy(() => z.strictObject({ platform: z.enum(PLATFORMS), private: z.boolean(), ref: z.string().max(4096) }));
 
 /**
  * The reply target a gateway handed back, if it has the shape this connector makes; its

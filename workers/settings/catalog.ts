@@ -41,8 +41,7 @@ const budgetOff = "the budget is off (unlimited)";
 
 /**
  * Every setting the Worker reads, one entry each (a name with `<NAME>` stands for a family
- * read by computed name). To add one: an entry here (a parser from ./parse.ts, or a zod
- * schema through `fromSchema`), its row in README's configuration table, the name in
+ * read by computed name). To add one: an entry here (a parser from ./parse.ts), its row in README's configuration table, the name in
  * wrangler.toml [vars] (a var) or in .dev.vars.example and workers/env.d.ts (a secret), then
  * read it in workers/settings.ts and pass the value in (test/node/settings-catalog.test.ts
  * checks all of these). A new platform's names (SPEC section 9: WHATSAPP_*, MATRIX_*,

@@ -14,22 +14,24 @@ import { discordTarget } from "./target.ts";
  */
 
 const opt = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v): z.output<T> | undefined => v ?? undefined);
-const snowflake = z.string().regex(/^[\w-]{1,64}$/);
+const snowflake = z.lazy(() => z.string().regex(/^[\w-]{1,64}$/));
 
-const GatewayMessage = z.object({
-  id: snowflake,
-  channel_id: snowflake,
-  guild_id: opt(snowflake),
-  /** The channel's type, which MESSAGE_CREATE carries (when it does, no look-up is needed to tell a thread). */
-  channel_type: opt(z.number().int()),
-  type: opt(z.number().int()),
-  content: opt(z.string()),
-  author: DiscordUser,
-  webhook_id: opt(snowflake),
-  mentions: opt(z.array(z.object({ id: snowflake }))),
-  referenced_message: opt(z.object({ author: opt(z.object({ id: snowflake })) })),
-  attachments: opt(z.array(DiscordAttachment)),
-});
+const GatewayMessage = z.lazy(() =>
+  z.object({
+    id: snowflake,
+    channel_id: snowflake,
+    guild_id: opt(snowflake),
+    /** The channel's type, which MESSAGE_CREATE carries (when it does, no look-up is needed to tell a thread). */
+    channel_type: opt(z.number().int()),
+    type: opt(z.number().int()),
+    content: opt(z.string()),
+    author: DiscordUser,
+    webhook_id: opt(snowflake),
+    mentions: opt(z.array(z.object({ id: snowflake }))),
+    referenced_message: opt(z.object({ author: opt(z.object({ id: snowflake })) })),
+    attachments: opt(z.array(DiscordAttachment)),
+  }),
+);
 type GatewayMessage = z.infer<typeof GatewayMessage>;
 
 /** Message types that are something a person wrote: DEFAULT (0) and REPLY (19); joins, pins, thread notices are not. */

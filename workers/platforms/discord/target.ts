@@ -14,22 +14,25 @@ export interface DiscordTarget {
 }
 
 /** A snowflake, as the interaction schema accepts it. */
-const id = z.string().regex(/^[\w-]{1,64}$/);
+const id = z.lazy(() => z.string().regex(/^[\w-]{1,64}$/));
 /** An interaction token goes into a URL path (`webhooks/<app>/<token>`): no `/`, `?`, `%` or `..` can move it elsewhere. */
-const token = z
-  .string()
-  .regex(/^[\w-]+(\.[\w-]+)*$/)
-  .max(1000);
+const token = z.lazy(() =>
+  z
+    .string()
+    .regex(/^[\w-]+(\.[\w-]+)*$/)
+    .max(1000),
+);
 
 type Wire = { c?: string | undefined; t?: string | undefined; a?: string | undefined; k?: string | undefined; r?: string | undefined };
 
 /** The stored ref `{c?, t?, a?, k?, r?}`: channel, thread, the interaction's application id and token (both or neither), the message answered. */
 export const discordTargets = targetCodec<DiscordTarget, Wire>({
   platform: "discord",
-  wire: z
-    .strictObject({ c: id.optional(), t: id.optional(), a: id.optional(), k: token.optional(), r: id.optional() })
-    .refine((w) => (w.a === undefined) === (w.k === undefined), "an interaction needs its application id and token")
-    .refine((w) => w.c !== undefined || w.k !== undefined, "a target names a channel or an interaction"),
+  wire: () =>
+    z
+      .strictObject({ c: id.optional(), t: id.optional(), a: id.optional(), k: token.optional(), r: id.optional() })
+      .refine((w) => (w.a === undefined) === (w.k === undefined), "an interaction needs its application id and token")
+      .refine((w) => w.c !== undefined || w.k !== undefined, "a target names a channel or an interaction"),
   toWire: (t) => ({ c: t.channel, t: t.thread, a: t.interaction?.applicationId, k: t.interaction?.token, r: t.replyTo ?? undefined }),
   fromWire: (w, isPrivate) => ({
     channel: w.c ?? null,

@@ -16,7 +16,7 @@ export interface MatrixTarget {
 /** The stored ref `{r, t?, m?}`: the room, the thread root, the event answered. */
 export const matrixTargets = targetCodec<MatrixTarget, { r: string; t?: string | undefined; m?: string | undefined }>({
   platform: "matrix",
-  wire: z.strictObject({ r: z.string().regex(ROOM_ID), t: z.string().regex(EVENT_ID).optional(), m: z.string().regex(EVENT_ID).optional() }),
+  wire: () => z.strictObject({ r: z.string().regex(ROOM_ID), t: z.string().regex(EVENT_ID).optional(), m: z.string().regex(EVENT_ID).optional() }),
   toWire: (t) => ({ r: t.roomId, t: t.threadRoot, m: t.replyTo }),
   fromWire: (w, isPrivate) => ({ roomId: w.r, threadRoot: w.t ?? null, replyTo: w.m ?? null, private: isPrivate }),
   where: (t) => ({ chatId: t.roomId, threadId: t.threadRoot }),

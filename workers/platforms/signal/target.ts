@@ -16,7 +16,7 @@ export interface SignalTarget {
 const NUMBER = /^\+\d{5,20}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const GROUP = /^[A-Za-z0-9+/]{16,128}={0,2}$/;
-const USER = z.string().refine((v) => NUMBER.test(v) || UUID.test(v));
+const USER = z.lazy(() => z.string().refine((v) => NUMBER.test(v) || UUID.test(v)));
 
 /** A phone number or UUID: a person. */
 export const isSignalUser = (v: string) => NUMBER.test(v) || UUID.test(v);
@@ -27,17 +27,18 @@ export const isSignalNumber = (v: string) => NUMBER.test(v);
 /** The stored ref `{u?, g?, t?, a?}`: recipient, group, and the answered message's timestamp and author. */
 export const signalTargets = targetCodec<SignalTarget, { u?: string | undefined; g?: string | undefined; t?: string | undefined; a?: string | undefined }>({
   platform: "signal",
-  wire: z
-    .strictObject({
-      u: USER.optional(),
-      g: z.string().regex(GROUP).optional(),
-      t: z
-        .string()
-        .regex(/^\d{1,16}$/)
-        .optional(),
-      a: USER.optional(),
-    })
-    .refine((w) => (w.u === undefined) !== (w.g === undefined) && (w.t === undefined) === (w.a === undefined)),
+  wire: () =>
+    z
+      .strictObject({
+        u: USER.optional(),
+        g: z.string().regex(GROUP).optional(),
+        t: z
+          .string()
+          .regex(/^\d{1,16}$/)
+          .optional(),
+        a: USER.optional(),
+      })
+      .refine((w) => (w.u === undefined) !== (w.g === undefined) && (w.t === undefined) === (w.a === undefined)),
   toWire: (t) => ({ u: t.recipient, g: t.groupId, t: t.replyTo?.timestamp, a: t.replyTo?.author }),
   fromWire: (w, isPrivate) => ({
     recipient: w.u ?? null,

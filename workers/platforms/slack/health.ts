@@ -1,4 +1,4 @@
-import type { WebClient } from "@slack/web-api";
+import type { AuthTestResponse } from "@slack/web-api";
 import type { PlatformHealth } from "../types.ts";
 import { errorMessage } from "../../log/index.ts";
 
@@ -6,9 +6,9 @@ import { errorMessage } from "../../log/index.ts";
  * What Slack says about the bot token (auth.test): the workspace and bot user. Slack's API
  * does not tell where it sends events; the app manifest (`setup slack`) sets that.
  */
-export async function slackHealth(client: WebClient, origin: string): Promise<PlatformHealth> {
+export async function slackHealth(authTest: () => Promise<AuthTestResponse>, origin: string): Promise<PlatformHealth> {
   try {
-    const r = await client.auth.test();
+    const r = await authTest();
     return { detail: `workspace ${r.team ?? r.team_id ?? "?"} · bot <@${r.user_id ?? "?"}> · events should go to ${origin}/webhooks/slack`, problems: [] };
   } catch (err) {
     const code = (err as { data?: { error?: string } }).data?.error;

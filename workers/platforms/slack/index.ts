@@ -1,4 +1,4 @@
-import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from "@slack/web-api";
+import type { AuthTestResponse, ChatPostMessageResponse, ConversationsOpenResponse } from "@slack/web-api";
 import { renderParts, showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import {
   mapErrors,
@@ -22,6 +22,7 @@ import { slackTarget, slackTargets } from "./target.ts";
 import type { Download } from "../../attachments/index.ts";
 import { downloadSlackFile } from "./files.ts";
 import { verifySlack } from "./verify.ts";
+import { SlackCallError, slackApiBase, slackCall, type SlackClient, type SlackResult } from "./web-api.ts";
 import { slackHealth } from "./health.ts";
 import { errorMessage } from "../../log/index.ts";
 import { fetchWithin } from "../deadline.ts";
@@ -52,21 +53,11 @@ const teamCache = new Map<string, Promise<string>>();
 
 export const HANDOFF_SEED = "🔀 A session was handed off here from the CLI; the conversation continues in this thread.";
 
-/**
- * workerd rejects `redirect: "error"`, which @slack/web-api sets on every call; "manual"
- * keeps the same effect (a redirect is not followed; the non-200 answer is an error).
- */
-export function workerdSafeFetch(inner: typeof fetch): typeof fetch {
-  return (input, init) => inner(input, init?.redirect === "error" ? { ...init, redirect: "manual" } : init);
-}
-
 function toPlatformError(err: unknown): Error {
-  const e = err as { code?: string; data?: { error?: string }; retryAfter?: number; message?: string; statusCode?: number };
-  if (e.code === ErrorCode.RateLimitedError) {
-    return new PlatformApiError("slack", "rate_limited", "Slack rate limit", { status: 429, retryAfter: (err as WebAPIRateLimitedError).retryAfter });
-  }
-  if (e.code === ErrorCode.PlatformError) {
-    const slack = (err as WebAPIPlatformError).data.error;
+  if (!(err instanceof SlackCallError)) return err instanceof Error ? err : new Error(String(err));
+  if (err.kind === "rate_limited") return new PlatformApiError("slack", "rate_limited", "Slack rate limit", { status: 429, retryAfter: err.retryAfter });
+  if (err.kind === "platform") {
+    const slack = err.data?.error;
     const code =
       slack === "invalid_auth" || slack === "not_authed" || slack === "token_revoked" || slack === "account_inactive"
         ? "unauthorized"
@@ -77,15 +68,12 @@ function toPlatformError(err: unknown): Error {
             : "rejected";
     return new PlatformApiError("slack", code, `Slack: ${slack}`);
   }
-  if (e.code === ErrorCode.HTTPError)
-    return new PlatformApiError("slack", (e.statusCode ?? 500) >= 500 ? "unavailable" : "rejected", `Slack answered HTTP ${e.statusCode ?? "?"}`);
-  if (e.code === ErrorCode.RequestError) return new PlatformApiError("slack", "network", `Slack unreachable: ${e.message ?? ""}`);
-  return err instanceof Error ? err : new Error(String(err));
+  if (err.kind === "http")
+    return new PlatformApiError("slack", (err.statusCode ?? 500) >= 500 ? "unavailable" : "rejected", `Slack answered HTTP ${err.statusCode ?? "?"}`);
+  return new PlatformApiError("slack", "network", `Slack unreachable: ${err.message}`);
 }
 
-const call = <T>(fn: () => Promise<T>) => mapErrors(fn, toPlatformError);
-
-/** Slack over the Events API in and the Web API (@slack/web-api) out. */
+/** Slack over the Events API in and the Web API out (over fetch: ./web-api.ts). */
 export class SlackAdapter implements PlatformAdapter {
   readonly name = "slack" as const;
   readonly capabilities = SLACK_CAPABILITIES;
@@ -95,26 +83,24 @@ export class SlackAdapter implements PlatformAdapter {
     howToTalk: "Message me directly, mention me in a channel, reply in a thread I am in, or type /hermes <your question>.",
   };
   readonly #s: SlackSettings;
-  readonly #client: WebClient;
+  readonly #client: SlackClient;
   readonly #fetch: typeof fetch;
 
   constructor(settings: SlackSettings) {
     this.#s = settings;
     this.#fetch = settings.fetch ?? ((input, init) => fetch(input, init));
-    this.#client = new WebClient(settings.botToken, {
-      slackApiUrl: settings.apiUrl.endsWith("/") ? settings.apiUrl : `${settings.apiUrl}/`,
-      fetch: workerdSafeFetch(this.#fetch),
-      // 429s come back as errors carrying retry-after; the reply streamer honours them.
-      rejectRateLimitedCalls: true,
-      retryConfig: { retries: 0 },
-      timeout: PLATFORM_TIMEOUT_MS,
-      // No queue in the client: its default (100 at a time) starts a waiting call from the
-      // call that finished, in that caller's I/O context. One adapter serves every object of
-      // an isolate, so a session's postMessage then ran on behalf of another Durable Object,
-      // and workerd refused to let it read its own answer ("Cannot perform I/O on behalf of
-      // a different Durable Object"): the reply counted as failed and was posted again.
-      maxRequestConcurrency: Number.POSITIVE_INFINITY,
-    });
+    // Every call goes out at once from its own caller, never from a queue: a queued call was
+    // started by the call that finished before it, in that caller's I/O context, and one
+    // adapter serves every object of an isolate, so a session's postMessage ran on behalf of
+    // another Durable Object, which workerd refused ("Cannot perform I/O on behalf of a
+    // different Durable Object"): the reply counted as failed and was posted again. 429s come
+    // back as errors carrying retry-after; the reply streamer honours them.
+    this.#client = { token: settings.botToken, apiUrl: slackApiBase(settings.apiUrl), fetch: this.#fetch, timeoutMs: PLATFORM_TIMEOUT_MS };
+  }
+
+  /** One Web API call, its failures as PlatformApiErrors. */
+  #call<T = SlackResult>(method: string, params: Record<string, unknown>): Promise<T> {
+    return mapErrors(() => slackCall<T>(this.#client, method, params), toPlatformError);
   }
 
   verify(headers: Headers, rawBody: Uint8Array, now: number): Promise<Verification> {
@@ -161,14 +147,18 @@ export class SlackAdapter implements PlatformAdapter {
   async #send(target: ReplyTarget, part: Part): Promise<string> {
     const t = slackTargets.read(target);
     if (t.responseUrl) return this.#respond(t.responseUrl, part.text);
-    const res = await call(() => this.#client.chat.postMessage({ channel: t.channel, text: part.text, ...(t.threadTs ? { thread_ts: t.threadTs } : {}) }));
+    const res = await this.#call<ChatPostMessageResponse>("chat.postMessage", {
+      channel: t.channel,
+      text: part.text,
+      ...(t.threadTs ? { thread_ts: t.threadTs } : {}),
+    });
     return String(res.ts);
   }
 
   async #edit(target: ReplyTarget, id: string, part: Part): Promise<void> {
     const t = slackTargets.read(target);
     if (t.responseUrl) return void (await this.#respond(t.responseUrl, part.text));
-    await call(() => this.#client.chat.update({ channel: t.channel, ts: id, text: part.text }));
+    await this.#call("chat.update", { channel: t.channel, ts: id, text: part.text });
   }
 
   show(target: ReplyTarget, markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
@@ -184,7 +174,7 @@ export class SlackAdapter implements PlatformAdapter {
   async createHandoffThread(parentChatId: string, name: string): Promise<HandoffThread | null> {
     // The title is the user's text: escaped, it cannot become a mention (<!channel>) or a link.
     const title = name.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-    const res = await call(() => this.#client.chat.postMessage({ channel: parentChatId, text: `${HANDOFF_SEED}\n*${title}*` }));
+    const res = await this.#call<ChatPostMessageResponse>("chat.postMessage", { channel: parentChatId, text: `${HANDOFF_SEED}\n*${title}*` });
     return res.ts ? { chatId: parentChatId, threadId: String(res.ts) } : null;
   }
 
@@ -193,7 +183,7 @@ export class SlackAdapter implements PlatformAdapter {
     const key = `${this.#s.apiUrl}|${this.#s.botToken}`;
     let team = teamCache.get(key);
     if (!team) {
-      team = call(() => this.#client.auth.test()).then((r) => String(r.team_id ?? ""));
+      team = this.#call<AuthTestResponse>("auth.test", {}).then((r) => String(r.team_id ?? ""));
       teamCache.set(key, team);
       team.catch(() => teamCache.delete(key));
     }
@@ -202,7 +192,7 @@ export class SlackAdapter implements PlatformAdapter {
 
   /** The DM with a user (`conversations.open`, scope `im:write`: the same channel every time). */
   async directTarget(userId: string): Promise<DirectChat> {
-    const res = await call(() => this.#client.conversations.open({ users: userId }));
+    const res = await this.#call<ConversationsOpenResponse>("conversations.open", { users: userId });
     const chatId = res.channel?.id;
     if (!chatId) throw new PlatformApiError("slack", "rejected", `Slack opened no DM with ${userId.slice(0, 40)}`);
     return { chatId, ...(await this.destination(chatId, null)), topics: false };
@@ -226,6 +216,6 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   health(origin: string): Promise<PlatformHealth> {
-    return slackHealth(this.#client, origin);
+    return slackHealth(() => slackCall<AuthTestResponse>(this.#client, "auth.test", {}), origin);
   }
 }

@@ -1,7 +1,7 @@
-import { WebClient } from "@slack/web-api";
+import type { AuthTestResponse } from "@slack/web-api";
 import { line, type SetupContext, type SetupReport } from "../module.ts";
-import { workerdSafeFetch } from "./index.ts";
 import { slackManifest } from "./manifest.ts";
+import { slackApiBase, slackCall } from "./web-api.ts";
 
 /** Who a bot token belongs to (auth.test), for `hermes-edge setup slack`. */
 export async function checkSlackToken(opts: {
@@ -9,13 +9,8 @@ export async function checkSlackToken(opts: {
   apiUrl: string;
   fetch: typeof fetch;
 }): Promise<{ team: string; teamId: string; botUserId: string }> {
-  const client = new WebClient(opts.token, {
-    slackApiUrl: opts.apiUrl.endsWith("/") ? opts.apiUrl : `${opts.apiUrl}/`,
-    fetch: workerdSafeFetch(opts.fetch),
-    retryConfig: { retries: 0 },
-  });
   try {
-    const r = await client.auth.test();
+    const r = await slackCall<AuthTestResponse>({ token: opts.token, apiUrl: slackApiBase(opts.apiUrl), fetch: opts.fetch }, "auth.test", {});
     return { team: String(r.team ?? ""), teamId: String(r.team_id ?? ""), botUserId: String(r.user_id ?? "") };
   } catch (err) {
     const e = err as { data?: { error?: string }; message?: string };

@@ -14,17 +14,18 @@ export interface SlackTarget {
 /** The stored ref `{c, t?, u?}`: channel id, thread ts, response_url (https only: the Worker posts the answer to it). */
 export const slackTargets = targetCodec<SlackTarget, { c: string; t?: string | undefined; u?: string | undefined }>({
   platform: "slack",
-  wire: z.strictObject({
-    c: z.string().regex(/^[A-Za-z0-9]{1,64}$/),
-    t: z
-      .string()
-      .regex(/^\d{1,12}\.\d{1,12}$/)
-      .optional(),
-    u: z
-      .url({ protocol: /^https$/ })
-      .max(2048)
-      .optional(),
-  }),
+  wire: () =>
+    z.strictObject({
+      c: z.string().regex(/^[A-Za-z0-9]{1,64}$/),
+      t: z
+        .string()
+        .regex(/^\d{1,12}\.\d{1,12}$/)
+        .optional(),
+      u: z
+        .url({ protocol: /^https$/ })
+        .max(2048)
+        .optional(),
+    }),
   toWire: (t) => ({ c: t.channel, t: t.threadTs, u: t.responseUrl }),
   fromWire: (w, isPrivate) => ({ channel: w.c, threadTs: w.t ?? null, responseUrl: w.u ?? null, private: isPrivate }),
   where: (t) => ({ chatId: t.channel, threadId: t.threadTs }),

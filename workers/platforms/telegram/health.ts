@@ -1,6 +1,6 @@
-import { Api, GrammyError } from "grammy";
 import { PLATFORM_TIMEOUT_MS, type PlatformHealth } from "../types.ts";
 import { errorMessage } from "../../log/index.ts";
+import { loadGrammy } from "./grammy.ts";
 
 /** A delivery error Telegram recorded this recently still counts as a problem. */
 export const RECENT_ERROR_MS = 60 * 60 * 1000;
@@ -12,6 +12,7 @@ export const RECENT_ERROR_MS = 60 * 60 * 1000;
 export async function telegramHealth(opts: { token: string; apiRoot: string; fetch: typeof fetch }, origin: string, now: number): Promise<PlatformHealth> {
   const expected = `${origin}/webhooks/telegram`;
   const fix = `npx hermes-edge setup telegram --url ${origin}`;
+  const { Api, GrammyError } = await loadGrammy();
   const api = new Api(opts.token, { apiRoot: opts.apiRoot, fetch: opts.fetch as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 });
   try {
     const info = await api.getWebhookInfo();

@@ -1,4 +1,4 @@
-import { Api, GrammyError, HttpError } from "grammy";
+import type { Api } from "grammy";
 import { showMarkdown, type Part, type RenderSpec } from "../parts.ts";
 import { logger } from "../../log/index.ts";
 import {
@@ -26,6 +26,7 @@ import type { Download } from "../../attachments/index.ts";
 import { downloadTelegramFile } from "./files.ts";
 import { verifyTelegram } from "./verify.ts";
 import { telegramHealth } from "./health.ts";
+import { loadGrammy, type Grammy } from "./grammy.ts";
 
 export { telegramTarget } from "./target.ts";
 
@@ -62,7 +63,7 @@ export function botIdFromToken(token: string): number {
   return Number.isSafeInteger(id) ? id : 0;
 }
 
-function toPlatformError(err: unknown): Error {
+function toPlatformError(err: unknown, { GrammyError, HttpError }: Grammy): Error {
   if (err instanceof GrammyError) {
     const retryAfter = err.parameters.retry_after;
     return new PlatformApiError("telegram", codeForStatus(err.error_code), `Telegram ${err.method}: ${err.description}`, {
@@ -74,8 +75,6 @@ function toPlatformError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-const call = <T>(fn: () => Promise<T>) => mapErrors(fn, toPlatformError);
-
 /** Telegram over its Bot API (grammY's `Api`): webhook in, `sendMessage`/`editMessageText` out. */
 export class TelegramAdapter implements PlatformAdapter {
   readonly name = "telegram" as const;
@@ -83,15 +82,32 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly targets = telegramTargets;
   readonly commands: CommandStyle = { prefix: "/", howToTalk: "Send a message to talk to the agent (in groups: mention me or reply to me)." };
   readonly #s: TelegramSettings;
-  readonly #api: Api;
   readonly #fetch: typeof fetch;
+  /** grammY's Api, made once the module is loaded (on the first Telegram call); then used by every caller. */
+  #made: { api: Api; grammy: Grammy } | null = null;
 
   /** Does no I/O. */
   constructor(settings: TelegramSettings) {
     this.#s = settings;
-    const f: typeof fetch = settings.fetch ?? ((input, init) => fetch(input, init));
-    this.#fetch = f;
-    this.#api = new Api(settings.token, { apiRoot: settings.apiRoot, fetch: f as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 });
+    this.#fetch = settings.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  /** The Api: each caller awaits its own load of grammY until one has made it. */
+  async #bot(): Promise<{ api: Api; grammy: Grammy }> {
+    if (this.#made) return this.#made;
+    const grammy = await loadGrammy();
+    const { apiRoot, token } = this.#s;
+    this.#made ??= { grammy, api: new grammy.Api(token, { apiRoot, fetch: this.#fetch as never, timeoutSeconds: PLATFORM_TIMEOUT_MS / 1000 }) };
+    return this.#made;
+  }
+
+  /** One Bot API call, its failures as PlatformApiErrors. */
+  async #call<T>(fn: (api: Api) => Promise<T>): Promise<T> {
+    const { api, grammy } = await this.#bot();
+    return mapErrors(
+      () => fn(api),
+      (err) => toPlatformError(err, grammy),
+    );
   }
 
   get #key(): string {
@@ -109,7 +125,7 @@ export class TelegramAdapter implements PlatformAdapter {
     if (known) return known;
     let p = lookups.get(this.#key);
     if (!p) {
-      p = call(() => this.#api.getMe())
+      p = this.#call((api) => api.getMe())
         .then((me) => {
           usernames.set(this.#key, me.username);
           return me.username;
@@ -164,14 +180,14 @@ export class TelegramAdapter implements PlatformAdapter {
       link_preview_options: { is_disabled: true },
     };
     try {
-      const sent = await call(() =>
-        this.#api.sendMessage(chatId, part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }),
+      const sent = await this.#call((api) =>
+        api.sendMessage(chatId, part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }),
       );
       return String(sent.message_id);
     } catch (err) {
       if (!part.entities?.length || !isEntityError(err)) throw err;
       // Telegram refused the formatting: the words matter more than the looks.
-      const sent = await call(() => this.#api.sendMessage(chatId, part.text, opts));
+      const sent = await this.#call((api) => api.sendMessage(chatId, part.text, opts));
       return String(sent.message_id);
     }
   }
@@ -180,14 +196,14 @@ export class TelegramAdapter implements PlatformAdapter {
     const { chatId } = this.#where(target);
     const opts = { link_preview_options: { is_disabled: true } };
     try {
-      await call(() =>
-        this.#api.editMessageText(chatId, Number(id), part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }),
+      await this.#call((api) =>
+        api.editMessageText(chatId, Number(id), part.text, { ...opts, ...(part.entities?.length ? { entities: part.entities as never } : {}) }),
       );
     } catch (err) {
       // Editing to the same text is not an error worth reporting.
       if (err instanceof PlatformApiError && /message is not modified/i.test(err.message)) return;
       if (!part.entities?.length || !isEntityError(err)) throw err;
-      await call(() => this.#api.editMessageText(chatId, Number(id), part.text, opts)).catch((e: unknown) => {
+      await this.#call((api) => api.editMessageText(chatId, Number(id), part.text, opts)).catch((e: unknown) => {
         if (!(e instanceof PlatformApiError && /message is not modified/i.test(e.message))) throw e;
       });
     }
@@ -209,7 +225,7 @@ export class TelegramAdapter implements PlatformAdapter {
 
   async typing(target: ReplyTarget): Promise<void> {
     const { chatId, thread } = this.#where(target);
-    await call(() => this.#api.sendChatAction(chatId, "typing", thread));
+    await this.#call((api) => api.sendChatAction(chatId, "typing", thread));
   }
 
   /** A new forum topic (forum supergroups, and private chats with topics enabled); null elsewhere. */
@@ -217,7 +233,7 @@ export class TelegramAdapter implements PlatformAdapter {
     // The parent chat is read as a target is: a chat that is not a Telegram chat id is refused before any call.
     const { chatId } = telegramTargets.read(telegramTarget(parentChatId, null, null));
     try {
-      const topic = await call(() => this.#api.createForumTopic(chatId, name.slice(0, 128)));
+      const topic = await this.#call((api) => api.createForumTopic(chatId, name.slice(0, 128)));
       return { chatId: parentChatId, threadId: String(topic.message_thread_id) };
     } catch (err) {
       if (err instanceof PlatformApiError && (err.code === "rejected" || err.code === "not_found")) return null;
@@ -240,8 +256,8 @@ export class TelegramAdapter implements PlatformAdapter {
     };
   }
 
-  download(a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
-    return downloadTelegramFile(this.#api, { apiRoot: this.#s.apiRoot, token: this.#s.token, fetch: this.#fetch }, a, opts);
+  async download(a: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<Download> {
+    return downloadTelegramFile((await this.#bot()).api, { apiRoot: this.#s.apiRoot, token: this.#s.token, fetch: this.#fetch }, a, opts);
   }
 
   wireChatType(source: SessionSource): string {

@@ -1,6 +1,6 @@
-import { Api, GrammyError, HttpError } from "grammy";
 import { CHAT_COMMANDS } from "../commands.ts";
 import { line, type SetupContext, type SetupReport } from "../module.ts";
+import { loadGrammy } from "./grammy.ts";
 
 /** What Telegram reports about the webhook once it is set (getWebhookInfo). */
 export interface TelegramWebhookStatus {
@@ -43,6 +43,7 @@ export async function setupTelegramWebhook(opts: {
   apiRoot: string;
   fetch: typeof fetch;
 }): Promise<TelegramSetupResult> {
+  const { Api, GrammyError, HttpError } = await loadGrammy();
   const api = new Api(opts.token, { apiRoot: opts.apiRoot, fetch: opts.fetch as never });
   const webhookUrl = `${opts.workerUrl.replace(/\/+$/, "")}/webhooks/telegram`;
   try {

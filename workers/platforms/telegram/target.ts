@@ -15,12 +15,12 @@ export interface TelegramTarget {
   private: boolean;
 }
 
-const messageId = z.string().regex(/^\d{1,12}$/);
+const messageId = z.lazy(() => z.string().regex(/^\d{1,12}$/));
 
 /** The stored ref `{c, t?, r?}` (decimal strings), as ever. */
 export const telegramTargets = targetCodec<TelegramTarget, { c: string; t?: string | undefined; r?: string | undefined }>({
   platform: "telegram",
-  wire: z.strictObject({ c: decimalId(true), t: messageId.optional(), r: messageId.optional() }),
+  wire: () => z.strictObject({ c: decimalId(true), t: messageId.optional(), r: messageId.optional() }),
   toWire: (t) => ({ c: String(t.chatId), t: t.topic === null ? null : String(t.topic), r: t.replyTo === null ? null : String(t.replyTo) }),
   fromWire: (w) => ({
     chatId: Number(w.c),

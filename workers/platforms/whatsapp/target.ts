@@ -17,7 +17,7 @@ const WAMID = /^[A-Za-z0-9._=+/-]{1,256}$/;
 /** The stored ref `{c, m?}`: the wa_id, and the wamid answered. */
 export const whatsappTargets = targetCodec<WhatsAppTarget, { c: string; m?: string | undefined }>({
   platform: "whatsapp",
-  wire: z.strictObject({ c: z.string().regex(/^\d{1,32}$/), m: z.string().regex(WAMID).optional() }),
+  wire: () => z.strictObject({ c: z.string().regex(/^\d{1,32}$/), m: z.string().regex(WAMID).optional() }),
   toWire: (t) => ({ c: t.waId, m: t.replyTo }),
   fromWire: (w, isPrivate) => ({ waId: w.c, replyTo: w.m ?? null, private: isPrivate }),
   where: (t) => ({ chatId: t.waId, threadId: null }),
