@@ -34,15 +34,17 @@ function memoryMarks(store = new Set<number>()): ReadMarks & { store: Set<number
 const signal = () => new AbortController().signal;
 
 describe("regression: a PDF of 30,000 tiny pages exhausted the Worker's heap", () => {
-  it("reads only the first pages of 30,000 (the count is known before any page is loaded), and the model is told so", async () => {
-    // 200 pages of a 30,000-page file take pdf.js ~10 s on a loaded test machine: the bound is lowered here, kept below.
-    const d = deps({ big: pdfWithPages(30_000) }, { pdfText: (b, o) => pdfText(b, { ...o, maxPages: 10 }) });
+  it("reads only the first pages of thousands (the count is known before any page is loaded), and the model is told so", async () => {
+    // 3,000 pages and a bound of 10 here, cheap enough for the suite (pdf.js parses the whole
+    // page tree first: a 30,000-page file costs it seconds); the default bound is tested below,
+    // and the original 30,000-page file is a bench:chaos case (scenario j) against the real Worker.
+    const d = deps({ big: pdfWithPages(3_000) }, { pdfText: (b, o) => pdfText(b, { ...o, maxPages: 10 }) });
     const got = await readAttachments([doc("big")], d, signal());
     expect(got.records[0]!.status).toBe("inlined");
-    expect(got.text).toContain("PDF of 30,000 pages: read the first 10");
+    expect(got.text).toContain("PDF of 3,000 pages: read the first 10");
     expect(got.text).toContain("page 10.");
     expect(got.text).not.toContain("page 11.");
-  }, 60_000);
+  });
 
   it("by default reads the first 200 pages", async () => {
     expect(PDF_LIMITS.maxPages).toBe(200);
@@ -50,7 +52,7 @@ describe("regression: a PDF of 30,000 tiny pages exhausted the Worker's heap", (
     expect(got.text).toContain("PDF of 230 pages: read the first 200");
     expect(got.text).toContain("page 200.");
     expect(got.text).not.toContain("page 201.");
-  }, 30_000);
+  });
 
   it("yields while reading, so the host answers other requests (a /health) before it ends", async () => {
     let answered = false;
@@ -65,7 +67,7 @@ describe("regression: a PDF of 30,000 tiny pages exhausted the Worker's heap", (
     expect(reading).toMatchObject({ pages: 60, read: 60, stopped: null });
     expect(pauses).toBe(11);
     expect(answered).toBe(true);
-  }, 30_000);
+  });
 
   it("/stop ends the reading between pages, with what was read", async () => {
     const ctrl = new AbortController();
@@ -88,7 +90,8 @@ describe("regression: a PDF of 30,000 tiny pages exhausted the Worker's heap", (
 
 describe("regression: a 150 KB Flate bomb inflating to 50 MB took 16 s and +650 MB", () => {
   it("is found by inflating no more than the cap, and described instead of read", async () => {
-    const bomb = await pdfFlateBomb(50 * 1024 * 1024);
+    // Past the cap by 2 MiB (the original inflated to 50 MB): deflating the bomb is what costs here.
+    const bomb = await pdfFlateBomb(PDF_LIMITS.maxInflatedBytes + 2 * 1024 * 1024);
     expect(bomb.length).toBeLessThan(150 * 1024);
     const seen = await flateInflatedBytes(bomb, PDF_LIMITS.maxInflatedBytes);
     expect(seen).toBeGreaterThan(PDF_LIMITS.maxInflatedBytes);
@@ -99,7 +102,7 @@ describe("regression: a 150 KB Flate bomb inflating to 50 MB took 16 s and +650 
     expect(got.text).not.toContain("its text");
     expect(got.records[0]).toMatchObject({ status: "described", detail: "inflates past the limit" });
     expect(got.text).toContain("a PDF whose compressed content inflates past 24 MB, so it was not read");
-  }, 30_000);
+  });
 
   it("a PDF whose streams inflate under the cap is read as before", async () => {
     const small = await pdfFlateBomb(1000);
