@@ -56,7 +56,7 @@ describe("rendering a reply for the terminal while it streams", () => {
   });
 
   it("prints, in all, exactly renderTerminal of the whole reply, whatever the chunks (random replies)", () => {
-    for (let seed = 1; seed <= 150; seed++) {
+    for (let seed = 1; seed <= 60; seed++) {
       const r = rng(seed);
       const md = randomMarkdown(r);
       const opts = { color: r() < 0.5, ...(r() < 0.5 ? { width: 20 + Math.floor(r() * 80) } : {}) };
