@@ -49,7 +49,13 @@ export const SLACK_CAPABILITIES: Capabilities = {
 /** Replies are sent as mrkdwn in `text` (Slack's default for chat.postMessage and chat.update). */
 export const SLACK_RENDER: RenderSpec = { dialect: "slack", limit: SLACK_CAPABILITIES.maxMessageLength, unit: SLACK_CAPABILITIES.lengthUnit };
 
-const teamCache = new Map<string, Promise<string>>();
+/**
+ * The workspace per API URL and token, once known. Only the answer is kept, never a pending
+ * call: one adapter serves every object of an isolate, and a promise resolved by I/O in one
+ * object's request and awaited in another's is how a continuation ends up in the wrong I/O
+ * context (docs/startup.md). Two first callers at once each ask; the answer is the same.
+ */
+const teamIds = new Map<string, string>();
 
 export const HANDOFF_SEED = "🔀 A session was handed off here from the CLI; the conversation continues in this thread.";
 
@@ -178,15 +184,13 @@ export class SlackAdapter implements PlatformAdapter {
     return res.ts ? { chatId: parentChatId, threadId: String(res.ts) } : null;
   }
 
-  /** The workspace this token belongs to (auth.test), asked once per isolate. */
+  /** The workspace this token belongs to (auth.test), kept once known for the isolate's life. */
   async workspaceId(): Promise<string> {
     const key = `${this.#s.apiUrl}|${this.#s.botToken}`;
-    let team = teamCache.get(key);
-    if (!team) {
-      team = this.#call<AuthTestResponse>("auth.test", {}).then((r) => String(r.team_id ?? ""));
-      teamCache.set(key, team);
-      team.catch(() => teamCache.delete(key));
-    }
+    const known = teamIds.get(key);
+    if (known !== undefined) return known;
+    const team = String((await this.#call<AuthTestResponse>("auth.test", {})).team_id ?? "");
+    teamIds.set(key, team);
     return team;
   }
 

@@ -52,10 +52,11 @@ export const TELEGRAM_RENDER: RenderSpec = { dialect: "telegram", limit: TELEGRA
 
 /**
  * The bot's username per token, learnt from getMe after a webhook was acknowledged (never
- * before one: a cold isolate parses without it and defers `@name` checks).
+ * before one: a cold isolate parses without it and defers `@name` checks). Only the answer is
+ * kept, never a pending call shared between the isolate's objects (a continuation resolved by
+ * another object's I/O; docs/startup.md): two first callers at once each ask.
  */
 const usernames = new Map<string, string>();
-const lookups = new Map<string, Promise<string | null>>();
 
 /** The bot's user id: the part of the token before the colon. */
 export function botIdFromToken(token: string): number {
@@ -119,25 +120,18 @@ export class TelegramAdapter implements PlatformAdapter {
     return usernames.get(this.#key) ?? null;
   }
 
-  /** The bot's username (getMe, once per isolate); null when Telegram cannot be asked. */
+  /** The bot's username (getMe, kept once known for the isolate's life); null when Telegram cannot be asked. */
   async username(): Promise<string | null> {
     const known = this.knownUsername();
     if (known) return known;
-    let p = lookups.get(this.#key);
-    if (!p) {
-      p = this.#call((api) => api.getMe())
-        .then((me) => {
-          usernames.set(this.#key, me.username);
-          return me.username;
-        })
-        .catch((err: unknown) => {
-          logger.child("telegram").warn("getMe failed", { err });
-          return null;
-        })
-        .finally(() => lookups.delete(this.#key));
-      lookups.set(this.#key, p);
+    try {
+      const me = await this.#call((api) => api.getMe());
+      usernames.set(this.#key, me.username);
+      return me.username;
+    } catch (err) {
+      logger.child("telegram").warn("getMe failed", { err });
+      return null;
     }
-    return p;
   }
 
   async addressedBy(mentions: readonly string[]): Promise<boolean> {
