@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { verifySlack } from "../../workers/platforms/slack/verify.ts";
 import { verifyTelegram } from "../../workers/platforms/telegram/verify.ts";
 import { DISCORD_MAX_SKEW_S, verifyDiscord } from "../../workers/platforms/discord/verify.ts";
+import { MAX_TOKEN_LIFETIME_S, mintRelayToken, verifyRelayToken } from "../../workers/relay/token.ts";
 import { DISCORD_TEST_PUBLIC_KEY, discordHeaders, slackHeaders } from "../support/signing.ts";
 
 describe("webhook verification", () => {
@@ -54,5 +55,16 @@ describe("webhook verification", () => {
     expect(await verifyDiscord(new Headers(await discordHeaders(invalid, String(at))), invalid, DISCORD_TEST_PUBLIC_KEY, at * 1000)).toEqual({ ok: true });
     const slack = new Headers(await slackHeaders(invalid, "sec", at));
     expect(await verifySlack(slack, invalid, "sec", at * 1000)).toEqual({ ok: true });
+  });
+
+  // Regression: relay.test.ts minted a token with 601 s of lifetime, connected up to a second
+  // later and waited for its 4401 close; when the clock crossed a second in between, the
+  // token had 600 s left, was accepted, and the socket stayed open until the test timed out.
+  it("refuses a relay token whose lifetime is over MAX_TOKEN_LIFETIME_S at the moment of the check, to the second", async () => {
+    const at = 1_700_000_000;
+    const secrets = new Map([["gw1", ["s3cret"]]]);
+    const token = await mintRelayToken("gw1", "s3cret", at + MAX_TOKEN_LIFETIME_S + 1);
+    expect(await verifyRelayToken(token, secrets, at)).toEqual({ ok: false, reason: "too_long" });
+    expect(await verifyRelayToken(token, secrets, at + 1)).toMatchObject({ ok: true, gatewayId: "gw1" });
   });
 });

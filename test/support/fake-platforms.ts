@@ -80,11 +80,14 @@ export abstract class FakeApi {
       const [failure] = this.#failures.splice(f, 1);
       res = Response.json(failure!.body, { status: failure!.status, ...(failure!.headers ? { headers: failure!.headers } : {}) });
     } else res = this.answer(call, req);
-    // Recorded (with the answer) before anyone waiting on it is told.
-    call.answer = await res
-      .clone()
-      .json()
-      .catch(() => null);
+    // Recorded (with the answer) before anyone waiting on it is told. A file the fake serves is
+    // not parsed: workerd warns on .json() of a body whose type is not text (image/png, …).
+    call.answer = /json/i.test(res.headers.get("content-type") ?? "")
+      ? await res
+          .clone()
+          .json()
+          .catch(() => null)
+      : null;
     this.calls.push(call);
     for (const w of this.#waiters.filter((x) => x.pred(call))) {
       this.#waiters.splice(this.#waiters.indexOf(w), 1);

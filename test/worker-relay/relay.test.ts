@@ -1,6 +1,7 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { MAX_TOKEN_LIFETIME_S } from "../../workers/relay/token.ts";
 import { tg } from "../support/fixtures.ts";
 import { call, newSession, postTurn, readEvents } from "../worker/helpers.ts";
 import { bind, settle, toTelegram } from "../worker/platform-helpers.ts";
@@ -13,18 +14,23 @@ const inbound = (t: string) => (f: Record<string, unknown>) => f.type === "inbou
 
 describe("relay auth", () => {
   it("closes with 4401 for a missing, forged, unknown or malformed token; 4401 'expired' for an expired one", async () => {
-    const cases: Array<[string | null, string]> = [
-      [null, "unauthorized"],
-      [await token({ secret: "wrong" }), "unauthorized"],
-      [await token({ id: "gw9", secret: "whatever" }), "unauthorized"],
-      ["not-a-token", "unauthorized"],
-      [await token({ exp: Math.floor(Date.now() / 1000) - 1 }), "expired"],
+    const now = () => Math.floor(Date.now() / 1000);
+    // Each token is minted as its case connects, and the lifetime case is well over the limit:
+    // minted first with 601 s, it had 600 s left (valid) whenever the clock crossed a second
+    // before its turn, and the test waited for a close that never came (the exact boundary is
+    // test/node/verify.test.ts's, on an injected clock).
+    const cases: Array<[() => Promise<string | null>, string]> = [
+      [async () => null, "unauthorized"],
+      [() => token({ secret: "wrong" }), "unauthorized"],
+      [() => token({ id: "gw9", secret: "whatever" }), "unauthorized"],
+      [async () => "not-a-token", "unauthorized"],
+      [() => token({ exp: now() - 1 }), "expired"],
       // Tokens must be short-lived (regression: a captured never-expiring token worked forever).
-      [await token({ exp: 0 }), "token must expire"],
-      [await token({ exp: Math.floor(Date.now() / 1000) + 601 }), "token lifetime over 10 minutes"],
+      [() => token({ exp: 0 }), "token must expire"],
+      [() => token({ exp: now() + MAX_TOKEN_LIFETIME_S + 60 }), "token lifetime over 10 minutes"],
     ];
     for (const [bearer, reason] of cases) {
-      const s = await connect(bearer);
+      const s = await connect(await bearer());
       expect(await s.closed).toEqual({ code: 4401, reason });
     }
   });

@@ -10,7 +10,7 @@ import { conversation, textOf } from "../support/fake-llm.ts";
 import { dc, sl, tg } from "../support/fixtures.ts";
 import { SLACK_TEST, TELEGRAM_TEST } from "../support/signing.ts";
 import { wa } from "../support/whatsapp-fixtures.ts";
-import { call, messages, newSession, postTurn, readEvents } from "./helpers.ts";
+import { bodyText, call, messages, newSession, postTurn, readEvents } from "./helpers.ts";
 import { bind, routeOf, sessionFor, settle, tgCommand, toDiscord, toSlack, toTelegram, toWhatsApp } from "./platform-helpers.ts";
 import { discord, llm, slack, telegram, whatsapp } from "./setup.ts";
 
@@ -58,7 +58,7 @@ describe("/handoff from a chat", () => {
     expect(await routeOf(slackKey)).toBe(id);
 
     // Where it came from (a reply target) stays in the session's object: never in an export.
-    const exported = await (await call(`/v1/sessions/${id}/export?format=jsonl`)).text();
+    const exported = await bodyText(await call(`/v1/sessions/${id}/export?format=jsonl`));
     expect(exported).toContain('"handoffFrom":"telegram"');
     expect(exported).not.toContain("handoffOrigin");
 

@@ -76,9 +76,11 @@ describe("handoff requests", () => {
     const turn = await postTurn(id, "long");
     const busy = await handoff(id, { platform: "slack" });
     expect(await code(busy)).toEqual([409, "turn_in_progress"]);
-    llm.reset();
-    await turn.body!.cancel();
+    // Stopped, and its stream read to the end: a turn stream cancelled mid-turn made the
+    // runtime log "disconnected: abortRead() has been called" for the object's side of it.
     await call(`/v1/sessions/${id}/interrupt`, { method: "POST" });
+    expect((await readEvents(turn)).at(-1)).toMatchObject({ event: "done", data: JSON.stringify({ finish_reason: "interrupted" }) });
+    llm.reset();
 
     const other = await newSession();
     llm.hold(["slow summary "], ["x"]);

@@ -16,6 +16,11 @@ export function call(path: string, init: RequestInit & { json?: unknown; token?:
   return exports.default.fetch(`http://edge.test${path}`, { ...init, headers, body: body ?? null });
 }
 
+/** A body read as UTF-8 from its bytes: workerd warns on .text() of a type it does not know as text (an export's x-ndjson). */
+export async function bodyText(res: Response): Promise<string> {
+  return new TextDecoder().decode(await res.arrayBuffer());
+}
+
 export async function newSession(title?: string): Promise<string> {
   const res = await call("/v1/sessions", { method: "POST", json: title ? { title } : {} });
   if (res.status !== 201) throw new Error(`create session: ${res.status} ${await res.text()}`);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { IMPORTED_IN_FLIGHT_ERROR } from "../../durable-objects/session-agent/lifecycle.ts";
 import { runMaintenance } from "../../workers/maintenance.ts";
 import { exportBody, exportMessageLine, exportSessionLine } from "../support/export-lines.ts";
-import { call, newSession, postTurn, readEvents } from "./helpers.ts";
+import { bodyText, call, newSession, postTurn, readEvents } from "./helpers.ts";
 import { llm, telegram } from "./setup.ts";
 
 let n = 0;
@@ -110,7 +110,7 @@ describe("regression: imports skipped PATCH's limits and the checks on tool call
       createdAt: 1,
     };
     expect((await importBody(body(sessionLine(id), message(id, 1, "t1"), { type: "attachment", session_id: id, attachment }))).status).toBe(201);
-    const exported = await (await call(`/v1/sessions/${id}/export`)).text();
+    const exported = await bodyText(await call(`/v1/sessions/${id}/export`));
     expect(exported).toContain("[document secret.pdf]");
     expect(exported).not.toContain("someone-else");
   });

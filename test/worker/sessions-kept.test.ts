@@ -5,7 +5,7 @@ import { SUMMARY_PREFIX } from "../../workers/agent/index.ts";
 import { runMaintenance } from "../../workers/maintenance.ts";
 import { conversation, textOf } from "../support/fake-llm.ts";
 import { dc, sl, tg } from "../support/fixtures.ts";
-import { call, newSession, postTurn, readEvents } from "./helpers.ts";
+import { bodyText, call, newSession, postTurn, readEvents } from "./helpers.ts";
 import { settle, toDiscord, toSlack, toTelegram } from "./platform-helpers.ts";
 import { discord, llm, slack, telegram } from "./setup.ts";
 
@@ -13,11 +13,6 @@ import { discord, llm, slack, telegram } from "./setup.ts";
 const TG_USER = 1009;
 
 const agent = (id: string) => env.SESSION_AGENT.getByName(id);
-
-/** A body read as UTF-8 from its bytes: workerd warns on .text() of a type it does not know as text (x-ndjson). */
-async function bodyText(res: Response): Promise<string> {
-  return new TextDecoder().decode(await res.arrayBuffer());
-}
 
 async function json<T>(res: Response, status = 200): Promise<T> {
   expect(res.status, await res.clone().text()).toBe(status);
@@ -361,7 +356,7 @@ describe("export and import", () => {
     expect(session.title).toBeTruthy();
     expect(session.message_count).toBeGreaterThan(0);
     expect(session.input_tokens + session.output_tokens).toBeGreaterThan(0);
-    const line = JSON.parse((await (await call(`/v1/sessions/${id}/export`)).text()).split("\n")[0]!) as {
+    const line = JSON.parse((await bodyText(await call(`/v1/sessions/${id}/export`))).split("\n")[0]!) as {
       session: { title: string; messageCount: number; inputTokens: number; outputTokens: number };
     };
     expect(line.session).toMatchObject({
