@@ -3,7 +3,6 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
-import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, WHATSAPP_TEST, MATRIX_TEST } from "./test/support/signing.ts";
 
 /**
@@ -145,25 +144,6 @@ function workerProject(name: string, include: string, overrides: Record<string, 
   };
 }
 
-/**
- * The order projects start in (Vitest's own order is by name: e2e, node, relay, worker). The e2e
- * file is the longest and holds one of the two workers throughout, so it goes first; the workerd
- * projects go next, while only one worker is free, so each runs in one runtime instead of
- * starting a second (a workerd runtime costs about 2 s of CPU to start and load the Worker's
- * modules, more under load); the Node files, cheap to start anywhere, come last and fill both
- * workers once the e2e file is done. Within a project, Vitest's order (slowest first).
- */
-const PROJECT_ORDER = ["e2e", "worker", "relay", "node"];
-class ProjectOrder extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (spec: TestSpecification) => {
-      const i = PROJECT_ORDER.indexOf(spec.project.name);
-      return i < 0 ? PROJECT_ORDER.length : i;
-    };
-    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b)); // stable: keeps Vitest's order within a project
-  }
-}
-
 export default defineConfig({
   // Inline projects extend this config: the plugin applies to each of them.
   plugins: [withoutDependencySourcemaps(), lazyModulesFromSource()],
@@ -173,7 +153,6 @@ export default defineConfig({
     // Projects run side by side, one per core: measured here, a third worker on two cores
     // made the whole run slower (and CPU-heavy tests flaky), not faster.
     maxWorkers: 2,
-    sequence: { sequencer: ProjectOrder },
     projects: [
       workerProject("worker", "test/worker/**/*.test.ts"),
       // The same Worker configured otherwise: Telegram and WhatsApp relayed to gateways with a small relay
