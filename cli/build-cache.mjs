@@ -16,7 +16,7 @@
 // Several processes may want the same build at once (the e2e Workers' wranglers, the dry-run
 // check): one builds, the others wait for it and then find the result fresh.
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { version as esbuildVersion } from "esbuild";
@@ -25,6 +25,10 @@ const root = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
 const cacheDir = path.join(root, "node_modules", ".cache", "hermes-edge-build");
 /** How long a build waits for another process building the same thing. */
 const LOCK_WAIT_MS = 180_000;
+/** A lock with no pid in it this long after it was made was left by a build killed between the two steps. */
+const PIDLESS_LOCK_MS = 10_000;
+/** Between two looks at a lock another process holds. */
+const waitALittle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
 function hashOf(file) {
   try {
@@ -63,7 +67,7 @@ function alive(pid) {
 }
 
 /** Takes the build's lock (a directory holding the builder's pid); waits while a live process holds it. */
-async function lock(lockDir) {
+async function lock(lockDir, pause) {
   const until = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
@@ -73,19 +77,28 @@ async function lock(lockDir) {
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
     }
-    let holder = Number.NaN;
-    try {
-      holder = Number(readFileSync(path.join(lockDir, "pid"), "utf8"));
-    } catch {
-      // just made, its pid not written yet
-    }
-    if (Number.isInteger(holder) && holder > 0 && !alive(holder)) {
+    if (isStale(lockDir)) {
       rmSync(lockDir, { recursive: true, force: true }); // left by a build that was killed
       continue;
     }
     if (Date.now() > until) throw new Error(`another build has held ${lockDir} for ${LOCK_WAIT_MS / 1000} s; if no build is running, delete it`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await pause();
   }
+}
+
+/** The lock's holder is gone: its pid names no live process, or it never wrote one and the lock is old. */
+function isStale(lockDir) {
+  let holder;
+  try {
+    holder = Number(readFileSync(path.join(lockDir, "pid"), "utf8"));
+  } catch {
+    try {
+      return Date.now() - statSync(lockDir).mtimeMs > PIDLESS_LOCK_MS;
+    } catch {
+      return true; // removed meanwhile: try again
+    }
+  }
+  return Number.isInteger(holder) && holder > 0 && !alive(holder);
 }
 
 /**
@@ -93,15 +106,16 @@ async function lock(lockDir) {
  * and the files written (absolute paths or relative to the project root).
  * @param {{ name: string, script: string, extra?: unknown }} what `script`: the build script's import.meta.url
  * @param {() => Promise<{ inputs: string[], outputs: string[] }>} build
+ * @param {{ pause?: () => Promise<void> }} [opts] `pause`: between looks at a lock another holds (tests pass one without a timer)
  * @returns {Promise<boolean>} whether it built
  */
-export async function cachedBuild(what, build) {
+export async function cachedBuild(what, build, opts = {}) {
   mkdirSync(cacheDir, { recursive: true });
   const stampFile = path.join(cacheDir, `${what.name}.json`);
   const key = keyOf(fileURLToPath(what.script), what.extra ?? null);
   if (isFresh(stampFile, key)) return false;
   const lockDir = path.join(cacheDir, `${what.name}.lock`);
-  await lock(lockDir);
+  await lock(lockDir, opts.pause ?? waitALittle);
   try {
     if (isFresh(stampFile, key)) return false; // built by the process we waited for
     rmSync(stampFile, { force: true });

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -21,13 +21,19 @@ function fixture() {
   const output = path.join(dir, "out.txt");
   writeFileSync(input, "one");
   let runs = 0;
+  // A look at a held lock waits one event-loop turn, not the scripts' 100 ms timer.
+  const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
   const run = (extra?: unknown) =>
-    cachedBuild({ name, script: import.meta.url, extra }, async () => {
-      runs += 1;
-      await new Promise((resolve) => setImmediate(resolve));
-      writeFileSync(output, readFileSync(input));
-      return { inputs: [input], outputs: [output] };
-    }) as Promise<boolean>;
+    cachedBuild(
+      { name, script: import.meta.url, extra },
+      async () => {
+        runs += 1;
+        await new Promise((resolve) => setImmediate(resolve));
+        writeFileSync(output, readFileSync(input));
+        return { inputs: [input], outputs: [output] };
+      },
+      { pause },
+    ) as Promise<boolean>;
   return { name, input, output, run, runs: () => runs };
 }
 
@@ -67,6 +73,15 @@ describe("cachedBuild (cli/build-cache.mjs: the three esbuild builds skip work a
     const dead = spawnSync(process.execPath, ["-e", "process.pid"]).pid;
     mkdirSync(path.join(CACHE, `${f.name}.lock`), { recursive: true });
     writeFileSync(path.join(CACHE, `${f.name}.lock`, "pid"), String(dead));
+    expect(await f.run()).toBe(true);
+  });
+
+  it("a lock whose builder was killed before writing its pid is taken over once it is old, not waited on for minutes", async () => {
+    const f = fixture();
+    const lockDir = path.join(CACHE, `${f.name}.lock`);
+    mkdirSync(lockDir, { recursive: true });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lockDir, old, old);
     expect(await f.run()).toBe(true);
   });
 
