@@ -114,9 +114,9 @@ const CALLER_WRANGLER_LOG = process.env.WRANGLER_LOG;
 process.env.WRANGLER_LOG = "error";
 
 /**
- * Setup files of a workerd project beyond test/worker/setup.ts. A hook every file of a project
- * needs goes in one: a worker's files share one module cache (`isolate: false`), so a hook at
- * the top of a shared helper module registers in the first file that imports it only.
+ * Setup files of a workerd project beyond test/worker/setup.ts. A hook every suite of a project
+ * needs goes in one: its suites share one module cache, so a hook at the top of a shared helper
+ * module registers inside the describe of the first suite that imports it only.
  */
 const SETUP_FILES: Record<string, string[]> = { relay: ["test/worker-relay/setup.ts"] };
 
@@ -131,9 +131,9 @@ function workerProject(name: string, include: string, overrides: Record<string, 
         },
       })),
     ],
-    // A worker's files share one runtime and its storage (much faster to start; two workers,
-    // each its own): tests use their own sessions, chats and users, and never assume the
-    // tables are empty.
+    // One test file, all.test.ts, imports the project's suites (*.suite.ts): one task, so one
+    // runtime and its storage for all of them (test/worker/suites.ts says why). Suites use their
+    // own sessions, chats and users, and never assume the tables are empty.
     test: {
       name,
       include: [include],
@@ -154,21 +154,21 @@ export default defineConfig({
     // made the whole run slower (and CPU-heavy tests flaky), not faster.
     maxWorkers: 2,
     projects: [
-      workerProject("worker", "test/worker/**/*.test.ts"),
+      workerProject("worker", "test/worker/all.test.ts"),
       // The same Worker configured otherwise: Telegram and WhatsApp relayed to gateways with a small relay
       // buffer, BUSY_POLICY=interrupt and speech-to-text for the platforms served at the
       // edge, a daily token budget per platform user, and an MCP server's tools.
-      workerProject("relay", "test/worker-relay/**/*.test.ts", {
+      workerProject("relay", "test/worker-relay/all.test.ts", {
         RELAY_PLATFORMS: "telegram,whatsapp",
         RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret,gw3:signal-secret",
-        // Signal, bridged by gateway gw3 (test/worker-relay/signal.test.ts): Alice by UUID, Bob by number.
+        // Signal, bridged by gateway gw3 (test/worker-relay/signal.suite.ts): Alice by UUID, Bob by number.
         BRIDGE_PLATFORMS: "signal:gw3",
         SIGNAL_ALLOWED_USERS: "1a111111-1111-4111-8111-111111111111,+15550001002",
         SIGNAL_ADMIN_USERS: "1a111111-1111-4111-8111-111111111111",
         RELAY_BUFFER_LIMIT: "5",
         BUSY_POLICY: "interrupt",
         DAILY_TOKEN_BUDGET: "50000",
-        // U1003: the user who writes in many chats at once against the budget (budget-parallel.test.ts).
+        // U1003: the user who writes in many chats at once against the budget (budget-parallel.suite.ts).
         SLACK_ALLOWED_USERS: "U1001,U1002,U1003,U1021",
         // The fake MCP server every workerd test routes (test/worker/setup.ts).
         MCP_SERVERS: JSON.stringify([{ name: "docs", url: "https://mcp.test/mcp" }]),

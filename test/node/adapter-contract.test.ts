@@ -10,7 +10,7 @@ import { corpusBody, loadCorpus, type CorpusEntry } from "../support/corpus.ts";
  * `packages/tests/src/thread-id-contract.ts` runs one thread-id suite over its adapters).
  * A new platform passes it by adding its entry to test/support/adapter-contract.ts. The
  * reply-target codec has its own contract (test/node/target-codec-contract.test.ts); the
- * whole webhook path, signed, is replayed over the corpus in test/worker/corpus.test.ts.
+ * whole webhook path, signed, is replayed over the corpus in test/worker/corpus.suite.ts.
  */
 
 const NOW = 1_700_000_000_000;

@@ -32,7 +32,7 @@ describe("webhook corpus", () => {
       telegram: CORPUS_EXPECTATIONS,
       slack: CORPUS_EXPECTATIONS,
       whatsapp: CORPUS_EXPECTATIONS,
-      // The allow list is the intake's (test/worker/matrix.test.ts refuses a sender not on it); the corpus has no refusal of its own.
+      // The allow list is the intake's (test/worker/matrix.suite.ts refuses a sender not on it); the corpus has no refusal of its own.
       matrix: CORPUS_EXPECTATIONS.filter((x) => x !== "refuse"),
       signal: CORPUS_EXPECTATIONS,
       discord: CORPUS_EXPECTATIONS.filter((x) => x !== "silence"),

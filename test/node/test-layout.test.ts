@@ -17,11 +17,26 @@ describe("the test suite's own layout", () => {
     // The projects run their files with `isolate: false`: a module is evaluated once per
     // worker, so its top-level hooks register in the first file that imports it. Hooks every
     // file needs go in a setup file (vitest.config.ts), which runs for each file. The e2e
-    // suites (*.e2e.ts) are each imported once, inside a describe of test/e2e/all.test.ts.
+    // suites (*.e2e.ts) and the workerd projects' suites (*.suite.ts) are each imported once,
+    // inside a describe of their project's all.test.ts.
     const shared = files(path.join(PROJECT_ROOT, "test"))
-      .filter((f) => !/\.test\.ts$|\.e2e\.ts$|\/setup\.ts$|\/global-setup\.ts$/.test(f))
+      .filter((f) => !/\.test\.ts$|\.e2e\.ts$|\.suite\.ts$|\/setup\.ts$|\/global-setup\.ts$/.test(f))
       .filter((f) => HOOK.test(readFileSync(f, "utf8")))
       .map((f) => path.relative(PROJECT_ROOT, f));
     expect(shared, "top-level hooks in shared test modules: move them to a setup file").toEqual([]);
+  });
+
+  it("a workerd project's tests are its *.suite.ts files: a *.test.ts beside all.test.ts would never run", () => {
+    // vitest.config.ts includes only test/worker/all.test.ts and test/worker-relay/all.test.ts,
+    // which import every *.suite.ts beside them (test/worker/suites.ts).
+    const stray = ["worker", "worker-relay"]
+      .flatMap((dir) => files(path.join(PROJECT_ROOT, "test", dir)))
+      .filter((f) => /\.test\.ts$/.test(f) && !f.endsWith("/all.test.ts"))
+      .map((f) => path.relative(PROJECT_ROOT, f));
+    expect(stray, "rename them to *.suite.ts").toEqual([]);
+    for (const dir of ["worker", "worker-relay"]) {
+      const suites = files(path.join(PROJECT_ROOT, "test", dir)).filter((f) => f.endsWith(".suite.ts"));
+      expect(suites.length, `suites in test/${dir}`).toBeGreaterThan(5);
+    }
   });
 });

@@ -57,7 +57,7 @@ describe("webhook verification", () => {
     expect(await verifySlack(slack, invalid, "sec", at * 1000)).toEqual({ ok: true });
   });
 
-  // Regression: relay.test.ts minted a token with 601 s of lifetime, connected up to a second
+  // Regression: relay.suite.ts minted a token with 601 s of lifetime, connected up to a second
   // later and waited for its 4401 close; when the clock crossed a second in between, the
   // token had 600 s left, was accepted, and the socket stayed open until the test timed out.
   it("refuses a relay token whose lifetime is over MAX_TOKEN_LIFETIME_S at the moment of the check, to the second", async () => {

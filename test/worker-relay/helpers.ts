@@ -83,7 +83,7 @@ export async function gateway(): Promise<TestSocket> {
 /**
  * Empties gateway gw1's buffer: frames a test received and never acknowledged are replayed on
  * the next handshake, where another test (or file: the order comes from Vitest's timing cache)
- * would take them for its own (seen: relay.test.ts read a forum message fidelity.test.ts had
+ * would take them for its own (seen: relay.suite.ts read a forum message fidelity.suite.ts had
  * left). A fresh gateway takes the replays and acknowledges them. Run after every test of the
  * project by test/worker-relay/setup.ts.
  */

@@ -2,7 +2,6 @@ import { applyD1Migrations, type D1Migration } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { webMcpHandler } from "../support/mcp-server.ts";
-import { markFileStart } from "./platform-helpers.ts";
 import { discord, discordCdn, homeserver, llm, net, resetMcpLog, slack, slackFiles, telegram, whatsapp, whatsappMedia } from "./fakes.ts";
 
 export { discord, discordCdn, homeserver, llm, mcpLog, net, slack, slackFiles, telegram, whatsapp, whatsappMedia } from "./fakes.ts";
@@ -14,7 +13,6 @@ beforeAll(async () => {
   await applyD1Migrations(env.DB, (env as unknown as { TEST_MIGRATIONS: D1Migration[] }).TEST_MIGRATIONS);
   // The Worker's modules load on its first request: paid here, not inside a file's first test.
   await exports.default.fetch("http://edge.test/health");
-  await markFileStart();
 });
 
 beforeEach(() => {

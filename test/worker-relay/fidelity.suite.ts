@@ -110,7 +110,7 @@ describe("attachments over the relay", () => {
       const f = await s.next(inbound("and hibernate"));
       s.send({ type: "inbound_ack", bufferId: f.bufferId });
       // Hibernating waits for the object's timers: the download's ran on for a minute (then
-      // relay.test.ts's hibernation test, run soon after this file, timed out in here).
+      // relay.suite.ts's hibernation test, run soon after this file, timed out in here).
       await evictDurableObject(env.RELAY.getByName(GW.id));
     } finally {
       s.ws.close(1000);

@@ -52,7 +52,7 @@ async function prepare(entry: CorpusEntry, body: string, contentType: string): P
 const REFUSED = /not allowed to use this bot|did not say who sent this/;
 
 describe("the webhook corpus, replayed through the Worker", () => {
-  // Matrix and Signal have corpus replays of their own (Signal through the Relay object of the gateway that bridges it: test/worker-relay/signal-corpus.test.ts).
+  // Matrix and Signal have corpus replays of their own (Signal through the Relay object of the gateway that bridges it: test/worker-relay/signal-corpus.suite.ts).
   it.each(
     loadCorpus()
       .filter((e) => e.platform !== "matrix" && e.platform !== "signal")

@@ -42,7 +42,7 @@ describe("GET /v1/status", () => {
     );
     expect(s.model).toEqual({ provider: "openai", model: "fake-model", detail: "answers; lists fake-model" });
     expect(s.migrations).toEqual({ expected: MIGRATIONS.length, applied: MIGRATIONS.length, missing: [] });
-    // Signal is not bridged in this project (test/worker-relay/signal.test.ts has its status).
+    // Signal is not bridged in this project (test/worker-relay/signal.suite.ts has its status).
     expect(s.platforms.filter((p) => p.enabled).map((p) => [p.name, p.enabled, p.detail])).toEqual([
       ["telegram", true, `webhook ${ORIGIN}/webhooks/telegram · 0 update(s) waiting`],
       ["discord", true, `application Hermes · interactions ${ORIGIN}/webhooks/discord`],

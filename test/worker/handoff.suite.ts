@@ -67,7 +67,7 @@ describe("handoff requests", () => {
       { ...env, TELEGRAM_BOT_TOKEN: "" },
     );
     expect(await code(disabled)).toEqual([422, "platform_not_configured"]);
-    // Other files share this D1 and may have set one (round-trips.test.ts does).
+    // Other files share this D1 and may have set one (round-trips.suite.ts does).
     await env.DB.prepare("DELETE FROM home_channels WHERE platform = 'slack'").run();
     expect(await code(await handoff(id, { platform: "slack" }))).toEqual([422, "no_home_channel"]);
 

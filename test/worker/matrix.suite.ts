@@ -263,7 +263,7 @@ describe("Matrix: the corpus, replayed as transactions", () => {
     const texts = homeserver.replies();
     if (e.name === "image")
       expect(homeserver.calls.some((c) => c.path.startsWith("/_matrix/client/v1/media/download/example.org/JWEIFJgwEIhweiWJE"))).toBe(true);
-    // A thread reply not mentioning the bot is answered only in a thread handed to it (test/worker/matrix-handoff.test.ts).
+    // A thread reply not mentioning the bot is answered only in a thread handed to it (test/e2e/matrix.e2e.ts: a CLI session handed off into a thread, continued there without a mention).
     if (e.expect === "reply" && e.name !== "thread-reply") expect(texts, "one reply").toHaveLength(1);
     if (e.expect === "silence" || e.name === "thread-reply") expect(texts).toEqual([]);
     if (e.expect === "answer") expect(texts).toEqual([ENCRYPTED_NOTE]);

@@ -1,0 +1,24 @@
+import { beforeAll, describe } from "vitest";
+import { markFileStart } from "./platform-helpers.ts";
+
+/**
+ * A workerd project runs one test file, `all.test.ts`, which imports every `*.suite.ts` beside
+ * it (Vite's `import.meta.glob`, so a new suite cannot be left out), each inside a describe
+ * named after its file. Vitest gives a project whose files are separate test files one
+ * runtime per pool slot: two workerd processes per project on two cores, each loading the
+ * Worker and running its own share of the files, about 12 s of CPU more per project than one
+ * runtime running them all (measured: see TESTING.md, "One runtime per Worker configuration").
+ *
+ * A suite's hooks stay inside its describe. Each suite starts with markFileStart(), which
+ * settle() and until() use to wait on that suite's objects only (platform-helpers.ts).
+ */
+export function runSuites(suites: Record<string, () => Promise<unknown>>): void {
+  const files = Object.keys(suites).sort();
+  if (files.length === 0) throw new Error("no *.suite.ts files found beside all.test.ts");
+  for (const file of files) {
+    describe(file.replace(/^\.\//, ""), async () => {
+      beforeAll(markFileStart);
+      await suites[file]!();
+    });
+  }
+}
