@@ -72,20 +72,26 @@ const WORKER_TEST_VARS: Record<string, string> = {
 };
 
 /**
- * Dependencies whose sourcemaps name sources they do not ship (the MCP SDK, @slack/web-api,
- * discord-interactions) made Vite warn "Sourcemap for … points to missing source files" once
- * per module, about 30 lines a run. Their code is loaded without its sourcemap comment:
- * stack traces show their dist files, which is all those maps could point to anyway.
+ * Dependencies and JSON files load with no sourcemap at all. A workerd project's runtime
+ * receives every module it runs from Vitest as text over one WebSocket, each with its map
+ * inlined, sources included: measured for the relay project, 806 modules and 15.6 MB, of which
+ * 8.4 MB were the maps of the 358 dependency modules (zod's compile.js alone: 94 KB of code,
+ * 311 KB of map) and 0.5 MB those of the corpus' JSON files. A map of a dependency points into
+ * its dist files, which a stack trace shows anyway; our own TypeScript keeps its maps.
+ * (`{ mappings: "" }` is Rollup's "no map": Vite then inlines none.) It also ends the warnings
+ * "Sourcemap for … points to missing source files" that dependencies whose maps name sources
+ * they do not ship (the MCP SDK, @slack/web-api, discord-interactions) printed once per module.
  */
 function withoutDependencySourcemaps(): Plugin {
   return {
     name: "hermes-edge:without-dependency-sourcemaps",
     enforce: "pre",
     load(id) {
-      const file = id.replace(/\?[\s\S]*$/, ""); // the path before any query
-      if (!/\/node_modules\/.+\.(c|m)?js$/.test(file) || !existsSync(file)) return null;
-      const code = readFileSync(file, "utf8");
-      return code.includes("//# sourceMappingURL=") ? { code: code.replace(/^\/\/# sourceMappingURL=.*$/gm, ""), map: null } : null;
+      if (id.includes("?")) return null; // ?raw and the like: Vite's own
+      const dependency = /\/node_modules\/.+\.(c|m)?js$/.test(id);
+      if ((!dependency && !/\.json$/.test(id)) || !existsSync(id)) return null;
+      const code = readFileSync(id, "utf8");
+      return { code: dependency ? code.replace(/^\/\/# sourceMappingURL=.*$/gm, "") : code, map: { mappings: "" } };
     },
   };
 }
