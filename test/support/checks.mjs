@@ -12,6 +12,14 @@ import path from "node:path";
 import { startupBudgetProblems } from "./startup-budget.mjs";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
+// Every Node process of the run (Vitest and its workers, wrangler, knip, the e2e CLI processes)
+// keeps V8's compiled code of the modules it loads in node_modules/.cache/node-compile-cache/
+// and reuses it next time (Node's module compile cache, keyed by each file's content and the
+// V8 version): wrangler's 10 MB CLI, Vitest, Vite and miniflare load in about 1 s less CPU
+// each (`wrangler types --check`: 2.8 → 1.9 s). A fresh clone fills it on its first run;
+// deleting the folder is always safe. A caller's own NODE_COMPILE_CACHE is kept.
+process.env.NODE_COMPILE_CACHE ??= path.join(root, "node_modules", ".cache", "node-compile-cache");
+
 // Their JS entry points on this Node (npm's own, when run by `npm test`): a bare `wrangler`
 // would find whichever node is first on the PATH.
 const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
