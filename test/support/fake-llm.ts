@@ -32,6 +32,15 @@ export class Gate {
   release(): void {
     this.released = true;
   }
+
+  /**
+   * The object reading the stream was aborted (abortAllDurableObjects): the hold stops
+   * without writing again, instead of polling every 2 ms until its time limit and then
+   * erroring into a stream nobody reads.
+   */
+  abandon(): void {
+    this.cancelled = true;
+  }
 }
 
 /** How long a held stream waits for a release before it gives up (a test forgot to). */

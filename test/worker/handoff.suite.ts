@@ -12,7 +12,7 @@ import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import { dc, sl, tg } from "../support/fixtures.ts";
 import { SLACK_TEST } from "../support/signing.ts";
 import { call, messages, newSession, postTurn, readEvents } from "./helpers.ts";
-import { routeOf, sessionFor, settle, toTelegram, untilRunning } from "./platform-helpers.ts";
+import { routeOf, sessionFor, settle, toTelegram, until as untilSeen, untilRunning } from "./platform-helpers.ts";
 import { discord, llm, slack, telegram } from "./setup.ts";
 import { FAKE_GUILD_ID } from "../support/fake-platforms.ts";
 import { conversation } from "../support/fake-llm.ts";
@@ -235,15 +235,16 @@ describe("handoff failures", () => {
     telegram.forums.add(FORUM);
     await setHome(db(env), "telegram", { chatId: FORUM, threadId: null, chatName: null, setBy: "1007" });
     const id = await cliSession(["something"]);
-    llm.hold(["summary in progress "], ["never"]);
+    const held = llm.hold(["summary in progress "], ["never"]);
     await handoff(id, { platform: "telegram" });
     expect(await until(id, "pending")).toMatchObject({ state: "running" });
     // The notice turn runs in the new topic (its first words show there): the topic is bound.
     const inTopic = () => telegram.calls.find((c) => c.path.endsWith("/sendMessage") && String(c.body.chat_id) === FORUM && c.body.message_thread_id);
-    for (let i = 0; i < 1000 && !inTopic(); i++) await agent(id).status();
+    await untilSeen(() => inTopic() !== undefined, "the notice turn's first words in the new topic");
     const topicKey = await parseKey("telegram", tg.topic("anyone there?", Number(inTopic()!.body.message_thread_id), { userId: 1002, chatId: Number(FORUM) }));
     expect(await routeOf(topicKey)).toBe(id);
     await abortAllDurableObjects();
+    held.abandon(); // its reader went with the objects
 
     // The cron reclaims it: the woken object fails its own stale job, or the lease does.
     await runMaintenance(env, Date.now() + HANDOFF_LEASE_MS + 1000);
