@@ -64,6 +64,20 @@ describe("slackCall: Slack's Web API over fetch", () => {
     expect(gone).toMatchObject({ kind: "request", message: "A request error occurred: fetch failed" });
   });
 
+  it("reports a 429 without a usable Retry-After (a proxy's) as a rate limit naming no wait, not as an untyped error", async () => {
+    for (const headers of [{}, { "retry-after": "soon" }, { "retry-after": "-3" }] as Record<string, string>[]) {
+      const limited = await failure(slackCall(client(() => new Response("", { status: 429, headers })).api, "auth.test", {}));
+      expect(limited.kind).toBe("rate_limited");
+      expect(limited.retryAfter).toBeUndefined();
+    }
+  });
+
+  it("keeps only the start of a long answer that is not JSON", async () => {
+    const err = await failure(slackCall(client(() => new Response(`<html>${"x".repeat(100_000)}`, { status: 200 })).api, "auth.test", {}));
+    expect(err.kind).toBe("platform");
+    expect(err.data?.error).toHaveLength(200);
+  });
+
   it("reads an answer that is not JSON as Slack refusing the call", async () => {
     const err = await failure(slackCall(client(() => new Response("<html>", { status: 200 })).api, "auth.test", {}));
     expect(err).toMatchObject({ kind: "platform", data: { ok: false, error: "<html>" } });

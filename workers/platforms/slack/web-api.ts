@@ -87,7 +87,8 @@ export async function slackCall<T = SlackResult>(client: SlackClient, method: st
     await res.body?.cancel();
     const header = res.headers.get("retry-after");
     const seconds = header === null ? Number.NaN : Number.parseInt(header, 10);
-    if (Number.isNaN(seconds)) throw new Error(`Retry header did not contain a valid timeout (url: ${client.apiUrl}${method}, retry-after header: ${header})`);
+    // Without a usable Retry-After (a proxy's 429) it is still a rate limit, with no wait named.
+    if (Number.isNaN(seconds) || seconds < 0) throw new SlackCallError("rate_limited", "A rate-limit has been reached (no valid Retry-After)");
     throw new SlackCallError("rate_limited", `A rate-limit has been reached, you may retry this request in ${seconds} seconds`, { retryAfter: seconds });
   }
   const text = await res.text();
@@ -96,7 +97,8 @@ export async function slackCall<T = SlackResult>(client: SlackClient, method: st
   try {
     result = JSON.parse(text) as SlackResult;
   } catch {
-    result = { ok: false, error: text };
+    // An HTML error page or the like: its start is enough to say what it was.
+    result = { ok: false, error: text.slice(0, 200) };
   }
   if (typeof result !== "object" || result === null || !result.ok) {
     const data = typeof result === "object" && result !== null ? result : { ok: false, error: String(result) };
