@@ -6,8 +6,9 @@ import { markFileStart } from "./platform-helpers.ts";
  * it (Vite's `import.meta.glob`, so a new suite cannot be left out), each inside a describe
  * named after its file. Vitest gives a project whose files are separate test files one
  * runtime per pool slot: two workerd processes per project on two cores, each loading the
- * Worker and running its own share of the files, about 12 s of CPU more per project than one
- * runtime running them all (measured: see TESTING.md, "One runtime per Worker configuration").
+ * Worker and running its own share of the files. One runtime running them all costs 10-15 s
+ * of CPU less for the worker project, 8 s for the relay project (TESTING.md, "One runtime
+ * per Worker configuration").
  *
  * A suite's hooks stay inside its describe. Each suite starts with markFileStart(), which
  * settle() and until() use to wait on that suite's objects only (platform-helpers.ts).
