@@ -4,6 +4,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { dropRuntimeNoise } from "./test/support/runtime-noise.ts";
 import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, WHATSAPP_TEST, MATRIX_TEST } from "./test/support/signing.ts";
 
 /**
@@ -117,6 +118,11 @@ function lazyModulesFromSource(): Plugin {
 // secrets from process.env and that API_TOKEN (a required secret) is missing: the tests
 // pass it as a binding. Warnings and below are dropped there; errors still print. The e2e
 // project's wrangler processes get the level the caller had (their output is kept apart).
+// workerd's "read end of pipe was aborted" line, which the test plugin's own list of benign
+// disconnects lacks (test/support/runtime-noise.ts).
+dropRuntimeNoise(process.stdout);
+dropRuntimeNoise(process.stderr);
+
 const CALLER_WRANGLER_LOG = process.env.WRANGLER_LOG;
 process.env.WRANGLER_LOG = "error";
 
