@@ -62,4 +62,13 @@ describe("the start-up budget checked on the dry run's output (npm test)", () =>
       expect.stringMatching(/imports the Node built-ins node:zlib, node:stream, which a cold isolate/),
     ]);
   });
+
+  it("fails when the main module makes an Intl object at load (a grapheme segmenter was 10 ms of start-up), not inside a function", () => {
+    const u = upload({ mainBytes: 10, inputs: ["workers/index.ts"] });
+    const main = path.join(u.out, "index.js");
+    writeFileSync(main, 'var graphemes = new Intl.Segmenter(void 0, { granularity: "grapheme" });\nfunction f() {\n  const n = new Intl.NumberFormat();\n}\n');
+    expect(startupBudgetProblems(u.out, u.meta).problems).toEqual([expect.stringMatching(/makes graphemes \(Intl\.Segmenter\) at start-up.*first use/)]);
+    writeFileSync(main, "var segmenter = null;\nfunction graphemes() {\n  return segmenter ??= new Intl.Segmenter();\n}\n");
+    expect(startupBudgetProblems(u.out, u.meta).problems).toEqual([]);
+  });
 });

@@ -63,5 +63,13 @@ export function startupBudgetProblems(outdir, metafile, main = "index.js") {
     problems.push(
       `the main module imports the Node built-ins ${builtins.join(", ")}, which a cold isolate loads before it answers anything: find the package that requires them (the metafile's inputs) and call its API over fetch, or load it through workers/lazy.ts`,
     );
+  // An Intl object made at module load (esbuild leaves top-level declarations unindented) loads
+  // ICU's data at start-up: a grapheme Intl.Segmenter made so was about 10 ms of a cold
+  // isolate's 35 (docs/startup.md). Make it on first use.
+  const intl = [...readFileSync(path.join(outdir, main), "utf8").matchAll(/^(?:var|let|const) (\w+) = new Intl\.(\w+)\(/gm)].map(
+    (m) => `${m[1]} (Intl.${m[2]})`,
+  );
+  if (intl.length > 0)
+    problems.push(`the main module makes ${intl.join(", ")} at start-up, which loads ICU's data before anything is answered: make it on first use`);
   return { problems, mainGzip, uploadGzip };
 }

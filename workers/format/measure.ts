@@ -16,7 +16,13 @@ export function measure(text: string, unit: LengthUnit): number {
   return n;
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+/**
+ * Made on first use: an `Intl.Segmenter` loads ICU's break rules, about 10 ms of a cold
+ * isolate's start-up when it was made at module load (docs/startup.md), and only text that is
+ * not plain ASCII needs it.
+ */
+let segmenter: Intl.Segmenter | null = null;
+const graphemes = (): Intl.Segmenter => (segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" }));
 
 /**
  * Offsets (ascending, excluding 0) where `text[0, window)` may be cut without splitting a
@@ -30,7 +36,7 @@ export function graphemeCuts(text: string, window: number): number[] {
   // Printable ASCII: every offset is a boundary (the common case, and much faster).
   if (/^[\x20-\x7e\t]*$/.test(head)) {
     for (let i = 1; i < end; i++) cuts.push(i);
-  } else for (const { index } of graphemes.segment(head)) if (index > 0) cuts.push(index);
+  } else for (const { index } of graphemes().segment(head)) if (index > 0) cuts.push(index);
   if (end === text.length && end > 0) cuts.push(end);
   return cuts;
 }
@@ -82,6 +88,6 @@ function graphemeWidth(g: string): number {
 export function displayWidth(text: string): number {
   if (/^[\x20-\x7e]*$/.test(text)) return text.length;
   let w = 0;
-  for (const { segment } of graphemes.segment(text)) w += graphemeWidth(segment);
+  for (const { segment } of graphemes().segment(text)) w += graphemeWidth(segment);
   return w;
 }
