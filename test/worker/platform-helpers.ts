@@ -72,13 +72,18 @@ export async function untilRunning(sessionId: string): Promise<void> {
  * timers): for progress a fake records (a held model stream started, a tool was called).
  */
 export async function until(done: () => boolean, what: string): Promise<void> {
+  let mine: DurableObjectId[] = [];
   for (let i = 0; i < 2000 && !done(); i++) {
     // This file's session objects (made since its start, or reached by deliver()); every one
-    // before the mark is set.
-    const all = await listDurableObjectIds(env.SESSION_AGENT);
-    const start = fileStart;
-    const mine = start ? all.filter((id) => !start.agents.has(id.toString()) || touched.agents.has(id.toString())) : all;
-    await Promise.all((mine.length > 0 ? mine : all).map((id) => env.SESSION_AGENT.get(id).status()));
+    // before the mark is set. Listed again every 8th look only: a listing costs a conversion
+    // of every object id in the runtime (hundreds), the look itself one call per object.
+    if (i % 8 === 0) {
+      const all = await listDurableObjectIds(env.SESSION_AGENT);
+      const start = fileStart;
+      const own = start ? all.filter((id) => !start.agents.has(id.toString()) || touched.agents.has(id.toString())) : all;
+      mine = own.length > 0 ? own : all;
+    }
+    await Promise.all(mine.map((id) => env.SESSION_AGENT.get(id).status()));
   }
   if (!done()) throw new Error(`never happened: ${what}`);
 }
@@ -143,12 +148,16 @@ export async function objectsNow(): Promise<{ inboxes: Set<string>; agents: Set<
 export async function settleTouched(before: { inboxes: Set<string>; agents: Set<string> }): Promise<void> {
   const doneInboxes = new Set<string>();
   const doneAgents = new Set<string>();
-  for (let round = 0; round < 10; round++) {
-    const now = await objectsNow();
-    const inboxes = [...touched.inboxes, ...[...now.inboxes].filter((id) => !before.inboxes.has(id))].filter((id) => !doneInboxes.has(id));
+  // Rounds go through what deliver() reached and the sessions those Inboxes are bound to; the
+  // runtime's objects are listed (every id in it converted: the costly part) only once such a
+  // round reaches nothing new, for objects the Worker made some other way (a handoff's destination).
+  let listed: { inboxes: Set<string>; agents: Set<string> } | null = null;
+  for (let round = 0; round < 20; round++) {
+    const created = (ids: Set<string> | undefined, old: Set<string>) => [...(ids ?? [])].filter((id) => !old.has(id));
+    const inboxes = [...new Set([...touched.inboxes, ...created(listed?.inboxes, before.inboxes)])].filter((id) => !doneInboxes.has(id));
     touched.inboxes.clear();
     const bound = await Promise.all(
-      [...new Set(inboxes)].map(async (id) => {
+      inboxes.map(async (id) => {
         doneInboxes.add(id);
         const inbox = env.INBOX.get(env.INBOX.idFromString(id));
         await inbox.idle();
@@ -156,12 +165,18 @@ export async function settleTouched(before: { inboxes: Set<string>; agents: Set<
         return session === null ? null : env.SESSION_AGENT.idFromName(session).toString();
       }),
     );
-    const agents = [...touched.agents, ...bound.filter((id): id is string => id !== null), ...[...now.agents].filter((id) => !before.agents.has(id))].filter(
+    const agents = [...new Set([...touched.agents, ...bound.filter((id): id is string => id !== null), ...created(listed?.agents, before.agents)])].filter(
       (id) => !doneAgents.has(id),
     );
     touched.agents.clear();
-    if (inboxes.length === 0 && agents.length === 0) return;
-    await Promise.all([...new Set(agents)].map(async (id) => (doneAgents.add(id), env.SESSION_AGENT.get(env.SESSION_AGENT.idFromString(id)).idle())));
+    listed = null;
+    if (inboxes.length === 0 && agents.length === 0) {
+      listed = await objectsNow();
+      const unseen = (ids: Set<string>, old: Set<string>, done: Set<string>) => [...ids].some((id) => !old.has(id) && !done.has(id));
+      if (!unseen(listed.inboxes, before.inboxes, doneInboxes) && !unseen(listed.agents, before.agents, doneAgents)) return;
+      continue;
+    }
+    await Promise.all(agents.map(async (id) => (doneAgents.add(id), env.SESSION_AGENT.get(env.SESSION_AGENT.idFromString(id)).idle())));
   }
 }
 
