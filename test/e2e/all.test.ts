@@ -1,4 +1,5 @@
-import { describe } from "vitest";
+import { afterAll, describe } from "vitest";
+import { stopHarnesses } from "../support/e2e.ts";
 
 /**
  * The end-to-end suites, in one file: they share two `wrangler dev` Workers (see
@@ -18,3 +19,5 @@ describe("relay", async () => void (await import("./relay.e2e.ts")));
 describe("Signal, bridged", async () => void (await import("./signal.e2e.ts")));
 describe("the web console", async () => void (await import("./console.e2e.ts")));
 describe("the packed CLI", async () => void (await import("./pack.e2e.ts")));
+
+afterAll(() => stopHarnesses());

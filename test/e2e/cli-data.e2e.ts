@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -6,6 +6,7 @@ import { createCli } from "../../cli/main.ts";
 import { memoryIo } from "../support/cli-io.ts";
 import { harness, type Harness } from "../support/e2e.ts";
 import type { DevWorker } from "../support/wrangler-dev.ts";
+import { tempDir } from "../support/temp.ts";
 
 /**
  * The session data commands (set, usage, export, delete, import) run in-process against
@@ -22,7 +23,7 @@ beforeAll(async () => {
 beforeEach(() => h.reset());
 
 async function cli(args: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
-  const m = memoryIo({ HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: worker.token, NO_COLOR: "1" }, mkdtempSync(path.join(tmpdir(), "he-data-")));
+  const m = memoryIo({ HERMES_EDGE_URL: worker.url, HERMES_EDGE_TOKEN: worker.token, NO_COLOR: "1" }, tempDir("he-data-"));
   if (stdin !== undefined) m.stdin.end(stdin);
   const code = await createCli(args, m.io).run();
   return { code, out: m.out(), err: m.err() };
@@ -66,7 +67,7 @@ describe("hermes-edge sessions set / usage / export / delete / import", () => {
     expect(table.out).toMatch(new RegExp(`${id}\\s+3\\s+6,000\\s+30\\s+6,030`));
     expect((await cli(["usage", "--since", "yesterday"])).code).toBe(2);
 
-    const dir = mkdtempSync(path.join(tmpdir(), "he-export-"));
+    const dir = tempDir("he-export-");
     const exp = await cli(["sessions", "export", id, "--out", dir]);
     expect(exp.code).toBe(0);
     expect(readdirSync(dir)).toEqual([`${id}.jsonl`]);
@@ -106,7 +107,7 @@ describe("hermes-edge sessions set / usage / export / delete / import", () => {
 
   it("exports every session active since a day, one file each, with progress on stderr", async () => {
     const ids = [await sessionWithTurns(1), await sessionWithTurns(1)];
-    const dir = mkdtempSync(path.join(tmpdir(), "he-export-all-"));
+    const dir = tempDir("he-export-all-");
     const today = new Date().toISOString().slice(0, 10);
     const r = await cli(["sessions", "export", "--since", today, "--out", dir, "--json"]);
     expect(r.code).toBe(0);

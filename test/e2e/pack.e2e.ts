@@ -1,12 +1,12 @@
 import { execFile, spawn } from "node:child_process";
-import { accessSync, constants, mkdtempSync, readFileSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { accessSync, constants, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CLI_VERSION } from "../../cli/main.ts";
 import { PROJECT_ROOT } from "../../cli/local.ts";
 import { harness, type Harness } from "../support/e2e.ts";
+import { tempDir } from "../support/temp.ts";
 
 /**
  * The package as a user gets it: `npm pack` once, `npm install -g` of the tarball into a
@@ -59,7 +59,7 @@ function runInstalled(node: string, args: string[], input?: string): Promise<{ c
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "hermes-edge-pack-"));
+  dir = tempDir("hermes-edge-pack-");
   const packed = await run("npm", ["pack", "--json", "--pack-destination", dir], { cwd: PROJECT_ROOT });
   const [info] = JSON.parse(packed.stdout) as Array<{ filename: string }>;
   const prefix = path.join(dir, "prefix");

@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveTarget } from "../../cli/client.ts";
@@ -11,6 +10,7 @@ import { PROJECT_ROOT } from "../../cli/local.ts";
 import { CLI_VERSION, createCli } from "../../cli/main.ts";
 import { memoryIo } from "../support/cli-io.ts";
 import { freePort, serve } from "../support/http.ts";
+import { tempDir } from "../support/temp.ts";
 
 const io = memoryIo;
 
@@ -119,7 +119,7 @@ describe("hermes-edge CLI", () => {
   });
 
   it("finds the local token in ./.dev.vars only for a loopback Worker with no HERMES_EDGE_TOKEN", () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "he-cli-"));
+    const dir = tempDir("he-cli-");
     writeFileSync(path.join(dir, ".dev.vars"), "# local\nAPI_TOKEN=from-file\n");
     const at = (env: Record<string, string>) => resolveTarget({ env, cwd: dir, configDir: path.join(dir, "no-config") });
     expect(at({})).toEqual({ baseUrl: "http://127.0.0.1:8787", token: "from-file", tokenSource: ".dev.vars" });

@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { CATALOG } from "../../workers/settings/catalog.ts";
 import { describe, expect, it } from "vitest";
 import { withoutSecretsTable, writeLocalDevConfig } from "../../cli/local-config.ts";
 import { consoleLink, ensureDevToken, PROJECT_ROOT } from "../../cli/local.ts";
 import { MIGRATIONS } from "../../workers/db/migrations.ts";
+import { tempDir } from "../support/temp.ts";
 
 const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8");
 
@@ -21,7 +21,7 @@ describe("deployment configuration", () => {
   it("wrangler.toml requires API_TOKEN on deploy; the local runner's copy drops only that table", () => {
     const toml = read("wrangler.toml");
     expect(toml).toMatch(/^\[secrets\]\nrequired = \["API_TOKEN"\]$/m);
-    const root = mkdtempSync(path.join(tmpdir(), "he-local-config-"));
+    const root = tempDir("he-local-config-");
     writeFileSync(path.join(root, "wrangler.toml"), toml);
     const copy = readFileSync(writeLocalDevConfig(root), "utf8");
     expect(path.dirname(writeLocalDevConfig(root))).toBe(root);
@@ -46,7 +46,7 @@ describe("deployment configuration", () => {
   });
 
   it("npm start fills an empty API_TOKEN= in place (a copied .dev.vars.example) and keeps a set one", () => {
-    const root = mkdtempSync(path.join(tmpdir(), "he-devvars-"));
+    const root = tempDir("he-devvars-");
     writeFileSync(path.join(root, ".dev.vars"), "# x\nAPI_TOKEN=\nLLM_API_KEY=k\n");
     const first = ensureDevToken(root);
     expect(first.created).toBe(true);

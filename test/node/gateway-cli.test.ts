@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gatewayCommand, gatewayRuntimeProblem } from "../../cli/gateway/command.ts";
@@ -7,6 +5,7 @@ import { readGatewayConfig } from "../../cli/gateway/config.ts";
 import { createCli } from "../../cli/main.ts";
 import { memoryIo } from "../support/cli-io.ts";
 import { RELAYABLE } from "../../workers/platforms/names.ts";
+import { tempDir } from "../support/temp.ts";
 
 const io = (env: Record<string, string | undefined>) => memoryIo(env);
 
@@ -46,7 +45,7 @@ describe("hermes-edge gateway command", () => {
   });
 
   it("reads the relay and model settings, with a per-gateway database under the working directory", () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), "he-gw-cli-"));
+    const cwd = tempDir("he-gw-cli-");
     const r = readGatewayConfig(
       { ...RELAY, LLM_BASE_URL: "http://127.0.0.1:9/v1", OFFLINE_STREAM_DELAY_MS: "0", LLM_TRANSCRIBE_MODEL: "whisper-1", ATTACHMENT_MAX_BYTES: "2048" },
       { platforms: "Slack, telegram,slack" },

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readGatewayConfig } from "../../cli/gateway/config.ts";
@@ -7,6 +6,7 @@ import { gatewayMcpSource } from "../../cli/gateway/mcp.ts";
 import type { McpToolSource } from "../../workers/agent/mcp/index.ts";
 import type { ToolListing } from "../../workers/agent/index.ts";
 import { startLoopbackMcp } from "../support/mcp-http.ts";
+import { tempDir } from "../support/temp.ts";
 
 const RELAY = { GATEWAY_RELAY_URL: "https://edge.example.com", GATEWAY_RELAY_ID: "gw", GATEWAY_RELAY_SECRET: "s" };
 const SERVER_SCRIPT = path.join(import.meta.dirname, "../support/mcp-stdio-server.ts");
@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 function mcpFile(list: unknown): { cwd: string; file: string } {
-  const cwd = mkdtempSync(path.join(tmpdir(), "he-gw-mcp-"));
+  const cwd = tempDir("he-gw-mcp-");
   writeFileSync(path.join(cwd, "mcp.json"), typeof list === "string" ? list : JSON.stringify(list));
   return { cwd, file: "mcp.json" };
 }

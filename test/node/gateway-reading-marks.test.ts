@@ -1,21 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { attachmentSettings, readAttachments, type AttachmentIn } from "../../workers/attachments/index.ts";
 import { GatewayStore } from "../../cli/gateway/store.ts";
 import { gatewayReadDeps } from "../../cli/gateway/media.ts";
 import { pdfWithPages } from "../support/hostile-pdf.ts";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from "../support/temp.ts";
 
 describe("regression: the gateway re-read, after a crash, the PDF that had crashed it (marks were kept only at the edge)", () => {
   it("a mark set before reading outlives the process (the --db file) and makes the re-run describe the file without fetching it", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "he-marks-"));
-    dirs.push(dir);
+    const dir = tempDir("he-marks-");
     const file = path.join(dir, "gateway.db");
     const before = GatewayStore.open(file);
     // The run that died: it set the mark for attachment 0 of turn t1 and never cleared it.

@@ -1,4 +1,5 @@
-import { afterEach, expect } from "vitest";
+import { afterAll, afterEach, expect } from "vitest";
+import { removeTempDirs } from "../support/temp.ts";
 
 /**
  * Node tests may only talk to loopback servers they started. Any other fetch fails the
@@ -24,3 +25,7 @@ afterEach(() => {
   const seen = violations.splice(0);
   expect(seen, "outbound requests to non-loopback hosts").toEqual([]);
 });
+
+// Temporary directories a file's tests made with tempDir() (CLI homes, gateway databases,
+// exports, the packed CLI's prefix) go with the file.
+afterAll(() => removeTempDirs());

@@ -1,20 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 // @ts-expect-error: plain JavaScript shared with test/support/checks.mjs, without types
 import { STARTUP_GZIP_BUDGET, startupBudgetProblems } from "../support/startup-budget.mjs";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from "../support/temp.ts";
 
 /** A dry run's output: index.js of `mainBytes` (incompressible when `random`), a lazy module, and a metafile naming `inputs` and the main module's external `imports`. */
 function upload(opts: { mainBytes: number; random?: boolean; inputs: string[]; imports?: string[] }) {
-  const dir = mkdtempSync(path.join(tmpdir(), "he-startup-budget-"));
-  dirs.push(dir);
+  const dir = tempDir("he-startup-budget-");
+
   const out = path.join(dir, "out");
   mkdirSync(path.join(out, "lazy"), { recursive: true });
   const main = opts.random ? randomBytes(opts.mainBytes) : Buffer.alloc(opts.mainBytes, 97);

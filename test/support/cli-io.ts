@@ -1,10 +1,10 @@
 import { EventEmitter } from "node:events";
-import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import type { CliIo } from "../../cli/io.ts";
 import { ManualClock } from "./manual-clock.ts";
+import { tempDir } from "./temp.ts";
 
 /** A terminal stand-in: a stream that says it is a TTY and records raw-mode switches. */
 export class FakeTty extends PassThrough {
@@ -31,7 +31,7 @@ export function memoryIo(env: Record<string, string | undefined> = {}, cwd = tmp
   let err = "";
   stdout.on("data", (d: Buffer) => (out += d.toString()));
   stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const home = mkdtempSync(path.join(tmpdir(), "he-home-"));
+  const home = tempDir("he-home-");
   const clock = opts.clock;
   const io: CliIo = {
     stdin,

@@ -230,3 +230,15 @@ export function relayHarness(): Promise<Started> {
   startBoth();
   return relayed!;
 }
+
+/**
+ * Stops the harnesses that were started (after the last e2e suite): wrangler dev ends on
+ * SIGTERM and removes its own bundle directory under `.wrangler/tmp`, which a process killed
+ * by the global teardown leaves behind, and the Workers' storage goes with them.
+ */
+export async function stopHarnesses(): Promise<void> {
+  const started = [shared, relayed].filter((p): p is Promise<Started> => p !== null);
+  shared = null;
+  relayed = null;
+  await Promise.all(started.map((p) => p.then((h) => h.stop()).catch(() => undefined)));
+}

@@ -1,6 +1,4 @@
 import { EventEmitter } from "node:events";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { runGateway, type GatewayConfig, type GatewayDeps } from "../../cli/gateway/index.ts";
@@ -8,13 +6,14 @@ import { FakeConnector } from "./fake-connector.ts";
 import { FakeLlm } from "./fake-llm.ts";
 import { serve } from "./http.ts";
 import { ManualClock } from "./manual-clock.ts";
+import { tempDir } from "./temp.ts";
 
 export const GATEWAY_ID = "gw-test";
 export const GATEWAY_SECRET = "relay-secret-do-not-log";
 
 /** A fresh directory for one test's gateway database. */
 export function tempDb(): string {
-  return path.join(mkdtempSync(path.join(tmpdir(), "he-gw-")), "gateway.db");
+  return path.join(tempDir("he-gw-"), "gateway.db");
 }
 
 export interface GatewayRun {

@@ -104,7 +104,16 @@ async function launch(
     "--show-interactive-dev-session=false",
     ...Object.entries(all).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
-  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: wranglerEnv({ ...process.env }), stdio: ["ignore", "pipe", "pipe"], detached: true });
+  // Its temporary files (miniflare's, workerd's) go under the persist directory, removed with it
+  // when the Worker is stopped: a wrangler killed with SIGKILL cannot remove its own.
+  const tmp = path.join(persist, "tmp");
+  mkdirSync(tmp, { recursive: true });
+  const child = spawn(process.execPath, args, {
+    cwd: PROJECT_ROOT,
+    env: wranglerEnv({ ...process.env, TMPDIR: tmp }),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   // Recorded for the e2e global teardown, which stops it even if this process dies first.
   if (process.env.HERMES_E2E_PIDFILE && child.pid !== undefined) appendFileSync(process.env.HERMES_E2E_PIDFILE, `${child.pid}\n`);
   child.stdout!.on("data", (d: Buffer) => log(d.toString()));
@@ -188,6 +197,8 @@ function writeMigratedD1(persist: string): void {
 export async function startRestartableWorker(vars: Record<string, string>, opts: StartOptions = {}): Promise<RestartableWorker> {
   const token = opts.token ?? "e2e-token";
   const persist = mkdtempSync(path.join(tmpdir(), "hermes-edge-e2e-"));
+  // Recorded for the e2e global teardown, which removes it if this process dies without stopping the Worker.
+  if (process.env.HERMES_E2E_PIDFILE) appendFileSync(process.env.HERMES_E2E_PIDFILE, `dir ${persist}\n`);
   writeMigratedD1(persist);
   const [port, inspector] = [await freePort(), await freePort()];
   const all = { ...BLANK_VARS, API_TOKEN: token, ...vars };
