@@ -7,6 +7,7 @@
 // non-zero if a check or Vitest failed. (`npm run typecheck` and `npm run build:check` still
 // run the checks one by one.)
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import path from "node:path";
 import { startupBudgetProblems } from "./startup-budget.mjs";
@@ -89,6 +90,22 @@ function run(check) {
   });
 }
 
+/**
+ * The machine's busy CPU time so far in seconds (all cores, from /proc/stat; null off Linux):
+ * read at the start and the end, it is the run's CPU on an otherwise idle machine, and with
+ * it how many of the cores the run kept busy. (Its own process tree's CPU cannot be read
+ * whole: Vitest's workers and the killed wranglers' children are not waited for by their
+ * parents, and their CPU is credited to nobody's tree.)
+ */
+function machineCpuSeconds() {
+  try {
+    const [, user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+    return (user + nice + system + irq + softirq + steal) / 100;
+  } catch {
+    return null;
+  }
+}
+
 function runVitest() {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [vitest, "run", ...vitestArgs], { cwd: root, stdio: "inherit" });
@@ -98,6 +115,7 @@ function runVitest() {
 }
 
 const started = performance.now();
+const cpuAtStart = machineCpuSeconds();
 const [results, vitestCode] = await Promise.all([Promise.all(CHECKS.map(run)), withVitest ? runVitest() : Promise.resolve(0)]);
 const failed = results.filter((r) => r.code !== 0);
 if (withVitest) console.log("");
@@ -111,6 +129,11 @@ const slowest = Math.max(...results.map((r) => r.seconds));
 const summary = `checks: ${results.length - failed.length} of ${results.length} passed`;
 const vitestSaid = vitestCode === 0 ? "passed" : `failed (exit ${vitestCode})`;
 const took = ((performance.now() - started) / 1000).toFixed(1);
-if (withVitest) console.log(`${summary} (beside Vitest, done ${slowest.toFixed(1)} s in); Vitest ${vitestSaid}; npm test took ${took} s\n`);
+const cpuAtEnd = machineCpuSeconds();
+// On two cores the run's CPU, not its wall time, is what the code decides; the wall time also
+// follows how fast the host is at the moment (TESTING.md). Other work on the machine counts too.
+const cpu = cpuAtStart === null || cpuAtEnd === null ? null : cpuAtEnd - cpuAtStart;
+const cpuSaid = cpu === null ? "" : ` (the machine's CPU meanwhile ${cpu.toFixed(0)} s, ${(cpu / Number(took)).toFixed(1)} cores busy)`;
+if (withVitest) console.log(`${summary} (beside Vitest, done ${slowest.toFixed(1)} s in); Vitest ${vitestSaid}; npm test took ${took} s${cpuSaid}\n`);
 else console.log(`${summary} in ${took} s\n`);
 process.exit(failed.length || vitestCode ? 1 : 0);
