@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp.ts";
 import { RELAY_E2E, relayHarness, startGateway, type Harness } from "../support/e2e.ts";
 import type { ApiCall } from "../support/fake-platforms.ts";
 import { conversation, imagesOf, lastUserText } from "../support/fake-llm.ts";
@@ -23,11 +22,7 @@ let dir: string;
 beforeAll(async () => {
   h = await relayHarness();
   h.reset();
-  dir = mkdtempSync(path.join(tmpdir(), "hermes-gw-e2e-"));
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
+  dir = tempDir("hermes-gw-e2e-");
 });
 
 function gateway(extra: Record<string, string> = {}, db = "gw.db") {

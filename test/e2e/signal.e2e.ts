@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { relayHarness, SIGNAL_E2E, startGateway, type Harness } from "../support/e2e.ts";
 import { FakeSignalCli, type RpcCall } from "../support/fake-signal-cli.ts";
 import { serve, type LoopbackServer } from "../support/http.ts";
 import { SIGNAL_TEST, sig } from "../support/signal-fixtures.ts";
+import { tempDir } from "../support/temp.ts";
 
 /**
  * Signal bridged end to end: the fake signal-cli daemon on loopback, the real
@@ -25,12 +24,11 @@ beforeAll(async () => {
   h.reset();
   daemon = new FakeSignalCli(SIGNAL_TEST.account, SIGNAL_TEST.botUuid);
   server = await serve((r) => daemon.handle(r));
-  dir = mkdtempSync(path.join(tmpdir(), "hermes-signal-e2e-"));
+  dir = tempDir("hermes-signal-e2e-");
 });
 
 afterAll(async () => {
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 function gateway() {

@@ -9,7 +9,6 @@ import { tempDir } from "../support/temp.ts";
 /** A dry run's output: index.js of `mainBytes` (incompressible when `random`), a lazy module, and a metafile naming `inputs` and the main module's external `imports`. */
 function upload(opts: { mainBytes: number; random?: boolean; inputs: string[]; imports?: string[] }) {
   const dir = tempDir("he-startup-budget-");
-
   const out = path.join(dir, "out");
   mkdirSync(path.join(out, "lazy"), { recursive: true });
   const main = opts.random ? randomBytes(opts.mainBytes) : Buffer.alloc(opts.mainBytes, 97);

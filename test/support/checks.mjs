@@ -99,8 +99,10 @@ function run(check) {
  */
 function machineCpuSeconds() {
   try {
-    const [, user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
-    return (user + nice + system + irq + softirq + steal) / 100;
+    const [, user, nice, system, , , irq, softirq] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+    // In USER_HZ, which is 100 on Linux whatever the kernel's own tick.
+    const busy = (user + nice + system + irq + softirq) / 100;
+    return Number.isFinite(busy) ? busy : null;
   } catch {
     return null;
   }

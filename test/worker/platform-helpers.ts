@@ -148,14 +148,21 @@ export async function objectsNow(): Promise<{ inboxes: Set<string>; agents: Set<
 export async function settleTouched(before: { inboxes: Set<string>; agents: Set<string> }): Promise<void> {
   const doneInboxes = new Set<string>();
   const doneAgents = new Set<string>();
-  // Rounds go through what deliver() reached and the sessions those Inboxes are bound to; the
-  // runtime's objects are listed (every id in it converted: the costly part) only once such a
-  // round reaches nothing new, for objects the Worker made some other way (a handoff's destination).
-  let listed: { inboxes: Set<string>; agents: Set<string> } | null = null;
+  const fresh = (ids: Iterable<string>, done: Set<string>, old?: Set<string>) => [...new Set(ids)].filter((id) => !done.has(id) && !old?.has(id));
   for (let round = 0; round < 20; round++) {
-    const created = (ids: Set<string> | undefined, old: Set<string>) => [...(ids ?? [])].filter((id) => !old.has(id));
-    const inboxes = [...new Set([...touched.inboxes, ...created(listed?.inboxes, before.inboxes)])].filter((id) => !doneInboxes.has(id));
+    // What deliver() reached since the last round; once that is nothing, the objects made since
+    // `before` some other way (a handoff's destination). Listing them converts every object id
+    // in the runtime, hundreds late in a run, so it is done only then.
+    let inboxes = fresh(touched.inboxes, doneInboxes);
+    let agents = fresh(touched.agents, doneAgents);
     touched.inboxes.clear();
+    touched.agents.clear();
+    if (inboxes.length === 0 && agents.length === 0) {
+      const now = await objectsNow();
+      inboxes = fresh(now.inboxes, doneInboxes, before.inboxes);
+      agents = fresh(now.agents, doneAgents, before.agents);
+      if (inboxes.length === 0 && agents.length === 0) return;
+    }
     const bound = await Promise.all(
       inboxes.map(async (id) => {
         doneInboxes.add(id);
@@ -165,18 +172,8 @@ export async function settleTouched(before: { inboxes: Set<string>; agents: Set<
         return session === null ? null : env.SESSION_AGENT.idFromName(session).toString();
       }),
     );
-    const agents = [...new Set([...touched.agents, ...bound.filter((id): id is string => id !== null), ...created(listed?.agents, before.agents)])].filter(
-      (id) => !doneAgents.has(id),
-    );
-    touched.agents.clear();
-    listed = null;
-    if (inboxes.length === 0 && agents.length === 0) {
-      listed = await objectsNow();
-      const unseen = (ids: Set<string>, old: Set<string>, done: Set<string>) => [...ids].some((id) => !old.has(id) && !done.has(id));
-      if (!unseen(listed.inboxes, before.inboxes, doneInboxes) && !unseen(listed.agents, before.agents, doneAgents)) return;
-      continue;
-    }
-    await Promise.all(agents.map(async (id) => (doneAgents.add(id), env.SESSION_AGENT.get(env.SESSION_AGENT.idFromString(id)).idle())));
+    const due = fresh([...agents, ...bound.filter((id): id is string => id !== null)], doneAgents);
+    await Promise.all(due.map(async (id) => (doneAgents.add(id), env.SESSION_AGENT.get(env.SESSION_AGENT.idFromString(id)).idle())));
   }
 }
 
