@@ -179,6 +179,9 @@ export default defineConfig({
   // Inline projects extend this config: the plugin applies to each of them.
   plugins: [withoutDependencySourcemaps(), lazyModulesFromSource()],
   test: {
+    // One temporary directory for the run (TMPDIR of every process it starts), removed at its end
+    // with whatever a dead worker left, and the e2e Workers' process groups stopped.
+    globalSetup: ["test/support/run-dir.ts"],
     // Logs of passing tests are noise (hostile-input tests log every refusal); failures keep theirs.
     silent: "passed-only",
     // Projects run side by side, one per core: measured here, a third worker on two cores

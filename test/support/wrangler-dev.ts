@@ -114,7 +114,7 @@ async function launch(
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  // Recorded for the e2e global teardown, which stops it even if this process dies first.
+  // Recorded for the test run's global teardown (test/support/run-dir.ts), which stops it even if this process dies first.
   if (process.env.HERMES_E2E_PIDFILE && child.pid !== undefined) appendFileSync(process.env.HERMES_E2E_PIDFILE, `${child.pid}\n`);
   child.stdout!.on("data", (d: Buffer) => log(d.toString()));
   child.stderr!.on("data", (d: Buffer) => log(d.toString()));
@@ -197,8 +197,6 @@ function writeMigratedD1(persist: string): void {
 export async function startRestartableWorker(vars: Record<string, string>, opts: StartOptions = {}): Promise<RestartableWorker> {
   const token = opts.token ?? "e2e-token";
   const persist = mkdtempSync(path.join(tmpdir(), "hermes-edge-e2e-"));
-  // Recorded for the e2e global teardown, which removes it if this process dies without stopping the Worker.
-  if (process.env.HERMES_E2E_PIDFILE) appendFileSync(process.env.HERMES_E2E_PIDFILE, `dir ${persist}\n`);
   writeMigratedD1(persist);
   const [port, inspector] = [await freePort(), await freePort()];
   const all = { ...BLANK_VARS, API_TOKEN: token, ...vars };
