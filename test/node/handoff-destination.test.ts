@@ -76,3 +76,40 @@ describe("a handoff to the DM of the account linked to the CLI (--dm, /handoff <
     expect(calls).toContain("POST /v1/sessions/s1/handoff");
   });
 });
+
+describe("the CLI's wait for a handoff (long polls of GET /v1/sessions/<id>/handoff)", () => {
+  /** The fake Worker with the states its long polls answer, one per poll. */
+  function phased(states: string[]) {
+    const { calls, client } = fakeWorker({ chat_id: "-100123", thread_id: null, source: "sethome", set_by: "111", set_at: SET_AT, refused: null });
+    const get = client.json.bind(client);
+    client.json = (async (method: string, path: string, body?: unknown, signal?: AbortSignal) => {
+      if (method === "GET" && path.includes("/handoff?wait=")) {
+        calls.push(`GET ${path}`);
+        const state = states.shift() ?? "completed";
+        return { handoff: { state, platform: "telegram", destination: state === "completed" ? { chat_id: "-100123", thread_id: "7" } : null } };
+      }
+      return get(method, path, body, signal);
+    }) as typeof client.json;
+    const progress = new PassThrough();
+    let out = "";
+    progress.on("data", (d: Buffer) => (out += d.toString()));
+    return { calls, run: () => runHandoff({ ...options(client, progress), wait: true }), out: () => out };
+  }
+
+  it("says it was picked up when a poll finds it running, then that it was handed off", async () => {
+    const f = phased(["pending", "running", "running", "completed"]);
+    expect((await f.run()).outcome).toBe("completed");
+    const out = f.out();
+    expect(out.indexOf("picked up; transferring…")).toBeGreaterThan(out.indexOf("Queued handoff"));
+    expect(out.indexOf("Handed off: the session now lives in telegram chat -100123, thread 7.")).toBeGreaterThan(out.indexOf("picked up"));
+    expect(f.calls.filter((c) => c.includes("state=pending"))).toHaveLength(2);
+    expect(f.calls.filter((c) => c.includes("state=running"))).toHaveLength(2);
+  });
+
+  it("a handoff finished before the first poll answers goes from queued to handed off, with no pickup line", async () => {
+    const f = phased(["completed"]);
+    expect((await f.run()).outcome).toBe("completed");
+    expect(f.out()).not.toContain("picked up");
+    expect(f.out()).toContain("Handed off: the session now lives in telegram chat -100123, thread 7.");
+  });
+});
