@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { removeTempDirs, tempDir } from "../support/temp.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { memoryTmpBase, removeTempDirs, tempDir } from "../support/temp.ts";
 
 describe("the tests' temporary directories", () => {
   it("are made empty under the system's tmpdir and removed with their contents", () => {
@@ -16,5 +16,19 @@ describe("the tests' temporary directories", () => {
     expect([existsSync(a), existsSync(b)]).toEqual([false, false]);
     // Nothing is left to remove twice.
     expect(() => removeTempDirs()).not.toThrow();
+  });
+});
+
+describe("where throwaway storage goes (memoryTmpBase)", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("a TMPDIR the caller set wins", () => {
+    vi.stubEnv("TMPDIR", "/var/tmp");
+    expect(memoryTmpBase()).toBe("/var/tmp");
+  });
+
+  it.runIf(process.platform === "linux" && existsSync("/dev/shm"))("without one, /dev/shm on Linux (memory, not the disk's journal and fsync)", () => {
+    vi.stubEnv("TMPDIR", "");
+    expect(memoryTmpBase()).toBe("/dev/shm");
   });
 });

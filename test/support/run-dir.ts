@@ -1,33 +1,11 @@
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { memoryTmpBase } from "./temp.ts";
 
 /**
- * Where the run's directory goes: the caller's `TMPDIR` when set; else, on Linux, `/dev/shm`
- * (memory) when it is a writable directory; else the system's temporary directory. Everything
- * the tests store is thrown away at the end of the run, and on a disk every SQLite file the
- * runtimes create and commit (an object's storage, D1, miniflare's own) waits for the
- * filesystem's journal and fsync: measured on this machine's ext4, the worker project took
- * 28.3 and 32.3 s with its storage in /tmp, 21.1 and 21.0 s in /dev/shm (TESTING.md).
- */
-function runDirBase(): string {
-  if (process.env.TMPDIR) return tmpdir();
-  const shm = "/dev/shm";
-  try {
-    if (process.platform === "linux" && statSync(shm).isDirectory()) {
-      accessSync(shm, constants.W_OK);
-      return shm;
-    }
-  } catch {
-    // none here, or not ours to write
-  }
-  return tmpdir();
-}
-
-/**
- * Vitest's root global setup (vitest.config.ts): one temporary directory for the whole run,
- * made the `TMPDIR` of every process the run starts after it (Vitest's workers, the CLI and
- * gateway processes, the e2e `wrangler dev` Workers and their miniflare files, Chromium's
+ * Vitest's root global setup (vitest.config.ts): one temporary directory for the whole run, in
+ * memory where there is a /dev/shm ({@link memoryTmpBase}), made the `TMPDIR` of every
+ * process the run starts after it (Vitest's workers, the CLI and gateway processes, the e2e `wrangler dev` Workers and their miniflare files, Chromium's
  * profiles, npm's pack and install), and removed with everything in it when the run ends,
  * however its workers ended. Files remove their own `tempDir()`s as they finish
  * (test/support/temp.ts); this catches what a worker that died left.
@@ -37,7 +15,7 @@ function runDirBase(): string {
  * and then nothing else would stop them.
  */
 export default function setup(): () => void {
-  const dir = mkdtempSync(path.join(runDirBase(), "hermes-edge-test-"));
+  const dir = mkdtempSync(path.join(memoryTmpBase(), "hermes-edge-test-"));
   const pidfile = path.join(dir, "process-groups");
   const before = { TMPDIR: process.env.TMPDIR, HERMES_E2E_PIDFILE: process.env.HERMES_E2E_PIDFILE };
   process.env.TMPDIR = dir;
