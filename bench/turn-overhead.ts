@@ -35,6 +35,16 @@ main("bench/turn-overhead", 20 * 60_000, async () => {
   const direct: Array<{ ttft: number; total: number }> = [];
   const gateway: Array<{ ttft: number; total: number }> = [];
   const floor: number[] = [];
+  // When each gateway turn's request reached the provider, from the moment its POST went out.
+  const toProvider: number[] = [];
+  const fromProvider: number[] = [];
+  let posted = Number.NaN;
+  let reached = Number.NaN;
+  const handle = f.llm.handle.bind(f.llm);
+  f.llm.handle = (req: Request) => {
+    reached = performance.now();
+    return handle(req);
+  };
   let session = "";
   const body = JSON.stringify({ model: "bench", stream: true, messages: [{ role: "user", content: "benchmark turn" }] });
   const isChunkText = (_e: string, data: string) =>
@@ -45,19 +55,30 @@ main("bench/turn-overhead", 20 * 60_000, async () => {
       isChunkText,
     );
     if (i % TURNS_PER_SESSION === 0) session = await newSession(w);
+    reached = Number.NaN;
     const g = await timeTurn(
-      () => postTurn(w, session, `benchmark turn ${i}`),
+      () => {
+        posted = performance.now();
+        return postTurn(w, session, `benchmark turn ${i}`);
+      },
       (event) => event === "delta",
     );
+    const split = reached - posted;
     const h = await health(w);
     if (i >= WARMUP) {
       direct.push(d);
       gateway.push(g);
       floor.push(h);
+      if (Number.isFinite(split)) {
+        toProvider.push(split);
+        fromProvider.push(g.ttft - split);
+      }
     }
   }
   const col = (xs: typeof direct, k: "ttft" | "total") => xs.map((s) => s[k]);
-  console.log(`bench/turn-overhead: ${TURNS} turns (after ${WARMUP} warm-up), ${TURNS_PER_SESSION} turns per session, wrangler dev on loopback`);
+  console.log(
+    `bench/turn-overhead: ${TURNS} turns (after ${WARMUP} warm-up), ${TURNS_PER_SESSION} turns per session, wrangler dev on loopback; its storage in ${process.env.TMPDIR}`,
+  );
   console.log(summary("direct  time to first token", col(direct, "ttft")));
   console.log(summary("gateway time to first token", col(gateway, "ttft")));
   console.log(summary("floor: GET /health via wrangler dev", floor));
@@ -67,6 +88,11 @@ main("bench/turn-overhead", 20 * 60_000, async () => {
     const [g, d, fl] = [percentile(col(gateway, "ttft"), p), percentile(col(direct, "ttft"), p), percentile(floor, p)];
     console.log(
       `added time to first token at p${p}: ${ms(g - d)} (gateway/direct ${ratio(g, d)}; target ≤ ${p === 50 ? 5 : 20} ms); beyond the dev-server floor: ${ms(g - fl)} (gateway/floor ${ratio(g, fl)})`,
+    );
+  }
+  if (toProvider.length > 0) {
+    console.log(
+      `the gateway's time to first token, split (p50 of each part): ${ms(percentile(toProvider, 50))} until the turn's request reached the provider (the Worker, the session object, its writes and the outbound fetch), ${ms(percentile(fromProvider, 50))} from there to the first delta at the client (the provider's first chunk back through the object and the Worker)`,
     );
   }
   if (!values.profile) return;
@@ -80,8 +106,6 @@ main("bench/turn-overhead", 20 * 60_000, async () => {
       );
     }
   });
-  console.log(
-    `\nCPU profile (inspector, sampled every 250 µs) of ${count} more turns, one at a time, a new session every ${TURNS_PER_SESSION} (idle time left out):`,
-  );
+  console.log(`\nCPU profile (inspector, sampled every 250 µs) of ${count} more turns, one at a time, a new session every ${TURNS_PER_SESSION}:`);
   for (const line of describeAttribution(attribution, count, 10)) console.log(line.replace("per delivery", "per turn"));
 });
