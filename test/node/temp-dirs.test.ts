@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { memoryTmpBase, removeTempDirs, tempDir } from "../support/temp.ts";
+import { memoryTmpBase, removeTempDirs, SHM_MIN_FREE, tempDir } from "../support/temp.ts";
 
 describe("the tests' temporary directories", () => {
   it("are made empty under the system's tmpdir and removed with their contents", () => {
@@ -27,8 +27,17 @@ describe("where throwaway storage goes (memoryTmpBase)", () => {
     expect(memoryTmpBase()).toBe("/var/tmp");
   });
 
-  it.runIf(process.platform === "linux" && existsSync("/dev/shm"))("without one, /dev/shm on Linux (memory, not the disk's journal and fsync)", () => {
+  it.runIf(process.platform === "linux" && existsSync("/dev/shm") && statfsSync("/dev/shm").bavail * statfsSync("/dev/shm").bsize >= SHM_MIN_FREE)(
+    "without one, /dev/shm on Linux (memory, not the disk's journal and fsync)",
+    () => {
+      vi.stubEnv("TMPDIR", "");
+      expect(memoryTmpBase()).toBe("/dev/shm");
+    },
+  );
+
+  it("a /dev/shm that is missing or not a directory is passed over for the system's tmpdir", () => {
     vi.stubEnv("TMPDIR", "");
-    expect(memoryTmpBase()).toBe("/dev/shm");
+    expect(memoryTmpBase("/nonexistent-shm")).toBe(tmpdir());
+    expect(memoryTmpBase("/etc/hostname")).toBe(tmpdir());
   });
 });
