@@ -22,7 +22,29 @@ export interface SessionRecord extends SessionRow {
   foldedThrough?: number;
 }
 
-const SCHEMA = [`CREATE TABLE session (id TEXT PRIMARY KEY, row TEXT NOT NULL, dirty INTEGER NOT NULL DEFAULT 1)`];
+/** A message row's tool calls, in SQL (`row`: NEW or OLD in a trigger). */
+function CALLS(row: "NEW" | "OLD"): string {
+  return `(CASE WHEN ${row}.tool_calls IS NOT NULL THEN json_array_length(${row}.tool_calls) ELSE 0 END)`;
+}
+
+const SCHEMA = [
+  `CREATE TABLE session (id TEXT PRIMARY KEY, row TEXT NOT NULL, dirty INTEGER NOT NULL DEFAULT 1)`,
+  // The session's counters, kept by triggers on every write of the transcript and the usage
+  // (appended, imported, a turn's messages set inactive, usage recorded again): the D1 copy
+  // reads one row instead of aggregating the whole transcript on every copy (0.9 ms of SQLite
+  // at 4,000 messages, 3.2 ms at 20,000, and growing). Filled from the rows already stored.
+  // A trigger is one line: migration steps split statements at a ";" that ends a line.
+  `CREATE TABLE counters (session TEXT PRIMARY KEY, n INTEGER NOT NULL DEFAULT 0, at INTEGER NOT NULL DEFAULT 0, calls INTEGER NOT NULL DEFAULT 0, input INTEGER NOT NULL DEFAULT 0, output INTEGER NOT NULL DEFAULT 0);
+  INSERT INTO counters (session, n, at, calls) SELECT session, COUNT(*), COALESCE(MAX(created_at), 0), COALESCE(SUM(CASE WHEN tool_calls IS NOT NULL THEN json_array_length(tool_calls) ELSE 0 END), 0) FROM messages WHERE active = 1 GROUP BY session ON CONFLICT(session) DO NOTHING;
+  INSERT INTO counters (session) SELECT DISTINCT session FROM usage_turns WHERE true ON CONFLICT(session) DO NOTHING;
+  UPDATE counters SET input = (SELECT COALESCE(SUM(input), 0) FROM usage_turns u WHERE u.session = counters.session), output = (SELECT COALESCE(SUM(output), 0) FROM usage_turns u WHERE u.session = counters.session);
+  CREATE TRIGGER counters_message_in AFTER INSERT ON messages WHEN NEW.active = 1 BEGIN INSERT INTO counters (session, n, at, calls) VALUES (NEW.session, 1, NEW.created_at, ${CALLS("NEW")}) ON CONFLICT(session) DO UPDATE SET n = n + 1, at = MAX(at, excluded.at), calls = calls + excluded.calls; END;
+  CREATE TRIGGER counters_message_active AFTER UPDATE OF active ON messages WHEN OLD.active <> NEW.active BEGIN INSERT INTO counters (session) VALUES (NEW.session) ON CONFLICT(session) DO NOTHING; UPDATE counters SET n = n + (CASE WHEN NEW.active = 1 THEN 1 ELSE -1 END), calls = calls + (CASE WHEN NEW.active = 1 THEN 1 ELSE -1 END) * ${CALLS("NEW")}, at = CASE WHEN NEW.active = 1 THEN MAX(at, NEW.created_at) ELSE at END WHERE session = NEW.session; END;
+  CREATE TRIGGER counters_message_out AFTER DELETE ON messages WHEN OLD.active = 1 BEGIN UPDATE counters SET n = n - 1, calls = calls - ${CALLS("OLD")} WHERE session = OLD.session; END;
+  CREATE TRIGGER counters_usage_in AFTER INSERT ON usage_turns BEGIN INSERT INTO counters (session, input, output) VALUES (NEW.session, NEW.input, NEW.output) ON CONFLICT(session) DO UPDATE SET input = input + excluded.input, output = output + excluded.output; END;
+  CREATE TRIGGER counters_usage_change AFTER UPDATE OF input, output ON usage_turns BEGIN UPDATE counters SET input = input - OLD.input + NEW.input, output = output - OLD.output + NEW.output WHERE session = NEW.session; END;
+  CREATE TRIGGER counters_usage_out AFTER DELETE ON usage_turns BEGIN UPDATE counters SET input = input - OLD.input, output = output - OLD.output WHERE session = OLD.session; END`,
+];
 
 /** A fresh row from a seed. */
 export function newRecord(seed: SessionSeed, now: number, id = newSessionId(now)): SessionRecord {
@@ -165,19 +187,15 @@ export class RecordStore {
  * title from the first user message when it has none.
  */
 export function withCounters(sql: Sql, rec: SessionRecord): SessionRecord {
-  // One statement (the D1 copy runs this on every copy): the active messages' counters, the
+  // One statement (the D1 copy runs this on every copy): the active messages' counters and the
   // tokens as usage counts them (the provider's, or the estimate when it reported none, so the
-  // session, /v1/usage and the daily budget agree), and the first user message when no title is set.
+  // session, /v1/usage and the daily budget agree), from the row the triggers keep, and the
+  // first user message when no title is set.
   const c = sql.exec(
-    `SELECT COUNT(*) AS n, MAX(created_at) AS at,
-            COALESCE(SUM(CASE WHEN tool_calls IS NOT NULL THEN json_array_length(tool_calls) ELSE 0 END), 0) AS calls,
-            (SELECT COALESCE(SUM(input), 0) FROM usage_turns WHERE session = ?) AS i,
-            (SELECT COALESCE(SUM(output), 0) FROM usage_turns WHERE session = ?) AS o,
+    `SELECT n, at, calls, input AS i, output AS o,
             CASE WHEN ? = 1 THEN (SELECT content FROM messages
                                     WHERE session = ? AND role = 'user' AND content IS NOT NULL AND active = 1 ORDER BY id LIMIT 1) END AS first
-       FROM messages WHERE session = ? AND active = 1`,
-    rec.id,
-    rec.id,
+       FROM (SELECT 1) LEFT JOIN counters ON counters.session = ?`,
     rec.title ? 0 : 1,
     rec.id,
     rec.id,
