@@ -1,6 +1,7 @@
 import { DatabaseSync } from "node:sqlite";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { watchGateway } from "../support/gateway-hooks.ts";
 import { tempDir } from "../support/temp.ts";
 import { RELAY_E2E, relayHarness, startGateway, type Harness } from "../support/e2e.ts";
 import type { ApiCall } from "../support/fake-platforms.ts";
@@ -26,13 +27,14 @@ beforeAll(async () => {
 });
 
 function gateway(extra: Record<string, string> = {}, db = "gw.db") {
-  return startGateway(["--platforms", "telegram,whatsapp", "--db", path.join(dir, db)], {
+  const gw = startGateway(["--platforms", "telegram,whatsapp", "--db", path.join(dir, db)], {
     ...extra,
     GATEWAY_RELAY_URL: h.worker.url,
     GATEWAY_RELAY_ID: RELAY_E2E.gatewayId,
     GATEWAY_RELAY_SECRET: RELAY_E2E.secret,
     LLM_BASE_URL: `${h.llmUrl}/v1`,
   });
+  return watchGateway(gw, `gateway on ${db}`);
 }
 
 const webhook = (update: unknown) => fetch(`${h.worker.url}/webhooks/telegram`, { method: "POST", headers: telegramHeaders(), body: JSON.stringify(update) });

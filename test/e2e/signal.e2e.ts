@@ -1,6 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { relayHarness, SIGNAL_E2E, startGateway, type Harness } from "../support/e2e.ts";
+import { watchGateway } from "../support/gateway-hooks.ts";
 import { FakeSignalCli, type RpcCall } from "../support/fake-signal-cli.ts";
 import { serve, type LoopbackServer } from "../support/http.ts";
 import { SIGNAL_TEST, sig } from "../support/signal-fixtures.ts";
@@ -32,13 +33,14 @@ afterAll(async () => {
 });
 
 function gateway() {
-  return startGateway(["--bridge", "signal", "--db", path.join(dir, "gw.db")], {
+  const gw = startGateway(["--bridge", "signal", "--db", path.join(dir, "gw.db")], {
     GATEWAY_RELAY_URL: h.worker.url,
     GATEWAY_RELAY_ID: SIGNAL_E2E.gatewayId,
     GATEWAY_RELAY_SECRET: SIGNAL_E2E.secret,
     SIGNAL_CLI_URL: server.url,
     SIGNAL_ACCOUNT: SIGNAL_TEST.account,
   });
+  return watchGateway(gw, "the Signal bridge");
 }
 
 const sendTo = (user: string, pred: (message: string) => boolean) => (c: RpcCall) =>
