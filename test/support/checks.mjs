@@ -8,7 +8,7 @@
 // run the checks one by one.)
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import path from "node:path";
 import { startupBudgetProblems } from "./startup-budget.mjs";
@@ -38,22 +38,47 @@ const knip = path.join(root, "node_modules", "knip", "bin", "knip.js");
 // changed and what depends on it: about 1 s of CPU instead of 3 s each for the Worker and the
 // CLI. A fresh clone (CI) has no cache and pays in full. Deleting the folder is always safe.
 const tscCache = (name) => ["--incremental", "--tsBuildInfoFile", path.join(root, "node_modules", ".cache", "tsc", `${name}.tsbuildinfo`)];
-// A check whose result follows from a few files only is skipped while they are unchanged since
+// A check whose result follows from known files only is skipped while they are unchanged since
 // it last passed: `wrangler types --check` compares worker-configuration.d.ts with what this
-// wrangler makes from wrangler.toml (about 2 s of CPU to start wrangler). Its marker is kept in
-// node_modules/.cache/checks/; a fresh clone runs it; deleting the folder is always safe.
+// wrangler makes from wrangler.toml (about 2 s of CPU to start wrangler); the dry run bundles
+// the files its last metafile lists, after the [build] command made the console's assets and
+// the lazy modules from their folders, with wrangler.toml, tsconfig.json and the locked
+// dependencies (about 4 s of CPU: wrangler, esbuild, the two builds), and the start-up budget
+// reads its output. Markers are kept in node_modules/.cache/checks/; a fresh clone runs both;
+// deleting the folder is always safe.
 const checksCache = path.join(root, "node_modules", ".cache", "checks");
+const hashOf = (files) => {
+  const hash = createHash("sha256");
+  for (const f of [...new Set(files)].sort()) {
+    hash.update(`${f}\0`);
+    hash.update(existsSync(path.join(root, f)) ? readFileSync(path.join(root, f)) : "missing");
+    hash.update("\0");
+  }
+  return hash.digest("hex").slice(0, 32);
+};
 const passedWith =
   (...files) =>
-  () => {
-    const hash = createHash("sha256");
-    for (const f of files)
-      hash
-        .update(`${f}\0`)
-        .update(readFileSync(path.join(root, f)))
-        .update("\0");
-    return hash.digest("hex").slice(0, 32);
-  };
+  () =>
+    hashOf(files);
+/** Every file under a folder of the project, as paths from the root. */
+const filesUnder = (dir) =>
+  readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)));
+const dryRunInputs = () => {
+  // Throws without a previous run's metafile or output: then the dry run runs.
+  const meta = JSON.parse(readFileSync(path.join(root, ".wrangler/dry-run.meta.json"), "utf8"));
+  readFileSync(path.join(root, ".wrangler/dry-run/index.js"));
+  return hashOf([
+    ...Object.keys(meta.inputs),
+    ...Object.keys(meta.outputs),
+    "wrangler.toml",
+    "tsconfig.json",
+    "package-lock.json",
+    ...filesUnder("workers/console/web"),
+    ...filesUnder("workers/lazy"),
+  ]);
+};
 const CHECKS = [
   {
     name: "wrangler types --check",
@@ -68,6 +93,7 @@ const CHECKS = [
     name: "wrangler deploy --dry-run, start-up budget",
     args: [wrangler, "deploy", "--dry-run", "--outdir", ".wrangler/dry-run", "--metafile", ".wrangler/dry-run.meta.json"],
     after: () => startupBudgetProblems(path.join(root, ".wrangler/dry-run"), path.join(root, ".wrangler/dry-run.meta.json")).problems,
+    cache: { id: "dry-run", key: dryRunInputs },
   },
   // Formatting, and lint: no non-null assertions in production code, no floating promises (biome.json).
   { name: "biome ci (format, lint)", args: [biome, "ci", "--reporter=summary", "."] },
@@ -91,8 +117,10 @@ function cacheMarker(check) {
   }
 }
 
-function remember(check, marker) {
+/** After a pass: the marker for the inputs as they are now (the run may have rewritten some, as the dry run its metafile). */
+function remember(check) {
   try {
+    const marker = path.join(checksCache, `${check.cache.id}-${check.cache.key()}`);
     mkdirSync(checksCache, { recursive: true });
     for (const f of readdirSync(checksCache)) if (f.startsWith(`${check.cache.id}-`)) rmSync(path.join(checksCache, f), { force: true });
     writeFileSync(marker, `${new Date().toISOString()}\n`);
@@ -136,7 +164,7 @@ function run(check) {
       }
       const out = problems.length > 0 ? `${output}${problems.join("\n")}\n` : output;
       const result = problems.length > 0 ? 1 : (code ?? (signal ? 1 : 0));
-      if (result === 0 && marker) remember(check, marker);
+      if (result === 0 && check.cache) remember(check);
       resolve({ check, code: result, output: out, seconds: (performance.now() - started) / 1000 });
     });
   });
