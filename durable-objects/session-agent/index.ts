@@ -33,9 +33,6 @@ import type { EnqueueInput, EnqueueResult, Found, HandoffAnswer, StartTurnResult
 
 export { type EnqueueInput, type EnqueueResult, type HandoffAnswer, type StartTurnResult } from "./types.ts";
 
-/** Every component of a session object's storage, one list (the fresh-storage script is cached by it). */
-const SCHEMAS = [...SessionRuntime.schemas, RecordStore.schema];
-
 /**
  * One per session id: the session's home, wiring capabilities each in its own file: the turn
  * runtime (queue, busy policy, replies, recovery; shared with the relay gateway), the session
@@ -83,9 +80,9 @@ export class SessionAgent extends DurableObject<Env> {
     });
   }
 
-  /** The runtime's tables and the session record's: on a new object, one script (workers/runtime/sql.ts), made once per isolate. */
+  /** The runtime's tables and the session record's: on a new object, one script (workers/runtime/sql.ts). */
   #migrate(): void {
-    migrateAll(this.#sql, SCHEMAS);
+    migrateAll(this.#sql, [...SessionRuntime.schemas, RecordStore.schema]);
   }
 
   #init(sessionId: string): SessionRuntime {

@@ -77,16 +77,8 @@ const SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS _schema (component TEXT PRIMARY
  * one. Components share one `_schema` table, keyed by their name.
  */
 export function migrate(sql: Sql, component: string, steps: readonly string[]): void {
-  // The same list for the same steps, so a fresh storage's script is made once (freshScript).
-  let list = single.get(steps);
-  if (list === undefined || list[0]?.[0] !== component) {
-    list = [[component, steps]];
-    single.set(steps, list);
-  }
-  migrateAll(sql, list);
+  migrateAll(sql, [[component, steps]]);
 }
-
-const single = new WeakMap<readonly string[], readonly ComponentSchema[]>();
 
 /**
  * {@link migrate} for several components with one look at `_schema`. On a storage that has
@@ -104,7 +96,8 @@ export function migrateAll(sql: Sql, components: readonly ComponentSchema[]): vo
   const fresh = due.length === components.length && at.size === 0;
   sql.transaction(() => {
     if (fresh && sql.script) {
-      sql.script(freshScript(components));
+      const statements = due.flatMap(([component, steps]) => [...steps.flatMap(splitStatements), versionStatement(component, steps.length)]);
+      sql.script(`${statements.join(";\n")};`);
       return;
     }
     for (const [component, steps] of due) {
@@ -118,19 +111,6 @@ export function migrateAll(sql: Sql, components: readonly ComponentSchema[]): vo
       );
     }
   });
-}
-
-/** Each component list's whole schema as one script, made once per isolate (every new object of a kind runs the same). */
-const scripts = new WeakMap<readonly ComponentSchema[], string>();
-
-function freshScript(components: readonly ComponentSchema[]): string {
-  let script = scripts.get(components);
-  if (script === undefined) {
-    const statements = components.flatMap(([component, steps]) => [...steps.flatMap(splitStatements), versionStatement(component, steps.length)]);
-    script = `${statements.join(";\n")};`;
-    scripts.set(components, script);
-  }
-  return script;
 }
 
 /** The recorded versions: one statement on a storage that has them (every start after the first), the table made on one that has not. */
