@@ -5,6 +5,7 @@ import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { dropRuntimeNoise } from "./test/support/runtime-noise.ts";
+import { RELAY_CLASSES, RELAY_STORAGE } from "./test/worker/relay-config.ts";
 import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, SLACK_TEST, TELEGRAM_TEST, WHATSAPP_TEST, MATRIX_TEST } from "./test/support/signing.ts";
 
 /**
@@ -127,30 +128,32 @@ const CALLER_WRANGLER_LOG = process.env.WRANGLER_LOG;
 process.env.WRANGLER_LOG = "error";
 
 /**
- * Setup files of a workerd project beyond test/worker/setup.ts. A hook every suite of a project
- * needs goes in one: its suites share one module cache, so a hook at the top of a shared helper
- * module registers inside the describe of the first suite that imports it only.
+ * The workerd project: the Worker from wrangler.toml with test bindings, and the storage of its
+ * relay configuration (test/worker/relay-config.ts): a D1 database, an R2 bucket and a namespace
+ * per Durable Object class of its own, the classes exported by the test main module
+ * (test/worker/entry.ts), which is the Worker's main module plus those classes.
  */
-const SETUP_FILES: Record<string, string[]> = { relay: ["test/worker-relay/setup.ts"] };
-
-/** A workerd project running the Worker from wrangler.toml with test bindings. */
-function workerProject(name: string, include: string, overrides: Record<string, string> = {}) {
+function workerProject() {
   return {
     plugins: [
       cloudflareTest(async () => ({
+        main: "./test/worker/entry.ts",
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          bindings: { ...WORKER_TEST_VARS, ...overrides, TEST_MIGRATIONS: await readD1Migrations(path.join(import.meta.dirname, "migrations")) },
+          bindings: { ...WORKER_TEST_VARS, TEST_MIGRATIONS: await readD1Migrations(path.join(import.meta.dirname, "migrations")) },
+          durableObjects: Object.fromEntries(Object.entries(RELAY_CLASSES).map(([binding, className]) => [binding, { className, useSQLite: true }])),
+          d1Databases: { [RELAY_STORAGE.DB]: "relay-config-db" },
+          r2Buckets: { [RELAY_STORAGE.FILES]: "relay-config-files" },
         },
       })),
     ],
-    // One test file, all.test.ts, imports the project's suites (*.suite.ts): one task, so one
-    // runtime and its storage for all of them (test/worker/suites.ts says why). Suites use their
-    // own sessions, chats and users, and never assume the tables are empty.
+    // One test file, all.test.ts, imports the suites (*.suite.ts): one task, so one runtime and
+    // its storage for all of them (test/worker/suites.ts says why). Suites use their own
+    // sessions, chats and users, and never assume the tables are empty.
     test: {
-      name,
-      include: [include],
-      setupFiles: ["test/worker/setup.ts", ...(SETUP_FILES[name] ?? [])],
+      name: "worker",
+      include: ["test/worker/all.test.ts"],
+      setupFiles: ["test/worker/setup.ts"],
       testTimeout: 10_000,
       isolate: false,
     },
@@ -158,13 +161,12 @@ function workerProject(name: string, include: string, overrides: Record<string, 
 }
 
 /**
- * The order projects start in (Vitest's own is by name: e2e, node, relay, worker, which left
- * the worker project, the longest after e2e, to start last, alone at the end of the run). The
- * e2e file and the worker project's one file go first, one per worker; the relay project's file
- * next; the Node files, cheap to start anywhere, last, filling both workers. Within a project,
- * Vitest's order (slowest first).
+ * The order projects start in (Vitest's own is by name: e2e, node, worker, which left the
+ * worker project, the longest after e2e, to start last, alone at the end of the run). The e2e
+ * file and the worker project's one file go first, one per worker; the Node files, cheap to
+ * start anywhere, last, filling both workers. Within a project, Vitest's order (slowest first).
  */
-const PROJECT_ORDER = ["e2e", "worker", "relay", "node"];
+const PROJECT_ORDER = ["e2e", "worker", "node"];
 class ProjectOrder extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (spec: TestSpecification) => {
@@ -189,27 +191,7 @@ export default defineConfig({
     maxWorkers: 2,
     sequence: { sequencer: ProjectOrder },
     projects: [
-      workerProject("worker", "test/worker/all.test.ts"),
-      // The same Worker configured otherwise: Telegram and WhatsApp relayed to gateways with a small relay
-      // buffer, BUSY_POLICY=interrupt and speech-to-text for the platforms served at the
-      // edge, a daily token budget per platform user, and an MCP server's tools.
-      workerProject("relay", "test/worker-relay/all.test.ts", {
-        RELAY_PLATFORMS: "telegram,whatsapp",
-        RELAY_SECRETS: "gw1:s3cret-a,gw1:s3cret-b,gw2:other-secret,gw3:signal-secret",
-        // Signal, bridged by gateway gw3 (test/worker-relay/signal.suite.ts): Alice by UUID, Bob by number.
-        BRIDGE_PLATFORMS: "signal:gw3",
-        SIGNAL_ALLOWED_USERS: "1a111111-1111-4111-8111-111111111111,+15550001002",
-        SIGNAL_ADMIN_USERS: "1a111111-1111-4111-8111-111111111111",
-        RELAY_BUFFER_LIMIT: "5",
-        BUSY_POLICY: "interrupt",
-        DAILY_TOKEN_BUDGET: "50000",
-        // U1003: the user who writes in many chats at once against the budget (budget-parallel.suite.ts).
-        SLACK_ALLOWED_USERS: "U1001,U1002,U1003,U1021",
-        // The fake MCP server every workerd test routes (test/worker/setup.ts).
-        MCP_SERVERS: JSON.stringify([{ name: "docs", url: "https://mcp.test/mcp" }]),
-        // Voice notes are transcribed here (the worker project has no speech-to-text).
-        LLM_TRANSCRIBE_MODEL: "whisper-test",
-      }),
+      workerProject(),
       {
         test: {
           name: "node",

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { env } from "../worker/config.ts";
 import { describe, expect, it } from "vitest";
 import { RESERVATION_TTL_MS, reserveTurn, settleTurn } from "../../workers/db/budget.ts";
 import { busyElsewhereText } from "../../durable-objects/session-agent/budget.ts";

@@ -1,5 +1,5 @@
 import { evictDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env, selfFetch } from "../worker/config.ts";
 import { describe, expect, it } from "vitest";
 import { PNG } from "../support/files.ts";
 import { tg } from "../support/fixtures.ts";
@@ -88,12 +88,12 @@ describe("attachments over the relay", () => {
       expect(ev.media_urls).toHaveLength(1);
       const link = new URL(ev.media_urls[0]!);
       expect(link.origin).toBe("http://edge.test");
-      const got = await exports.default.fetch(link.href);
+      const got = await selfFetch(link.href);
       expect(got.status).toBe(200);
       expect(new Uint8Array(await got.arrayBuffer())).toEqual(PNG);
       link.searchParams.set("sig", "0".repeat(64));
-      expect((await exports.default.fetch(link.href)).status).toBe(401);
-      expect((await exports.default.fetch(`http://edge.test/relay/media/sessions/x/y?exp=9999999999&sig=${"0".repeat(64)}`)).status).toBe(404);
+      expect((await selfFetch(link.href)).status).toBe(401);
+      expect((await selfFetch(`http://edge.test/relay/media/sessions/x/y?exp=9999999999&sig=${"0".repeat(64)}`)).status).toBe(404);
       s.send({ type: "inbound_ack", bufferId: first.bufferId }, { type: "inbound_ack", bufferId: second.bufferId });
     } finally {
       s.ws.close(1000);

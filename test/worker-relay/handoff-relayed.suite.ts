@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { env } from "../worker/config.ts";
 import { describe, expect, it } from "vitest";
 import { joinAccounts } from "../../workers/db/people.ts";
 import { dc, sl, tg } from "../support/fixtures.ts";

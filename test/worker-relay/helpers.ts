@@ -1,4 +1,4 @@
-import { env, exports } from "cloudflare:workers";
+import { env, selfFetch } from "../worker/config.ts";
 import { mintRelayToken } from "../../workers/relay/token.ts";
 
 export const GW = { id: "gw1", secret: "s3cret-a", rotated: "s3cret-b" };
@@ -26,7 +26,7 @@ export async function token(opts: { id?: string; secret?: string; exp?: number }
 export async function connect(bearer: string | null): Promise<TestSocket> {
   const headers: Record<string, string> = { upgrade: "websocket" };
   if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
-  const res = await exports.default.fetch("http://edge.test/relay", { headers });
+  const res = await selfFetch("http://edge.test/relay", { headers });
   if (res.status !== 101 || !res.webSocket) throw new Error(`no upgrade: ${res.status}`);
   const ws = res.webSocket;
   const frames: Frame[] = [];

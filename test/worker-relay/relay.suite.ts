@@ -1,5 +1,5 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env, selfFetch } from "../worker/config.ts";
 import { describe, expect, it } from "vitest";
 import { MAX_TOKEN_LIFETIME_S } from "../../workers/relay/token.ts";
 import { tg } from "../support/fixtures.ts";
@@ -53,7 +53,7 @@ describe("relay auth", () => {
   });
 
   it("answers 426 to a plain GET", async () => {
-    expect((await exports.default.fetch("http://edge.test/relay")).status).toBe(426);
+    expect((await selfFetch("http://edge.test/relay")).status).toBe(426);
   });
 });
 

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { env } from "../worker/config.ts";
 import { describe, expect, it } from "vitest";
 import { loadCorpus, type CorpusEntry } from "../support/corpus.ts";
 import { SIGNAL_TEST, sig } from "../support/signal-fixtures.ts";

@@ -1,4 +1,4 @@
-import { env, exports } from "cloudflare:workers";
+import { env, selfFetch } from "../worker/config.ts";
 import { describe, expect, it } from "vitest";
 import { imagesOf, lastUserText } from "../support/fake-llm.ts";
 import { dataUrl, PNG } from "../support/files.ts";
@@ -166,7 +166,7 @@ describe("BRIDGE_PLATFORMS=signal: a message bridged by the gateway is answered 
   it("reads a photo the gateway uploaded through its signed link as the platform's attachment (an image part for the model)", async () => {
     const key = uploadKey(GW3.id, "photo-1");
     const put = async (link: string, bytes: Uint8Array) =>
-      exports.default.fetch(link, { method: "PUT", headers: { "content-type": "image/png", "content-length": String(bytes.byteLength) }, body: bytes });
+      selfFetch(link, { method: "PUT", headers: { "content-type": "image/png", "content-length": String(bytes.byteLength) }, body: bytes });
     const exp = Math.floor(Date.now() / 1000) + 120;
     // A link signed with another gateway's secret, or for another key, puts nothing.
     expect((await put(await uploadLink("http://edge.test", key, "other-secret", exp), PNG)).status).toBe(401);
@@ -186,7 +186,7 @@ describe("BRIDGE_PLATFORMS=signal: a message bridged by the gateway is answered 
   it("refuses an upload over ATTACHMENT_MAX_BYTES, or one without a length, before keeping anything", async () => {
     const key = uploadKey(GW3.id, "big-1");
     const link = await uploadLink("http://edge.test", key, GW3.secret, Math.floor(Date.now() / 1000) + 120);
-    const big = await exports.default.fetch(link, { method: "PUT", headers: { "content-length": String(11 * 1024 * 1024) }, body: new Uint8Array(16) });
+    const big = await selfFetch(link, { method: "PUT", headers: { "content-length": String(11 * 1024 * 1024) }, body: new Uint8Array(16) });
     expect(big.status).toBe(413);
     expect(await env.FILES.head(key)).toBeNull();
   });

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { env } from "../worker/config.ts";
 import { describe, expect, it } from "vitest";
 import { wa } from "../support/whatsapp-fixtures.ts";
 import { settle, toWhatsApp } from "../worker/platform-helpers.ts";

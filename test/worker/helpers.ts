@@ -1,5 +1,5 @@
-import { exports } from "cloudflare:workers";
 import { parseSse, type SseEvent } from "../../workers/agent/index.ts";
+import { selfFetch } from "./config.ts";
 
 export const TOKEN = "test-token";
 
@@ -13,7 +13,7 @@ export function call(path: string, init: RequestInit & { json?: unknown; token?:
     headers.set("content-type", "application/json");
     body = JSON.stringify(init.json);
   }
-  return exports.default.fetch(`http://edge.test${path}`, { ...init, headers, body: body ?? null });
+  return selfFetch(`http://edge.test${path}`, { ...init, headers, body: body ?? null });
 }
 
 /** A body read as UTF-8 from its bytes: workerd warns on .text() of a type it does not know as text (an export's x-ndjson). */

@@ -1,8 +1,8 @@
 import { createExecutionContext, listDurableObjectIds, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import worker from "../../workers/index.ts";
 import { tg } from "../support/fixtures.ts";
 import { discordHeaders, slackHeaders, telegramHeaders, whatsappHeaders } from "../support/signing.ts";
+import { configEnv, env } from "./config.ts";
 
 /** Ids of the Inbox and session objects the Worker itself reached since the last settleTouched(). */
 const touched = { inboxes: new Set<string>(), agents: new Set<string>() };
@@ -25,19 +25,29 @@ function noting<T extends object>(ns: T, into: Set<string>): T {
   });
 }
 
-/** The test env, with the Inbox and session namespaces noting what the Worker reaches. */
-const notingEnv = new Proxy(env, {
-  get(target, key) {
-    if (key === "INBOX") return noting(target.INBOX, touched.inboxes);
-    if (key === "SESSION_AGENT") return noting(target.SESSION_AGENT, touched.agents);
-    return Reflect.get(target, key, target) as unknown;
-  },
-});
+const notingEnvs = new WeakMap<Env, Env>();
+
+/** The env of the configuration in use, with the Inbox and session namespaces noting what the Worker reaches. */
+function notingEnv(): Env {
+  const env = configEnv();
+  let noted = notingEnvs.get(env);
+  if (noted === undefined) {
+    noted = new Proxy(env, {
+      get(target, key) {
+        if (key === "INBOX") return noting(target.INBOX, touched.inboxes);
+        if (key === "SESSION_AGENT") return noting(target.SESSION_AGENT, touched.agents);
+        return Reflect.get(target, key, target) as unknown;
+      },
+    });
+    notingEnvs.set(env, noted);
+  }
+  return noted;
+}
 
 /** Delivers a webhook to the Worker and waits for the work it left in waitUntil. */
 export async function deliver(platform: string, body: string | Uint8Array, headers: Record<string, string>): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body }), notingEnv, ctx);
+  const res = await worker.fetch(new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body }), notingEnv(), ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -46,7 +56,7 @@ export async function deliver(platform: string, body: string | Uint8Array, heade
 export async function toMatrix(path: string, body: string, headers: Record<string, string>, method = "PUT"): Promise<Response> {
   const ctx = createExecutionContext();
   const init: RequestInit = method === "GET" ? { method, headers } : { method, headers, body };
-  const res = await worker.fetch(new Request(`http://edge.test/webhooks/matrix${path}`, init), notingEnv, ctx);
+  const res = await worker.fetch(new Request(`http://edge.test/webhooks/matrix${path}`, init), notingEnv(), ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }

@@ -2,6 +2,7 @@ import { applyD1Migrations, type D1Migration } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { webMcpHandler } from "../support/mcp-server.ts";
+import { relayEnv } from "./relay-config.ts";
 import { discord, discordCdn, homeserver, llm, net, resetMcpLog, slack, slackFiles, telegram, whatsapp, whatsappMedia } from "./fakes.ts";
 
 export { discord, discordCdn, homeserver, llm, mcpLog, net, slack, slackFiles, telegram, whatsapp, whatsappMedia } from "./fakes.ts";
@@ -10,7 +11,10 @@ export { discord, discordCdn, homeserver, llm, mcpLog, net, slack, slackFiles, t
 globalThis.fetch = net.fetch;
 
 beforeAll(async () => {
-  await applyD1Migrations(env.DB, (env as unknown as { TEST_MIGRATIONS: D1Migration[] }).TEST_MIGRATIONS);
+  const migrations = (env as unknown as { TEST_MIGRATIONS: D1Migration[] }).TEST_MIGRATIONS;
+  // The default configuration's database, and the relay configuration's (test/worker/relay-config.ts).
+  await applyD1Migrations(env.DB, migrations);
+  await applyD1Migrations(relayEnv(env).DB, migrations);
   // The Worker's modules load on its first request: paid here, not inside a file's first test.
   await exports.default.fetch("http://edge.test/health");
 });
