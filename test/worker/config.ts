@@ -1,6 +1,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env as runtimeEnv, exports } from "cloudflare:workers";
 import worker from "../../workers/index.ts";
+import { notingEnv } from "./reached.ts";
 import { relayEnv } from "./relay-config.ts";
 
 /**
@@ -30,5 +31,5 @@ export const env: Env = new Proxy({} as Env, { get: (_target, key) => Reflect.ge
  */
 export function selfFetch(input: string | URL, init?: RequestInit): Promise<Response> {
   if (!relay) return exports.default.fetch(input, init);
-  return Promise.resolve(worker.fetch(new Request(input, init), configEnv(), createExecutionContext()));
+  return Promise.resolve(worker.fetch(new Request(input, init), notingEnv(configEnv()), createExecutionContext()));
 }

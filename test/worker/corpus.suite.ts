@@ -5,7 +5,7 @@ import { loadCorpus, type CorpusEntry } from "../support/corpus.ts";
 import { discordHeaders, slackHeaders, telegramHeaders, whatsappHeaders } from "../support/signing.ts";
 import { corpusDelivery } from "./corpus-replay.ts";
 import { newSession } from "./helpers.ts";
-import { bind, deliver, objectsNow, settleTouched } from "./platform-helpers.ts";
+import { bind, deliver, settle } from "./platform-helpers.ts";
 import { discord, llm, slack, telegram, whatsapp } from "./setup.ts";
 
 /**
@@ -59,9 +59,6 @@ describe("the webhook corpus, replayed through the Worker", () => {
       .map((e) => [`${e.platform}/${e.name} (${e.expect})`, e] as const),
   )("%s", async (_, entry) => {
     const { body, contentType } = corpusDelivery(entry);
-    // Waiting on what this entry reached (the runtime holds every other file's objects too).
-    const before = await objectsNow();
-    const settle = () => settleTouched(before);
     await prepare(entry, body, contentType);
     const first = await deliver(entry.platform, body, await headersFor(entry, body, contentType, false));
     const firstKind = await kindOf(first.clone());

@@ -3,51 +3,12 @@ import worker from "../../workers/index.ts";
 import { tg } from "../support/fixtures.ts";
 import { discordHeaders, slackHeaders, telegramHeaders, whatsappHeaders } from "../support/signing.ts";
 import { configEnv, env } from "./config.ts";
-
-/** Ids of the Inbox and session objects the Worker itself reached since the last settleTouched(). */
-const touched = { inboxes: new Set<string>(), agents: new Set<string>() };
-
-/** A namespace that notes the id of every object the Worker gets from it. */
-function noting<T extends object>(ns: T, into: Set<string>): T {
-  return new Proxy(ns, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target) as unknown;
-      if (typeof value !== "function") return value;
-      if (key === "get")
-        return (id: DurableObjectId, ...rest: unknown[]) => (into.add(id.toString()), (value as (...a: unknown[]) => unknown).call(target, id, ...rest));
-      if (key === "getByName")
-        return (name: string, ...rest: unknown[]) => (
-          into.add((target as unknown as DurableObjectNamespace).idFromName(name).toString()),
-          (value as (...a: unknown[]) => unknown).call(target, name, ...rest)
-        );
-      return (value as (...a: unknown[]) => unknown).bind(target);
-    },
-  });
-}
-
-const notingEnvs = new WeakMap<Env, Env>();
-
-/** The env of the configuration in use, with the Inbox and session namespaces noting what the Worker reaches. */
-function notingEnv(): Env {
-  const env = configEnv();
-  let noted = notingEnvs.get(env);
-  if (noted === undefined) {
-    noted = new Proxy(env, {
-      get(target, key) {
-        if (key === "INBOX") return noting(target.INBOX, touched.inboxes);
-        if (key === "SESSION_AGENT") return noting(target.SESSION_AGENT, touched.agents);
-        return Reflect.get(target, key, target) as unknown;
-      },
-    });
-    notingEnvs.set(env, noted);
-  }
-  return noted;
-}
+import { notingEnv, reached } from "./reached.ts";
 
 /** Delivers a webhook to the Worker and waits for the work it left in waitUntil. */
 export async function deliver(platform: string, body: string | Uint8Array, headers: Record<string, string>): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body }), notingEnv(), ctx);
+  const res = await worker.fetch(new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body }), notingEnv(configEnv()), ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -56,7 +17,7 @@ export async function deliver(platform: string, body: string | Uint8Array, heade
 export async function toMatrix(path: string, body: string, headers: Record<string, string>, method = "PUT"): Promise<Response> {
   const ctx = createExecutionContext();
   const init: RequestInit = method === "GET" ? { method, headers } : { method, headers, body };
-  const res = await worker.fetch(new Request(`http://edge.test/webhooks/matrix${path}`, init), notingEnv(), ctx);
+  const res = await worker.fetch(new Request(`http://edge.test/webhooks/matrix${path}`, init), notingEnv(configEnv()), ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -82,17 +43,11 @@ export async function untilRunning(sessionId: string): Promise<void> {
  * timers): for progress a fake records (a held model stream started, a tool was called).
  */
 export async function until(done: () => boolean, what: string): Promise<void> {
-  let mine: DurableObjectId[] = [];
   for (let i = 0; i < 2000 && !done(); i++) {
-    // This file's session objects (made since its start, or reached by deliver()); every one
-    // before the mark is set. Listed again every 8th look only: a listing costs a conversion
-    // of every object id in the runtime (hundreds), the look itself one call per object.
-    if (i % 8 === 0) {
-      const all = await listDurableObjectIds(env.SESSION_AGENT);
-      const start = fileStart;
-      const own = start ? all.filter((id) => !start.agents.has(id.toString()) || touched.agents.has(id.toString())) : all;
-      mine = own.length > 0 ? own : all;
-    }
+    // The session objects reached since this suite began (every one, when none was: a suite
+    // whose first wait this is before it reached any).
+    const mine =
+      reached.suiteAgents.size > 0 ? [...reached.suiteAgents].map((id) => env.SESSION_AGENT.idFromString(id)) : await listDurableObjectIds(env.SESSION_AGENT);
     await Promise.all(mine.map((id) => env.SESSION_AGENT.get(id).status()));
   }
   if (!done()) throw new Error(`never happened: ${what}`);
@@ -113,66 +68,21 @@ export async function toSlack(payload: unknown, extra: Record<string, string> = 
 }
 
 /**
- * Waits until every Inbox has handed its deliveries on and every session's object has no
- * turn running, queued or being delivered, with D1 holding their copies.
+ * Waits until every Inbox and session object reached since the last call (by the Worker, by
+ * the objects themselves, by a test through the helpers: test/worker/reached.ts) has handed
+ * its deliveries on and has no turn running, queued or being delivered, with D1 holding their
+ * copies; and the sessions those Inboxes are bound to; until a round reaches nothing new.
  */
 export async function settle(): Promise<void> {
-  if (fileStart) return settleTouched(fileStart);
-  for (let round = 0; round < 5; round++) {
-    const inboxes = await listDurableObjectIds(env.INBOX);
-    await Promise.all(inboxes.map((id) => env.INBOX.get(id).idle()));
-    const agents = await listDurableObjectIds(env.SESSION_AGENT);
-    await Promise.all(agents.map((id) => env.SESSION_AGENT.get(id).idle()));
-    // A turn's end can hand work back to an Inbox (a handoff binding); go round until quiet.
-    const again = await listDurableObjectIds(env.INBOX);
-    if (again.length === inboxes.length) return;
-  }
-}
-
-/**
- * The objects that existed when this file's tests began (test/worker/setup.ts marks it). A
- * runtime serves many files one after another (isolate: false), so late files would otherwise
- * wait on, and wake, hundreds of earlier files' objects in every settle(); from the mark on,
- * settle() waits on what this file made and what deliver() reached, as settleTouched() does.
- */
-let fileStart: { inboxes: Set<string>; agents: Set<string> } | null = null;
-
-export async function markFileStart(): Promise<void> {
-  fileStart = await objectsNow();
-  touched.inboxes.clear();
-  touched.agents.clear();
-}
-
-/** The Inbox and session objects that exist now, for settleTouched() to tell new ones from old. */
-export async function objectsNow(): Promise<{ inboxes: Set<string>; agents: Set<string> }> {
-  const [inboxes, agents] = await Promise.all([listDurableObjectIds(env.INBOX), listDurableObjectIds(env.SESSION_AGENT)]);
-  return { inboxes: new Set(inboxes.map((id) => id.toString())), agents: new Set(agents.map((id) => id.toString())) };
-}
-
-/**
- * settle(), for files that deliver many webhooks into a runtime holding hundreds of other
- * files' objects: it waits on the objects the Worker reached through deliver() since the
- * last call, the sessions their Inboxes are bound to, and every object created since
- * `before`, until a round reaches nothing new, instead of on every object there is.
- */
-export async function settleTouched(before: { inboxes: Set<string>; agents: Set<string> }): Promise<void> {
   const doneInboxes = new Set<string>();
   const doneAgents = new Set<string>();
-  const fresh = (ids: Iterable<string>, done: Set<string>, old?: Set<string>) => [...new Set(ids)].filter((id) => !done.has(id) && !old?.has(id));
-  for (let round = 0; round < 20; round++) {
-    // What deliver() reached since the last round; once that is nothing, the objects made since
-    // `before` some other way (a handoff's destination). Listing them converts every object id
-    // in the runtime, hundreds late in a run, so it is done only then.
-    let inboxes = fresh(touched.inboxes, doneInboxes);
-    let agents = fresh(touched.agents, doneAgents);
-    touched.inboxes.clear();
-    touched.agents.clear();
-    if (inboxes.length === 0 && agents.length === 0) {
-      const now = await objectsNow();
-      inboxes = fresh(now.inboxes, doneInboxes, before.inboxes);
-      agents = fresh(now.agents, doneAgents, before.agents);
-      if (inboxes.length === 0 && agents.length === 0) return;
-    }
+  const fresh = (ids: Iterable<string>, done: Set<string>) => [...new Set(ids)].filter((id) => !done.has(id));
+  for (let round = 0; round < 50; round++) {
+    const inboxes = fresh(reached.inboxes, doneInboxes);
+    const agents = fresh(reached.agents, doneAgents);
+    reached.inboxes.clear();
+    reached.agents.clear();
+    if (inboxes.length === 0 && agents.length === 0) return;
     const bound = await Promise.all(
       inboxes.map(async (id) => {
         doneInboxes.add(id);
@@ -185,6 +95,12 @@ export async function settleTouched(before: { inboxes: Set<string>; agents: Set<
     const due = fresh([...agents, ...bound.filter((id): id is string => id !== null)], doneAgents);
     await Promise.all(due.map(async (id) => (doneAgents.add(id), env.SESSION_AGENT.get(env.SESSION_AGENT.idFromString(id)).idle())));
   }
+  throw new Error("settle(): objects kept reaching new ones for 50 rounds");
+}
+
+/** Marks the start of a suite (test/worker/suites.ts): until() looks at the session objects it reaches from here on. */
+export function markFileStart(): void {
+  reached.suiteAgents.clear();
 }
 
 /** Waits until the Inbox of `key` handed its deliveries on (commands answered, turns queued). */

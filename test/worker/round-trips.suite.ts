@@ -15,6 +15,7 @@ import { dc, sl, tg } from "../support/fixtures.ts";
 import { newSession, TOKEN } from "./helpers.ts";
 import { bind, settle } from "./platform-helpers.ts";
 import { countOutboundFetch, discordHook, label, measure, sequentialDepth, slackHook, telegramHook, type Timed } from "./round-trip-trace.ts";
+import { notingEnv } from "./reached.ts";
 import { net, telegram } from "./setup.ts";
 
 countOutboundFetch();
@@ -64,7 +65,7 @@ const PLATFORMS: Array<{ name: string; request(chat: number): Promise<Request> }
 /** Sends a request to the Worker as it is (uncounted) and waits for what it left behind. */
 async function send(request: Request): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(request, env, ctx);
+  const res = await worker.fetch(request, notingEnv(env), ctx);
   await waitOnExecutionContext(ctx);
   await settle();
   return res;

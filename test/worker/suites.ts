@@ -10,8 +10,9 @@ import { markFileStart } from "./platform-helpers.ts";
  * of CPU less for the worker project, 8 s for the relay project (TESTING.md, "One runtime
  * per Worker configuration").
  *
- * A suite's hooks stay inside its describe. Each suite starts with markFileStart(), which
- * settle() and until() use to wait on that suite's objects only (platform-helpers.ts).
+ * A suite's hooks stay inside its describe. Each suite starts with markFileStart(), from which
+ * until() looks at the session objects that suite reaches (platform-helpers.ts); settle()
+ * waits on what was reached since it last ran (test/worker/reached.ts).
  */
 export function runSuites(suites: Record<string, () => Promise<unknown>>): void {
   const files = Object.keys(suites).sort();
