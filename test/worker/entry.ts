@@ -20,62 +20,27 @@ export default {
   scheduled: (controller: ScheduledController, env: Env, ctx: ExecutionContext) => worker.scheduled(controller, notingEnv(env), ctx),
 } satisfies ExportedHandler<Env>;
 
-export class SessionAgent extends WorkerSessionAgent {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, notingEnv(env));
-  }
+// A mixin's base constructor must take any arguments (TypeScript's rule for mixins).
+type ObjectClass = new (...args: any[]) => object;
+
+/** `Base`, its objects constructed with `envOf` of the env the runtime gives them. */
+function constructedWith<C extends ObjectClass>(Base: C, envOf: (env: Env) => Env): C {
+  return class extends Base {
+    constructor(...args: any[]) {
+      super(args[0] as DurableObjectState, envOf(args[1] as Env));
+    }
+  };
 }
 
-export class Inbox extends WorkerInbox {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, notingEnv(env));
-  }
-}
+const relayNoting = (env: Env) => notingEnv(relayEnv(env));
 
-export class Relay extends WorkerRelay {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, notingEnv(env));
-  }
-}
-
-export class SignInGuard extends WorkerSignInGuard {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, notingEnv(env));
-  }
-}
-
-export class DiscordGateway extends WorkerDiscordGateway {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, notingEnv(env));
-  }
-}
-
-export class RelayConfigSessionAgent extends WorkerSessionAgent {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, notingEnv(relayEnv(env)));
-  }
-}
-
-export class RelayConfigInbox extends WorkerInbox {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, notingEnv(relayEnv(env)));
-  }
-}
-
-export class RelayConfigRelay extends WorkerRelay {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, notingEnv(relayEnv(env)));
-  }
-}
-
-export class RelayConfigSignInGuard extends WorkerSignInGuard {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, notingEnv(relayEnv(env)));
-  }
-}
-
-export class RelayConfigDiscordGateway extends WorkerDiscordGateway {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, notingEnv(relayEnv(env)));
-  }
-}
+export const SessionAgent = constructedWith(WorkerSessionAgent, notingEnv);
+export const Inbox = constructedWith(WorkerInbox, notingEnv);
+export const Relay = constructedWith(WorkerRelay, notingEnv);
+export const SignInGuard = constructedWith(WorkerSignInGuard, notingEnv);
+export const DiscordGateway = constructedWith(WorkerDiscordGateway, notingEnv);
+export const RelayConfigSessionAgent = constructedWith(WorkerSessionAgent, relayNoting);
+export const RelayConfigInbox = constructedWith(WorkerInbox, relayNoting);
+export const RelayConfigRelay = constructedWith(WorkerRelay, relayNoting);
+export const RelayConfigSignInGuard = constructedWith(WorkerSignInGuard, relayNoting);
+export const RelayConfigDiscordGateway = constructedWith(WorkerDiscordGateway, relayNoting);
