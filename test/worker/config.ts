@@ -21,6 +21,11 @@ export function configEnv(): Env {
   return relay ? relayEnv(runtimeEnv) : runtimeEnv;
 }
 
+/** configEnv() noting the objects got through it (test/worker/reached.ts): the env to call the Worker's handlers with. */
+export function workerEnv(): Env {
+  return notingEnv(configEnv());
+}
+
 /** The bindings of the configuration in use (`env.DB`, `env.RELAY`, …), read when used. */
 export const env: Env = new Proxy({} as Env, { get: (_target, key) => Reflect.get(configEnv(), key) as unknown });
 
@@ -31,5 +36,5 @@ export const env: Env = new Proxy({} as Env, { get: (_target, key) => Reflect.ge
  */
 export function selfFetch(input: string | URL, init?: RequestInit): Promise<Response> {
   if (!relay) return exports.default.fetch(input, init);
-  return Promise.resolve(worker.fetch(new Request(input, init), notingEnv(configEnv()), createExecutionContext()));
+  return Promise.resolve(worker.fetch(new Request(input, init), workerEnv(), createExecutionContext()));
 }

@@ -2,13 +2,13 @@ import { createExecutionContext, listDurableObjectIds, waitOnExecutionContext } 
 import worker from "../../workers/index.ts";
 import { tg } from "../support/fixtures.ts";
 import { discordHeaders, slackHeaders, telegramHeaders, whatsappHeaders } from "../support/signing.ts";
-import { configEnv, env } from "./config.ts";
-import { notingEnv, reached } from "./reached.ts";
+import { env, workerEnv } from "./config.ts";
+import { reached } from "./reached.ts";
 
 /** Delivers a webhook to the Worker and waits for the work it left in waitUntil. */
 export async function deliver(platform: string, body: string | Uint8Array, headers: Record<string, string>): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body }), notingEnv(configEnv()), ctx);
+  const res = await worker.fetch(new Request(`http://edge.test/webhooks/${platform}`, { method: "POST", headers, body }), workerEnv(), ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -17,7 +17,7 @@ export async function deliver(platform: string, body: string | Uint8Array, heade
 export async function toMatrix(path: string, body: string, headers: Record<string, string>, method = "PUT"): Promise<Response> {
   const ctx = createExecutionContext();
   const init: RequestInit = method === "GET" ? { method, headers } : { method, headers, body };
-  const res = await worker.fetch(new Request(`http://edge.test/webhooks/matrix${path}`, init), notingEnv(configEnv()), ctx);
+  const res = await worker.fetch(new Request(`http://edge.test/webhooks/matrix${path}`, init), workerEnv(), ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -99,7 +99,7 @@ export async function settle(): Promise<void> {
 }
 
 /** Marks the start of a suite (test/worker/suites.ts): until() looks at the session objects it reaches from here on. */
-export function markFileStart(): void {
+export function markSuiteStart(): void {
   reached.suiteAgents.clear();
 }
 

@@ -10,7 +10,7 @@ export const reached = {
   /** Since the last settle(): what it still has to wait on. */
   inboxes: new Set<string>(),
   agents: new Set<string>(),
-  /** Session objects since the running suite began (markFileStart()): what until() looks at. */
+  /** Session objects since the running suite began (markSuiteStart()): what until() looks at. */
   suiteAgents: new Set<string>(),
 };
 

@@ -9,8 +9,7 @@
  * Worker waits for. Used by the workerd projects' round-trip tests.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { configEnv } from "./config.ts";
-import { notingEnv } from "./reached.ts";
+import { workerEnv } from "./config.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, beforeAll } from "vitest";
 import { interceptEnv, type Around, type RemoteCall } from "../../bench/entries/intercept.ts";
@@ -96,10 +95,10 @@ export interface Measured {
 export async function measure(request: Request, until?: (res: Response) => Promise<void>, vars: Partial<Record<keyof Env, string>> = {}): Promise<Measured> {
   const trace = new Trace();
   const ctx = createExecutionContext();
-  const counted = interceptEnv(notingEnv(configEnv()), trace.around);
-  const workerEnv = new Proxy(counted, { get: (t, p) => (typeof p === "string" && p in vars ? vars[p as keyof Env] : Reflect.get(t, p)) });
+  const counted = interceptEnv(workerEnv(), trace.around);
+  const countedEnv = new Proxy(counted, { get: (t, p) => (typeof p === "string" && p in vars ? vars[p as keyof Env] : Reflect.get(t, p)) });
   const res = await current.run(trace, async () => {
-    const r = await worker.fetch(request, workerEnv, ctx);
+    const r = await worker.fetch(request, countedEnv, ctx);
     await until?.(r);
     return r;
   });

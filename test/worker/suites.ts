@@ -1,5 +1,5 @@
 import { beforeAll, describe } from "vitest";
-import { markFileStart } from "./platform-helpers.ts";
+import { markSuiteStart } from "./platform-helpers.ts";
 
 /**
  * A workerd project runs one test file, `all.test.ts`, which imports every `*.suite.ts` beside
@@ -10,7 +10,7 @@ import { markFileStart } from "./platform-helpers.ts";
  * of CPU less for the worker project, 8 s for the relay project (TESTING.md, "One runtime
  * per Worker configuration").
  *
- * A suite's hooks stay inside its describe. Each suite starts with markFileStart(), from which
+ * A suite's hooks stay inside its describe. Each suite starts with markSuiteStart(), from which
  * until() looks at the session objects that suite reaches (platform-helpers.ts); settle()
  * waits on what was reached since it last ran (test/worker/reached.ts).
  */
@@ -19,7 +19,7 @@ export function runSuites(suites: Record<string, () => Promise<unknown>>): void 
   if (files.length === 0) throw new Error("no *.suite.ts files found beside all.test.ts");
   for (const file of files) {
     describe(file.replace(/^\.\//, ""), async () => {
-      beforeAll(markFileStart);
+      beforeAll(markSuiteStart);
       await suites[file]!();
     });
   }
