@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CLI, harness, type Harness } from "../support/e2e.ts";
 import type { FakeLlm } from "../support/fake-llm.ts";
-import type { DevWorker } from "../support/wrangler-dev.ts";
+import type { E2eWorker } from "../support/bundled-worker.ts";
 import { conversation } from "../support/fake-llm.ts";
 
 /**
@@ -10,7 +10,7 @@ import { conversation } from "../support/fake-llm.ts";
  * as a child process talking to it through a pipe, and a fake model on loopback.
  */
 let h: Harness;
-let worker: DevWorker;
+let worker: E2eWorker;
 let llm: FakeLlm;
 
 beforeAll(async () => {

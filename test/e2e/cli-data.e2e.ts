@@ -5,7 +5,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCli } from "../../cli/main.ts";
 import { memoryIo } from "../support/cli-io.ts";
 import { harness, type Harness } from "../support/e2e.ts";
-import type { DevWorker } from "../support/wrangler-dev.ts";
+import type { E2eWorker } from "../support/bundled-worker.ts";
 import { tempDir } from "../support/temp.ts";
 
 /**
@@ -13,7 +13,7 @@ import { tempDir } from "../support/temp.ts";
  * `wrangler dev`: the real Worker, its objects and D1, over real HTTP.
  */
 let h: Harness;
-let worker: DevWorker;
+let worker: E2eWorker;
 
 beforeAll(async () => {
   h = await harness();

@@ -4,11 +4,11 @@ import type { FakeLlm } from "../support/fake-llm.ts";
 import type { ApiCall, FakeDiscord, FakeSlack, FakeTelegram } from "../support/fake-platforms.ts";
 import { dc, sl, tg } from "../support/fixtures.ts";
 import { DISCORD_TEST, discordHeaders, slackHeaders, telegramHeaders } from "../support/signing.ts";
-import type { DevWorker } from "../support/wrangler-dev.ts";
+import type { E2eWorker } from "../support/bundled-worker.ts";
 
 /** Each platform end to end: signed webhooks into a real `wrangler dev`, replies out to loopback fakes. */
 let h: Harness;
-let worker: DevWorker;
+let worker: E2eWorker;
 let llm: FakeLlm;
 let telegram: FakeTelegram;
 let discord: FakeDiscord;

@@ -8,8 +8,8 @@
 // run the checks one by one.)
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { setPriority } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { setPriority, tmpdir } from "node:os";
 import path from "node:path";
 import { startupBudgetProblems } from "./startup-budget.mjs";
 
@@ -84,9 +84,12 @@ const CHECKS = [
   { name: "tsc (Worker)", args: [tsc, "--noEmit", "--singleThreaded", ...tscCache("worker"), "-p", "tsconfig.json"] },
   { name: "tsc (CLI)", args: [tsc, "--noEmit", "--singleThreaded", ...tscCache("cli"), "-p", "cli/tsconfig.json"] },
   { name: "tsc (console)", args: [tsc, "--noEmit", "--singleThreaded", ...tscCache("console"), "-p", "workers/console/web/tsconfig.json"] },
-  // Then the start-up budget on its output (test/support/startup-budget.mjs).
+  // Then the start-up budget on its output (test/support/startup-budget.mjs). Its output is
+  // also the e2e suites' Worker (test/support/bundled-worker.ts), which waits for it: beside
+  // Vitest it runs at the normal priority.
   {
     name: "wrangler deploy --dry-run, start-up budget",
+    bundle: true,
     args: [wrangler, "deploy", "--dry-run", "--outdir", ".wrangler/dry-run", "--metafile", ".wrangler/dry-run.meta.json"],
     after: () => startupBudgetProblems(path.join(root, ".wrangler/dry-run"), path.join(root, ".wrangler/dry-run.meta.json")).problems,
     cache: { id: "dry-run", key: dryRunInputs },
@@ -102,6 +105,19 @@ const CHECKS = [
 const at = process.argv.indexOf("--vitest");
 const withVitest = at >= 0;
 const vitestArgs = withVitest ? process.argv.slice(at + 1) : [];
+
+// The dry run's output goes to Vitest's e2e suites: its folder, and a file written once it is
+// there ("ok") or not ("failed": the e2e Worker is then bundled by the suites themselves).
+const handover = withVitest ? mkdtempSync(path.join(tmpdir(), "hermes-edge-checks-")) : null;
+const bundleReady = handover ? path.join(handover, "bundle-ready") : null;
+function handBundleOver(built) {
+  if (!bundleReady) return;
+  try {
+    writeFileSync(bundleReady, built ? "ok\n" : "failed\n");
+  } catch {
+    // the suites wait, then bundle it themselves
+  }
+}
 
 /** Where a cached check's marker for its inputs as they are now goes (null: no cache for it, or an input is missing, which the check itself will say). */
 function markerFor(check) {
@@ -132,6 +148,7 @@ function run(check) {
   if (marker) {
     try {
       readFileSync(marker);
+      if (check.bundle) handBundleOver(true);
       return Promise.resolve({ check, code: 0, output: "", seconds: (performance.now() - started) / 1000, cached: true });
     } catch {
       // not passed with these inputs yet
@@ -141,8 +158,9 @@ function run(check) {
     let output = "";
     // No colours or banners in the kept output; wrangler's own level unless the caller set one.
     const child = spawn(process.execPath, check.args, { cwd: root, env: { ...process.env, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"] });
-    // Beside Vitest, the checks yield the CPU to it (nice 10; their own children inherit it).
-    if (withVitest && child.pid !== undefined) {
+    // Beside Vitest, the checks yield the CPU to it (nice 10; their own children inherit it),
+    // except the dry run, which the e2e suites wait for.
+    if (withVitest && !check.bundle && child.pid !== undefined) {
       try {
         setPriority(child.pid, 10);
       } catch {
@@ -151,8 +169,13 @@ function run(check) {
     }
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));
-    child.on("error", (err) => resolve({ check, code: 1, output: `${output}${err.message}\n`, seconds: (performance.now() - started) / 1000 }));
+    child.on("error", (err) => {
+      if (check.bundle) handBundleOver(false);
+      resolve({ check, code: 1, output: `${output}${err.message}\n`, seconds: (performance.now() - started) / 1000 });
+    });
     child.on("close", (code, signal) => {
+      // The bundle is there when wrangler succeeded, whatever the budget says of it.
+      if (check.bundle) handBundleOver(code === 0);
       let problems = [];
       try {
         if (code === 0 && check.after) problems = check.after();
@@ -187,7 +210,8 @@ function machineCpuSeconds() {
 
 function runVitest() {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [vitest, "run", ...vitestArgs], { cwd: root, stdio: "inherit" });
+    const env = { ...process.env, HERMES_WORKER_BUNDLE: path.join(root, ".wrangler", "dry-run"), HERMES_WORKER_BUNDLE_READY: bundleReady };
+    const child = spawn(process.execPath, [vitest, "run", ...vitestArgs], { cwd: root, stdio: "inherit", env });
     child.on("error", (err) => (console.error(`vitest did not start: ${err.message}`), resolve(1)));
     child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
@@ -198,6 +222,7 @@ const cpuAtStart = machineCpuSeconds();
 // Vitest first: the checks' cache keys hash their inputs (the dry run's: about 8 MB) before they start.
 const vitestDone = withVitest ? runVitest() : Promise.resolve(0);
 const [results, vitestCode] = await Promise.all([Promise.all(CHECKS.map(run)), vitestDone]);
+if (handover) rmSync(handover, { recursive: true, force: true });
 const failed = results.filter((r) => r.code !== 0);
 if (withVitest) console.log("");
 for (const r of results) {

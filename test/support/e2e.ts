@@ -9,7 +9,7 @@ import { FakeHomeserver } from "./fake-matrix.ts";
 import { FakeWhatsApp } from "./fake-whatsapp.ts";
 import { serve, type LoopbackServer } from "./http.ts";
 import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, MATRIX_TEST, SLACK_TEST, TELEGRAM_TEST, WHATSAPP_TEST } from "./signing.ts";
-import { startWorker, type DevWorker } from "./wrangler-dev.ts";
+import { startBundledWorker, type E2eWorker } from "./bundled-worker.ts";
 
 /**
  * One real `wrangler dev` shared by the end-to-end files (they run one after another in
@@ -17,7 +17,7 @@ import { startWorker, type DevWorker } from "./wrangler-dev.ts";
  * the model at a fake provider. Starting it once keeps the suite fast.
  */
 export interface Harness {
-  worker: DevWorker;
+  worker: E2eWorker;
   llm: FakeLlm;
   telegram: FakeTelegram;
   discord: FakeDiscord;
@@ -112,7 +112,7 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
   const gateway = await new FakeDiscordGateway().start();
   discord.gatewayUrl = gateway.url;
   const [l, t, d, s, sf, c, w, m] = servers.map((x) => x.url) as [string, string, string, string, string, string, string, string];
-  const worker = await startWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w, matrix: m }), ...extra });
+  const worker = await startBundledWorker({ ...platformVars({ llm: l, telegram: t, discord: d, slack: s, whatsapp: w, matrix: m }), ...extra });
   return {
     worker,
     llmUrl: l,

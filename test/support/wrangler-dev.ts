@@ -168,7 +168,7 @@ function d1Binding(): string {
  * changes, the Worker starts on an empty database and every e2e test fails on a missing
  * table; `hermes-edge status` in cli-data.e2e.ts checks the recorded migrations.)
  */
-function writeMigratedD1(persist: string): void {
+export function writeMigratedD1(persist: string): void {
   const dir = path.join(persist, "v3", "d1", "miniflare-D1DatabaseObject");
   mkdirSync(dir, { recursive: true });
   const db = new DatabaseSync(path.join(dir, `${objectIdFromName("miniflare-D1DatabaseObject", d1Binding())}.sqlite`));
