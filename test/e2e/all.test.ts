@@ -2,12 +2,12 @@ import { afterAll, describe } from "vitest";
 import { stopHarnesses } from "../support/e2e.ts";
 
 /**
- * The end-to-end suites, in one file: they share two `wrangler dev` Workers (see
+ * The end-to-end suites, in one file: they share two Workers (the deploy bundle in miniflare: see
  * test/support/e2e.ts), so they run one after another in one process, while the other
  * projects run beside them. Each suite's hooks stay inside its own describe.
  */
-describe("platforms through wrangler dev", async () => void (await import("./platforms.e2e.ts")));
-describe("attachments through wrangler dev", async () => void (await import("./attachments.e2e.ts")));
+describe("platforms end to end", async () => void (await import("./platforms.e2e.ts")));
+describe("attachments end to end", async () => void (await import("./attachments.e2e.ts")));
 describe("the CLI chat", async () => void (await import("./cli-chat.e2e.ts")));
 describe("the CLI data and status commands", async () => void (await import("./cli-data.e2e.ts")));
 describe("handoff", async () => void (await import("./handoff.e2e.ts")));

@@ -6,7 +6,7 @@ import { dc, sl, tg } from "../support/fixtures.ts";
 import { discordHeaders, slackHeaders, SLACK_TEST, telegramHeaders } from "../support/signing.ts";
 
 /**
- * Attachments end to end: signed webhooks into a real `wrangler dev` (local R2), files
+ * Attachments end to end: signed webhooks into the e2e Worker (the deploy bundle in miniflare) (local R2), files
  * served by the loopback fakes (Telegram getFile and its file server, Slack url_private,
  * Discord's CDN), the model shown images as content parts and documents as text.
  */
@@ -23,7 +23,7 @@ const post = (platform: string, body: string, headers: Record<string, string>) =
 const api = async <T>(path: string): Promise<T> =>
   (await (await fetch(`${h.worker.url}${path}`, { headers: { authorization: `Bearer ${h.worker.token}` } })).json()) as T;
 
-describe("attachments through wrangler dev", () => {
+describe("attachments end to end", () => {
   it("Telegram: a photo and a PDF reach the model (an image part, the PDF's text), are kept, and the API lists them", async () => {
     h.telegram.serveFile("e2e-photo", PNG, "application/octet-stream", "photos/e2e.jpg");
     h.telegram.serveFile("e2e-pdf", pdfWithText("the e2e quarterly numbers"), "application/octet-stream", "documents/e2e.pdf");

@@ -6,7 +6,7 @@ import type { E2eWorker } from "../support/bundled-worker.ts";
 import { conversation } from "../support/fake-llm.ts";
 
 /**
- * The real thing: `wrangler dev` running the Worker and its Durable Objects, the real CLI
+ * The real thing: the Worker's deploy bundle in miniflare with its Durable Objects, the real CLI
  * as a child process talking to it through a pipe, and a fake model on loopback.
  */
 let h: Harness;
@@ -60,7 +60,7 @@ async function api<T>(p: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-describe("hermes-edge chat against wrangler dev", () => {
+describe("hermes-edge chat against the local Worker", () => {
   it("streams replies through a pipe, and the second turn replays the first exchange", async () => {
     const cli = runCli(["chat"]);
     cli.child.stdin.write("my name is Ada\n");

@@ -10,7 +10,7 @@ import { tempDir } from "../support/temp.ts";
 
 /**
  * The session data commands (set, usage, export, delete, import) run in-process against
- * `wrangler dev`: the real Worker, its objects and D1, over real HTTP.
+ * the e2e Worker: the real Worker bundle, its objects and D1, over real HTTP.
  */
 let h: Harness;
 let worker: E2eWorker;

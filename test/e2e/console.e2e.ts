@@ -6,7 +6,7 @@ import { tg } from "../support/fixtures.ts";
 import { telegramHeaders } from "../support/signing.ts";
 
 /**
- * The web console in a real headless Chromium against the shared wrangler dev: sign-in,
+ * The web console in a real headless Chromium against the shared e2e Worker: sign-in,
  * sessions, a streamed reply, Stop, a handoff to the fake Telegram, hostile transcripts,
  * phone width. Any console error, page error, dialog, failed request or unexpected HTTP
  * error in the page fails the test. Skipped (one line printed by the e2e global setup)

@@ -4,7 +4,7 @@ import { harness, type Harness } from "../support/e2e.ts";
 import { FAKE_GUILD_ID } from "../support/fake-platforms.ts";
 
 /**
- * Discord's Gateway through real `wrangler dev`: the DiscordGateway object opens an outbound
+ * Discord's Gateway through the e2e Worker (the deploy bundle in miniflare): the DiscordGateway object opens an outbound
  * WebSocket (fetch with `Upgrade: websocket`) to the fake Gateway on loopback, identifies,
  * and turns MESSAGE_CREATE into turns through the same intake as webhooks.
  */
@@ -32,7 +32,7 @@ const said = (id: string, channel: string, content: string) => ({
   content,
 });
 
-describe("Discord Gateway through wrangler dev", () => {
+describe("Discord Gateway end to end", () => {
   it("a handoff to Discord whose thread is answered by a plain message: one turn in that session, the reply a reply to it; a replayed message does nothing", async () => {
     // The object was woken by the Worker's first request (this one, if this suite runs alone).
     expect((await api("/health")).status).toBe(200);

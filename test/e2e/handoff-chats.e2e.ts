@@ -8,7 +8,7 @@ import { conversation } from "../support/fake-llm.ts";
 import { sl, tg } from "../support/fixtures.ts";
 import { slackHeaders, telegramHeaders } from "../support/signing.ts";
 
-/** One person across platforms, through real wrangler dev: Telegram DM → their Slack DM → parked for the CLI → `hermes-edge chat`. */
+/** One person across platforms, through the e2e Worker: Telegram DM → their Slack DM → parked for the CLI → `hermes-edge chat`. */
 let h: Harness;
 
 beforeAll(async () => {

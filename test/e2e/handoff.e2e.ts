@@ -5,7 +5,7 @@ import { tg } from "../support/fixtures.ts";
 import { telegramHeaders } from "../support/signing.ts";
 import { conversation } from "../support/fake-llm.ts";
 
-/** `/handoff telegram` from the real CLI into a fake Telegram forum, through real wrangler dev. */
+/** `/handoff telegram` from the real CLI into a fake Telegram forum, through the e2e Worker. */
 let h: Harness;
 const FORUM = -100888;
 

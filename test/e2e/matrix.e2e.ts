@@ -5,7 +5,7 @@ import type { ApiCall } from "../support/fake-platforms.ts";
 import { mx } from "../support/matrix-fixtures.ts";
 import { MATRIX_TEST, matrixHeaders } from "../support/signing.ts";
 
-/** Matrix through real wrangler dev: a DM answered, /sethome in a room, a CLI session handed off into a thread there and continued in it. */
+/** Matrix through the e2e Worker: a DM answered, /sethome in a room, a CLI session handed off into a thread there and continued in it. */
 let h: Harness;
 const ALICE = "@alice:example.org";
 const BOB = "@bob:example.org";

@@ -11,7 +11,7 @@ import { tempDir } from "../support/temp.ts";
 /**
  * The package as a user gets it: `npm pack` once, `npm install -g` of the tarball into a
  * temporary prefix with no registry access, then the installed `hermes-edge` run by the
- * machine's own Node (20 here) and by the pinned Node 22, against a real `wrangler dev`.
+ * machine's own Node (20 here) and by the pinned Node 22, against the e2e Worker.
  */
 const run = promisify(execFile);
 let dir: string;

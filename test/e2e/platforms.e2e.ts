@@ -6,7 +6,7 @@ import { dc, sl, tg } from "../support/fixtures.ts";
 import { DISCORD_TEST, discordHeaders, slackHeaders, telegramHeaders } from "../support/signing.ts";
 import type { E2eWorker } from "../support/bundled-worker.ts";
 
-/** Each platform end to end: signed webhooks into a real `wrangler dev`, replies out to loopback fakes. */
+/** Each platform end to end: signed webhooks into the e2e Worker (the deploy bundle in miniflare), replies out to loopback fakes. */
 let h: Harness;
 let worker: E2eWorker;
 let llm: FakeLlm;
@@ -25,7 +25,7 @@ const post = (platform: string, body: string, headers: Record<string, string>) =
   fetch(`${worker.url}/webhooks/${platform}`, { method: "POST", headers, body });
 const text = (c: ApiCall) => String(c.body.text ?? c.body.content ?? "");
 
-describe("platforms through wrangler dev", () => {
+describe("platforms end to end", () => {
   it("Telegram: a DM gets the streamed reply in its chat; a redelivery changes nothing; /stop stops a running turn", async () => {
     const update = tg.dm("hello from telegram", 1001);
     expect((await post("telegram", JSON.stringify(update), telegramHeaders())).status).toBe(200);

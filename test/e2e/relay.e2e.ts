@@ -12,7 +12,7 @@ import { telegramHeaders, whatsappHeaders } from "../support/signing.ts";
 import { wa } from "../support/whatsapp-fixtures.ts";
 
 /**
- * A real `wrangler dev` relaying Telegram and WhatsApp, the real `hermes-edge gateway` process
+ * The e2e Worker relaying Telegram and WhatsApp, the real `hermes-edge gateway` process
  * dialing out to it, loopback fakes of Telegram, the Graph API and the model: messages reach
  * the gateway and its replies reach the platform, /stop interrupts, and nothing sent while it
  * is down is lost.

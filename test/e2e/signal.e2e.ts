@@ -9,7 +9,7 @@ import { tempDir } from "../support/temp.ts";
 
 /**
  * Signal bridged end to end: the fake signal-cli daemon on loopback, the real
- * `hermes-edge gateway --bridge signal` process following it, and the relaying `wrangler dev`
+ * `hermes-edge gateway --bridge signal` process following it, and the relaying e2e Worker
  * Worker running the turns (BRIDGE_PLATFORMS=signal:signalbox). A message is answered at the
  * edge, /stop stops a turn, a CLI session is handed off into Signal, and replies made while
  * the gateway is dead wait at the edge until it is back.

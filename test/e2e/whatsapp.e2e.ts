@@ -5,7 +5,7 @@ import { conversation } from "../support/fake-llm.ts";
 import { whatsappHeaders } from "../support/signing.ts";
 import { wa } from "../support/whatsapp-fixtures.ts";
 
-/** WhatsApp through real wrangler dev: a DM and its reply, then a CLI session handed off into that DM. */
+/** WhatsApp through the e2e Worker: a DM and its reply, then a CLI session handed off into that DM. */
 let h: Harness;
 const USER = "15550002001";
 /** Allowed, but never writes: outside the 24-hour window from the start. */

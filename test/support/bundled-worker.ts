@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -94,6 +94,30 @@ async function wranglersMiniflare(): Promise<MiniflareModule> {
   return (await import(requireFromWrangler.resolve("miniflare"))) as MiniflareModule;
 }
 
+/**
+ * Records the workerd processes this process started for the test run's global teardown
+ * (`HERMES_E2E_PIDFILE`, test/support/run-dir.ts): miniflare does not name them, and one
+ * outlives its parent when that is killed. Linux only (read from /proc); elsewhere a normal
+ * stop still ends them.
+ */
+function recordRuntimes(): void {
+  const file = process.env.HERMES_E2E_PIDFILE;
+  if (!file) return;
+  try {
+    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").split(" ").filter(Boolean);
+    const runtimes = children.filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd");
+      } catch {
+        return false;
+      }
+    });
+    if (runtimes.length > 0) appendFileSync(file, `${runtimes.join("\n")}\n`);
+  } catch {
+    // not Linux: nothing recorded
+  }
+}
+
 /** Starts the bundled Worker with `vars` (over blank settings) and fresh local storage; resolves once it serves requests. */
 export async function startBundledWorker(vars: Record<string, string>, token = "e2e-token"): Promise<E2eWorker> {
   const [dir, miniflare] = await Promise.all([workerBundle(), wranglersMiniflare()]);
@@ -125,6 +149,7 @@ export async function startBundledWorker(vars: Record<string, string>, token = "
     rmSync(persist, { recursive: true, force: true });
     throw new Error(`the bundled Worker did not start: ${err instanceof Error ? err.message : String(err)}\n${output}`);
   }
+  recordRuntimes();
   let stopped: Promise<void> | null = null;
   const stop = () => {
     stopped ??= mf

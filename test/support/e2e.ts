@@ -12,9 +12,10 @@ import { DISCORD_TEST, DISCORD_TEST_PUBLIC_KEY, MATRIX_TEST, SLACK_TEST, TELEGRA
 import { startBundledWorker, type E2eWorker } from "./bundled-worker.ts";
 
 /**
- * One real `wrangler dev` shared by the end-to-end files (they run one after another in
- * one process: see vitest.config.ts), with every platform pointed at loopback fakes and
- * the model at a fake provider. Starting it once keeps the suite fast.
+ * The Workers the end-to-end files share (they run one after another in one process: see
+ * vitest.config.ts), each the deploy bundle in miniflare (test/support/bundled-worker.ts),
+ * with every platform pointed at loopback fakes and the model at a fake provider. Starting
+ * them once keeps the suite fast.
  */
 export interface Harness {
   worker: E2eWorker;
@@ -201,8 +202,8 @@ export const SIGNAL_E2E = {
 function startBoth(): void {
   if (shared && relayed) return;
   // The relaying Worker starts once the shared one answers: the first suites need only the
-  // shared one, which comes up sooner without a second wrangler bundling and booting beside
-  // it; the relay suite runs later, by when the second has started behind the first tests.
+  // shared one, which comes up sooner without a second one booting beside it; the relay
+  // suite runs later, by when the second has started behind the first tests.
   // (Once: every harness() call added two exit listeners, and Node warned of a leak.)
   // The shared Worker holds Discord's Gateway (to the fake one): test/e2e/discord-gateway.e2e.ts.
   const cliBuilt = promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, "cli", "build.mjs")], { cwd: PROJECT_ROOT });
@@ -231,11 +232,7 @@ export function relayHarness(): Promise<Started> {
   return relayed!;
 }
 
-/**
- * Stops the harnesses that were started (after the last e2e suite): wrangler dev ends on
- * SIGTERM and removes its own bundle directory under `.wrangler/tmp`, which a process killed
- * by the global teardown leaves behind, and the Workers' storage goes with them.
- */
+/** Stops the harnesses that were started (after the last e2e suite); the Workers' storage goes with them. */
 export async function stopHarnesses(): Promise<void> {
   const started = [shared, relayed].filter((p): p is Promise<Started> => p !== null);
   shared = null;

@@ -10,9 +10,10 @@ import { memoryTmpBase } from "./temp.ts";
  * however its workers ended. Files remove their own `tempDir()`s as they finish
  * (test/support/temp.ts); this catches what a worker that died left.
  *
- * The e2e Workers' process groups are recorded in a file here (`HERMES_E2E_PIDFILE`, by
- * test/support/wrangler-dev.ts): a test process may end without an exit handler running,
- * and then nothing else would stop them.
+ * The e2e Workers' processes are recorded in a file here (`HERMES_E2E_PIDFILE`: a `wrangler
+ * dev`'s process group by test/support/wrangler-dev.ts, the workerd miniflare starts by
+ * test/support/bundled-worker.ts): a test process may end without an exit handler running,
+ * and then nothing else would stop them (a workerd outlives its parent killed by SIGKILL).
  */
 export default function setup(): () => void {
   const dir = mkdtempSync(path.join(memoryTmpBase(), "hermes-edge-test-"));
@@ -28,10 +29,13 @@ export default function setup(): () => void {
       // none was started
     }
     for (const pid of groups) {
-      try {
-        process.kill(-Number(pid), "SIGKILL");
-      } catch {
-        // already stopped
+      // A process group (wrangler dev and its children), else the one process (a workerd).
+      for (const target of [-Number(pid), Number(pid)]) {
+        try {
+          process.kill(target, "SIGKILL");
+        } catch {
+          // not a group, or already stopped
+        }
       }
     }
     rmSync(dir, { recursive: true, force: true });
