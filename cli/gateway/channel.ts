@@ -47,9 +47,10 @@ export function relayChannel(outbox: Outbox, chat: RelayedChat, descriptor: Desc
   return {
     caps: { edits: descriptor?.supports_edit !== false && ops.includes("edit"), typing: ops.includes("typing"), editIntervalMs: interval },
     typing: async () => outbox.notify(chat.platform, { op: "typing", ...where }),
-    show: (markdown, ids, mode) =>
+    // The first post of a reply carries its key: the connector posts it once however often it is sent.
+    show: (markdown, ids, mode, key) =>
       ids.length === 0
-        ? run({ op: "send", ...where, content: markdown, final: mode === "final" })
+        ? run({ op: "send", ...where, content: markdown, final: mode === "final", ...(key ? { idempotency_key: key } : {}) })
         : run({ op: "edit", ...where, content: markdown, message_id: ids[0], message_ids: [...ids], final: mode === "final" }),
     post: async (markdown) => (await run({ op: "send", ...where, content: markdown, final: true })).ids,
   };

@@ -18,7 +18,25 @@ const SCHEMA = [
   // The chat (session key) a frame is for: a full buffer drops from the chat with the most waiting.
   `ALTER TABLE buffer ADD COLUMN chat TEXT;
   CREATE INDEX buffer_chat ON buffer (chat, seq)`,
+  // Sends made under an idempotency key: what they posted (the result) and a hash of the content.
+  `CREATE TABLE sends (key TEXT PRIMARY KEY, content_hash TEXT NOT NULL, result TEXT NOT NULL, at INTEGER NOT NULL);
+  CREATE INDEX sends_at ON sends (at)`,
 ];
+
+/** How long a send's idempotency key is remembered: a gateway restarts within minutes, a reply is not redone days later. */
+export const SEND_KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** A send made under an idempotency key: a hash of what it posted, and its result. */
+export interface KeyedSend {
+  contentHash: string;
+  result: string;
+}
+
+/** Sends made under an idempotency key, remembered (outbound.ts runs them). */
+export interface KeyedSends {
+  get(key: string): KeyedSend | null;
+  put(key: string, send: KeyedSend): void;
+}
 
 /** What the status route shows for a gateway. */
 export interface RelayStatus {
@@ -64,6 +82,29 @@ export class RelayStore {
     this.#sql = sql;
     migrate(sql, "relay", SCHEMA);
     this.#relayed = new SeenDeliveries(sql, "relayed");
+  }
+
+  /** The keyed sends of this object, as of the clock's now at each call. */
+  keyedSends(now: () => number = Date.now): KeyedSends {
+    return { get: (key) => this.keyedSend(key, now()), put: (key, send) => this.rememberSend(key, send, now()) };
+  }
+
+  /** The send made under `key` (within {@link SEND_KEY_RETENTION_MS}), or null. */
+  keyedSend(key: string, now: number): KeyedSend | null {
+    const row = this.#sql.exec("SELECT content_hash, result FROM sends WHERE key = ? AND at >= ?", key, now - SEND_KEY_RETENTION_MS)[0];
+    return row ? { contentHash: String(row.content_hash), result: String(row.result) } : null;
+  }
+
+  /** Remembers the send made under `key` (replacing an earlier one), forgetting those past retention. */
+  rememberSend(key: string, send: KeyedSend, now: number): void {
+    this.#sql.exec("DELETE FROM sends WHERE at < ?", now - SEND_KEY_RETENTION_MS);
+    this.#sql.exec(
+      "INSERT INTO sends (key, content_hash, result, at) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET content_hash = excluded.content_hash, result = excluded.result, at = excluded.at",
+      key,
+      send.contentHash,
+      send.result,
+      now,
+    );
   }
 
   /** Takes a token once: false when it was used before. Expired ones are forgotten. */

@@ -183,7 +183,8 @@ export class Relay extends DurableObject<Env> {
       case "interrupt":
         return this.#gatewayInterrupt(ws, frame.session_key);
       case "outbound":
-        void runOutbound({ env: this.env, fronted: this.#state(ws).platforms }, frame.action, frame.platform).then((result) =>
+        // A send under an idempotency key is remembered in this object's store: the same key again does not post twice.
+        void runOutbound({ env: this.env, fronted: this.#state(ws).platforms, sends: this.#store.keyedSends() }, frame.action, frame.platform).then((result) =>
           this.#send(ws, { type: "outbound_result", requestId: frame.requestId, result }),
         );
         return;

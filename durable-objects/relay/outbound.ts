@@ -1,13 +1,15 @@
 import { isPlatformName } from "../../workers/platforms/names.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { PlatformApiError, type ReplyTarget } from "../../workers/platforms/types.ts";
-import { targetFromWire, type OutboundAction, type OutboundResult } from "../../workers/relay/frames.ts";
+import { OutboundResult, targetFromWire, type OutboundAction } from "../../workers/relay/frames.ts";
 import { errorMessage } from "../../workers/log/index.ts";
+import type { KeyedSends } from "./buffer.ts";
 
-/** What a gateway may act on: the platforms it said hello for. */
+/** What a gateway may act on: the platforms it said hello for, and where keyed sends are remembered. */
 export interface OutboundContext {
   env: Env;
   fronted: readonly string[];
+  sends?: KeyedSends;
 }
 
 /**
@@ -24,7 +26,7 @@ export async function runOutbound(ctx: OutboundContext, action: OutboundAction, 
   const adapter = adapterFor(ctx.env, platform);
   if (!adapter) return { success: false, code: "platform_not_configured", error: `${platform} has no credentials on the connector` };
   try {
-    return await run(adapter, platform, action);
+    return await run(adapter, platform, action, ctx.sends);
   } catch (err) {
     if (err instanceof PlatformApiError)
       return { success: false, code: err.code, error: err.message, ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}) };
@@ -41,11 +43,54 @@ async function targetOf(adapter: NonNullable<ReturnType<typeof adapterFor>>, pla
   return (await adapter.destination(a.chat_id, thread)).target;
 }
 
-async function run(adapter: NonNullable<ReturnType<typeof adapterFor>>, platform: string, a: OutboundAction): Promise<OutboundResult> {
+async function contentHash(mode: string, content: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${mode}\n${content}`));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The messages an earlier result names. */
+function idsOf(result: OutboundResult): string[] {
+  return result.message_ids ?? (result.message_id !== undefined ? [result.message_id] : []);
+}
+
+/**
+ * A `send` under an idempotency key: the first one posts and is remembered; the same key
+ * again returns what was posted, after editing it to this content where the content (or
+ * live/final) differs. A platform without edits posts the new content (its reply shows
+ * twice then: nothing else would show the rest).
+ */
+async function keyedSend(
+  adapter: NonNullable<ReturnType<typeof adapterFor>>,
+  target: ReplyTarget,
+  a: OutboundAction,
+  key: string,
+  sends: KeyedSends,
+): Promise<OutboundResult> {
+  const mode = a.final === false ? "live" : "final";
+  const content = a.content ?? "";
+  const hash = await contentHash(mode, content);
+  const before = sends.get(key);
+  const earlier = before ? OutboundResult.safeParse(JSON.parse(before.result)) : null;
+  if (before && earlier?.success && before.contentHash === hash) return earlier.data;
+  const known = earlier?.success && adapter.capabilities.edits ? idsOf(earlier.data) : [];
+  const { ids, complete } = await adapter.show(target, content, known, mode);
+  const result: OutboundResult = { success: true, message_id: ids[0], message_ids: ids, complete };
+  sends.put(key, { contentHash: hash, result: JSON.stringify(result) });
+  return result;
+}
+
+async function run(
+  adapter: NonNullable<ReturnType<typeof adapterFor>>,
+  platform: string,
+  a: OutboundAction,
+  sends: KeyedSends | undefined,
+): Promise<OutboundResult> {
   const mode = a.final === false ? "live" : "final";
   switch (a.op) {
     case "send": {
-      const { ids, complete } = await adapter.show(await targetOf(adapter, platform, a), a.content ?? "", [], mode);
+      const target = await targetOf(adapter, platform, a);
+      if (a.idempotency_key && sends) return await keyedSend(adapter, target, a, a.idempotency_key, sends);
+      const { ids, complete } = await adapter.show(target, a.content ?? "", [], mode);
       return { success: true, message_id: ids[0], message_ids: ids, complete };
     }
     case "edit": {

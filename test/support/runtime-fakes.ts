@@ -54,6 +54,8 @@ export interface ChannelCall {
   mode?: "live" | "final";
   text?: string;
   ids?: string[];
+  /** The reply's idempotency key, when the runtime gave one. */
+  key?: string;
 }
 
 /** A reply channel that records what it was asked to show and fails on request. */
@@ -79,8 +81,8 @@ export class FakeChannel implements ReplyChannel {
   /** Replies longer than this show in one message only when final (as a platform's split does). */
   partLimit = Infinity;
 
-  async show(markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown> {
-    this.calls.push({ op: "show", mode, text: markdown, ids: [...ids] });
+  async show(markdown: string, ids: readonly string[], mode: "live" | "final", key?: string): Promise<Shown> {
+    this.calls.push({ op: "show", mode, text: markdown, ids: [...ids], ...(key !== undefined ? { key } : {}) });
     if (this.hangNext) {
       this.hangNext = false;
       return new Promise<Shown>(() => undefined);

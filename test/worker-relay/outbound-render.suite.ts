@@ -41,3 +41,49 @@ describe("relayed replies are rendered like the edge's own", () => {
     s.ws.close(1000);
   });
 });
+
+describe("a send under an idempotency key is posted once", () => {
+  it("the same key returns the message it posted, edited where the content changed; a recovered gateway's final send does not post the reply again", async () => {
+    const s = await gateway();
+    const key = "reply:turn-idem-1";
+    const posts = () => telegram.called("/sendMessage").length;
+    const edits = () => telegram.called("/editMessageText").length;
+    const [p0, e0] = [posts(), edits()];
+
+    const first = await outbound(s, { op: "send", content: "echo: hello", final: false, idempotency_key: key });
+    expect(first).toMatchObject({ success: true });
+    expect(posts()).toBe(p0 + 1);
+    const id = String(first.message_id);
+
+    // The gateway died before this result reached it, and sends the same live text again.
+    expect(await outbound(s, { op: "send", content: "echo: hello", final: false, idempotency_key: key })).toEqual(first);
+    expect([posts(), edits()]).toEqual([p0 + 1, e0]);
+
+    // Its recovered turn delivers the whole reply under the same key: an edit of that message, no new post.
+    const final = await outbound(s, { op: "send", content: "echo: hello, **all** of it", idempotency_key: key });
+    expect(final).toMatchObject({ success: true, message_ids: [id], complete: true });
+    expect(posts()).toBe(p0 + 1);
+    expect(telegram.called("/editMessageText").at(-1)!.body).toMatchObject({ message_id: Number(id), text: "echo: hello, all of it" });
+
+    // Another key, or none, posts as before.
+    expect(String((await outbound(s, { op: "send", content: "echo: hello", idempotency_key: "reply:turn-idem-2" })).message_id)).not.toBe(id);
+    await outbound(s, { op: "send", content: "no key" });
+    await outbound(s, { op: "send", content: "no key" });
+    expect(posts()).toBe(p0 + 4);
+    s.ws.close(1000);
+  });
+
+  it("a key longer than 200 characters is refused as a malformed frame, and nothing is posted", async () => {
+    const s = await gateway();
+    const before = telegram.called("/sendMessage").length;
+    s.send({
+      type: "outbound",
+      requestId: "idem-long",
+      platform: "telegram",
+      action: { op: "send", chat_id: "1002", content: "x", idempotency_key: "k".repeat(201) },
+    });
+    expect(await s.next("error")).toMatchObject({ code: "malformed_frame" });
+    expect(telegram.called("/sendMessage")).toHaveLength(before);
+    s.ws.close(1000);
+  });
+});

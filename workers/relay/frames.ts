@@ -129,6 +129,13 @@ export const OutboundAction = z.lazy(() =>
     target: z.string().optional(),
     /** `final`: the reply is complete (all of it is shown, in several messages if long). */
     final: z.boolean().optional(),
+    /**
+     * An extension, for `send`: the same key (a reply's first message, named by its turn) sent
+     * again is not posted again. The connector returns the messages it posted then, edited
+     * to this content where it differs; so a gateway that restarted without the first result
+     * does not show the reply twice.
+     */
+    idempotency_key: z.string().min(1).max(200).optional(),
     /** Hermes gateways put a reply's thread here. */
     metadata: z
       .object({ thread_id: z.union([z.string(), z.number()]).nullish() })

@@ -23,11 +23,18 @@ export interface ReplyChannel {
    * Shows `markdown` as the reply: `live` shows what fits the first message (the reply is
    * still streaming), `final` shows all of it (more messages when it is long). `ids` are
    * the messages already showing it, which are edited rather than posted again. Returns
-   * the ids showing it now.
+   * the ids showing it now. `key` names the reply ({@link replyKey}): a channel that may
+   * not learn what its first post did (a relay gateway) sends it so the post is not made
+   * twice; the others ignore it.
    */
-  show(markdown: string, ids: readonly string[], mode: "live" | "final"): Promise<Shown>;
+  show(markdown: string, ids: readonly string[], mode: "live" | "final", key?: string): Promise<Shown>;
   /** Posts a separate new message (a note that the reply could not be delivered in place). */
   post(markdown: string): Promise<string[]>;
+}
+
+/** The idempotency key of a turn's reply: the same for its live and its final showing, across restarts. */
+export function replyKey(turnId: string): string {
+  return `reply:${turnId}`;
 }
 
 /** A short description of a delivery failure, for one log line (never a token). */

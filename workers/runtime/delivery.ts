@@ -1,5 +1,5 @@
 import { backoffDelay, isRetryable, retryAfterMs, type BackoffPolicy } from "../retry/index.ts";
-import { describe, type ReplyChannel } from "./channel.ts";
+import { describe, replyKey, type ReplyChannel } from "./channel.ts";
 import { sleepOn, type Clock } from "./clock.ts";
 import type { DeliveryStore, PendingDelivery } from "./deliveries.ts";
 import { UNDELIVERED_NOTE } from "./texts.ts";
@@ -56,7 +56,7 @@ export async function deliverFinal(channel: ReplyChannel, pending: PendingDelive
     await sleepOn(o.clock, wait);
     attempts++;
     try {
-      const shown = await channel.show(pending.text, ids, "final");
+      const shown = await channel.show(pending.text, ids, "final", replyKey(pending.turnId));
       if (shown.ids.join() !== ids.join()) o.onShown?.(shown.ids);
       o.store.done(pending.turnId);
       return { end: "delivered", error: null };

@@ -5,6 +5,7 @@ import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
 import type { RuntimeHost, TurnResult } from "./host.ts";
 import { userKeyOf, type TurnQueue, type TurnRecord } from "./queue.ts";
 import { ReplyStreamer, type TurnSink } from "./reply.ts";
+import { replyKey } from "./channel.ts";
 import type { SentStore } from "./sent.ts";
 import type { UsageStore } from "./usage.ts";
 
@@ -57,6 +58,7 @@ export class TurnEndings {
     return new ReplyStreamer(channel, {
       clock: this.#h.clock,
       ids: rec.sent,
+      key: replyKey(rec.turnId),
       onShown: (ids) => {
         this.#queue.recordSent(rec.turnId, ids);
         this.#sent.record(rec.turnId, ids, this.#h.clock.now());

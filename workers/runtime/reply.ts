@@ -43,6 +43,8 @@ export interface StreamerOptions {
   private?: boolean;
   /** Messages a dead attempt of this turn already showed: edited, not posted again. */
   ids?: readonly string[];
+  /** The reply's idempotency key (`replyKey` in channel.ts), given to the channel with every showing. */
+  key?: string;
   /** Called whenever the set of messages showing the reply changes (persist it). */
   onShown?: (ids: readonly string[]) => void;
   log: (line: string) => void;
@@ -150,7 +152,7 @@ export class ReplyStreamer implements TurnSink {
     const text = edits ? this.#display() : this.#settled();
     if (this.#ended || this.#liveOff || text.trim() === "" || text === this.#shown) return;
     try {
-      const shown = await this.#ch.show(text, this.#ids, "live");
+      const shown = await this.#ch.show(text, this.#ids, "live", this.#o.key);
       this.#setIds(shown.ids);
       this.#shown = text;
       // Without edits the rest of the reply is always still to come.
