@@ -12,14 +12,15 @@ import { BLANK_VARS, writeMigratedD1 } from "./wrangler-dev.ts";
 /**
  * The e2e suites' Workers: the upload `wrangler deploy --dry-run` writes (the main module and
  * the lazy modules beside it, exactly what a deploy sends), run by miniflare on wrangler's own
- * workerd with the bindings wrangler derives from wrangler.toml (its
- * `unstable_getMiniflareWorkerOptions`, what its dev server and the test plugin use, made in
- * Vitest's main process: test/e2e/global-setup.ts), in this process. One bundle serves every Worker of the run; under `npm test` it is the one the
- * checks' dry run makes or kept (test/support/checks.mjs hands it over), so no Worker bundles
- * its own. Measured against a `wrangler dev` per Worker (a wrangler process, its esbuild, the
- * [build] command and a proxy workerd each): the two e2e Workers took about 12.4 s of CPU to
- * become healthy that way and about 4 s this way with the bundle kept (docs in TESTING.md).
- * The benchmarks and `npm start` keep running `wrangler dev` (test/support/wrangler-dev.ts).
+ * workerd, in this process, with the bindings wrangler derives from wrangler.toml (its
+ * `unstable_getMiniflareWorkerOptions`, which its dev server and the test plugin use, called in
+ * Vitest's main process: test/e2e/global-setup.ts). One bundle serves every Worker of the run;
+ * under `npm test` it is the one the checks' dry run makes or kept (test/support/checks.mjs
+ * hands it over), so no Worker bundles its own. Measured against a `wrangler dev` per Worker
+ * (a wrangler process, its esbuild, the [build] command and a proxy workerd each): the two e2e
+ * Workers took about 12.4 s of CPU to become healthy that way, and about 2.5 s this way with
+ * the bundle kept (miniflare's import and two workerds; TESTING.md, "5 Dec"). The benchmarks
+ * and `npm start` keep running `wrangler dev` (test/support/wrangler-dev.ts).
  */
 export interface E2eWorker {
   url: string;
