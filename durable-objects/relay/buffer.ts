@@ -36,6 +36,8 @@ export interface KeyedSend {
 export interface KeyedSends {
   get(key: string): KeyedSend | null;
   put(key: string, send: KeyedSend): void;
+  /** Runs `work` after every earlier one under `key` in this object has settled: two sends with one key never run at once. */
+  inTurn<T>(key: string, work: () => Promise<T>): Promise<T>;
 }
 
 /** What the status route shows for a gateway. */
@@ -77,6 +79,8 @@ export class RelayStore {
   readonly #sql: Sql;
   /** Deliveries already relayed (acknowledged or not), so a redelivery after the ack is not relayed again. */
   readonly #relayed: SeenDeliveries;
+  /** Keyed sends under way in this instance, by key: the next one with the same key waits for them. */
+  readonly #sending = new Map<string, Promise<void>>();
 
   constructor(sql: Sql) {
     this.#sql = sql;
@@ -86,7 +90,22 @@ export class RelayStore {
 
   /** The keyed sends of this object, as of the clock's now at each call. */
   keyedSends(now: () => number = Date.now): KeyedSends {
-    return { get: (key) => this.keyedSend(key, now()), put: (key, send) => this.rememberSend(key, send, now()) };
+    return {
+      get: (key) => this.keyedSend(key, now()),
+      put: (key, send) => this.rememberSend(key, send, now()),
+      inTurn: (key, work) => {
+        const run = (this.#sending.get(key) ?? Promise.resolve()).then(work, work);
+        const settled = run.then(
+          () => undefined,
+          () => undefined,
+        );
+        this.#sending.set(key, settled);
+        void settled.then(() => {
+          if (this.#sending.get(key) === settled) this.#sending.delete(key);
+        });
+        return run;
+      },
+    };
   }
 
   /** The send made under `key` (within {@link SEND_KEY_RETENTION_MS}), or null. */

@@ -66,17 +66,20 @@ async function keyedSend(
   key: string,
   sends: KeyedSends,
 ): Promise<OutboundResult> {
-  const mode = a.final === false ? "live" : "final";
-  const content = a.content ?? "";
-  const hash = await contentHash(mode, content);
-  const before = sends.get(key);
-  const earlier = before ? OutboundResult.safeParse(JSON.parse(before.result)) : null;
-  if (before && earlier?.success && before.contentHash === hash) return earlier.data;
-  const known = earlier?.success && adapter.capabilities.edits ? idsOf(earlier.data) : [];
-  const { ids, complete } = await adapter.show(target, content, known, mode);
-  const result: OutboundResult = { success: true, message_id: ids[0], message_ids: ids, complete };
-  sends.put(key, { contentHash: hash, result: JSON.stringify(result) });
-  return result;
+  // One at a time per key: a gateway back from a restart can resend while the first send is still out.
+  return sends.inTurn(key, async () => {
+    const mode = a.final === false ? "live" : "final";
+    const content = a.content ?? "";
+    const hash = await contentHash(mode, content);
+    const before = sends.get(key);
+    const earlier = before ? OutboundResult.safeParse(JSON.parse(before.result)) : null;
+    if (before && earlier?.success && before.contentHash === hash) return earlier.data;
+    const known = earlier?.success && adapter.capabilities.edits ? idsOf(earlier.data) : [];
+    const { ids, complete } = await adapter.show(target, content, known, mode);
+    const result: OutboundResult = { success: true, message_id: ids[0], message_ids: ids, complete };
+    sends.put(key, { contentHash: hash, result: JSON.stringify(result) });
+    return result;
+  });
 }
 
 async function run(
