@@ -1,5 +1,11 @@
 const encoder = new TextEncoder();
 
+/** The SHA-256 of `data` (text as UTF-8), as lower-case hex. */
+export async function sha256Hex(data: string | Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", typeof data === "string" ? encoder.encode(data) : data));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /**
  * Compares two secrets in constant time. Both sides are hashed first, so neither their
  * contents nor their lengths leak through timing.

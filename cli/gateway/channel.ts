@@ -1,5 +1,5 @@
 import { PlatformApiError, type ReplyTarget, type Shown } from "../../workers/platforms/types.ts";
-import type { Descriptor, OutboundResult } from "../../workers/relay/frames.ts";
+import { resultIds, type Descriptor, type OutboundResult } from "../../workers/relay/frames.ts";
 import type { ReplyChannel } from "../../workers/runtime/index.ts";
 import type { Outbox } from "./outbox.ts";
 
@@ -42,7 +42,7 @@ export function relayChannel(outbox: Outbox, chat: RelayedChat, descriptor: Desc
   const run = async (action: Parameters<Outbox["request"]>[1]): Promise<Shown> => {
     const r = await outbox.request(chat.platform, action);
     if (!r.success) throw failure(chat.platform, r);
-    return { ids: r.message_ids ?? (r.message_id ? [r.message_id] : []), complete: r.complete ?? action.final === true };
+    return { ids: resultIds(r), complete: r.complete ?? action.final === true };
   };
   return {
     caps: { edits: descriptor?.supports_edit !== false && ops.includes("edit"), typing: ops.includes("typing"), editIntervalMs: interval },

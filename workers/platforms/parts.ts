@@ -1,4 +1,5 @@
 import { plainPart, renderMessage, type Dialect, type RenderedPart } from "../format/index.ts";
+import { sha256Hex } from "../security.ts";
 import { splitText } from "./text.ts";
 import type { LengthUnit, Shown } from "./types.ts";
 
@@ -104,8 +105,6 @@ function remember(key: string, seal: string): void {
   if (showing.size > SHOWING_MAX && !oldest.done) showing.delete(oldest.value);
 }
 
-async function fingerprint(part: Part): Promise<string> {
-  const bytes = new TextEncoder().encode(JSON.stringify(part));
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+function fingerprint(part: Part): Promise<string> {
+  return sha256Hex(JSON.stringify(part));
 }

@@ -146,6 +146,11 @@ export const OutboundAction = z.lazy(() =>
 export type OutboundAction = z.infer<typeof OutboundAction>;
 export type OutboundActionIn = z.input<typeof OutboundAction>;
 
+/** The messages a result names, first to last (`message_ids`, else the one `message_id`). */
+export function resultIds(result: { message_id?: string | undefined; message_ids?: string[] | undefined }): string[] {
+  return result.message_ids ?? (result.message_id ? [result.message_id] : []);
+}
+
 export const OutboundResult = z.lazy(() =>
   z.object({
     success: z.boolean(),

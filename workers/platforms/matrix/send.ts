@@ -1,4 +1,5 @@
 import type { Part } from "../parts.ts";
+import { sha256Hex } from "../../security.ts";
 import { matrixText } from "./html.ts";
 import type { MatrixTarget } from "./target.ts";
 
@@ -43,7 +44,5 @@ export function editContent(part: Part, eventId: string): Record<string, unknown
 
 /** A transaction id for a send: the same room, salt and content give the same id, so a retried send is deduplicated by the homeserver. */
 export async function txnIdFor(roomId: string, salt: string, content: unknown): Promise<string> {
-  const data = new TextEncoder().encode(`${roomId}\u0000${salt}\u0000${JSON.stringify(content)}`);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-  return `he${Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `he${(await sha256Hex(`${roomId}\u0000${salt}\u0000${JSON.stringify(content)}`)).slice(0, 32)}`;
 }

@@ -1,5 +1,6 @@
 import { joinUrl } from "../../../agent/index.ts";
 import { errorMessage, logger } from "../../../log/index.ts";
+import { sha256Hex } from "../../../security.ts";
 import type { ConnectionPorts, ConnectionSocket, ConnectionStatus, PlatformConnection } from "../../connection.ts";
 import { PLATFORM_TIMEOUT_MS } from "../../types.ts";
 import { messageContentIntent } from "../health.ts";
@@ -258,8 +259,7 @@ export class DiscordGatewayConnection implements PlatformConnection {
 
 /** A short SHA-256 digest of the bot token, to tell a new token from the one a stop was for. */
 async function tokenDigest(token: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)));
-  return [...bytes.slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return (await sha256Hex(token)).slice(0, 16);
 }
 
 /** The Gateway URL with the version and encoding this connection speaks. */
