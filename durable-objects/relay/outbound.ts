@@ -1,7 +1,8 @@
 import { isPlatformName } from "../../workers/platforms/names.ts";
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { PlatformApiError, type ReplyTarget } from "../../workers/platforms/types.ts";
-import { OutboundResult, targetFromWire, type OutboundAction } from "../../workers/relay/frames.ts";
+import { OutboundResult, resultIds, targetFromWire, type OutboundAction } from "../../workers/relay/frames.ts";
+import { sha256Hex } from "../../workers/security.ts";
 import { errorMessage } from "../../workers/log/index.ts";
 import type { KeyedSends } from "./buffer.ts";
 
@@ -43,16 +44,6 @@ async function targetOf(adapter: NonNullable<ReturnType<typeof adapterFor>>, pla
   return (await adapter.destination(a.chat_id, thread)).target;
 }
 
-async function contentHash(mode: string, content: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${mode}\n${content}`));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** The messages an earlier result names. */
-function idsOf(result: OutboundResult): string[] {
-  return result.message_ids ?? (result.message_id !== undefined ? [result.message_id] : []);
-}
-
 /**
  * A `send` under an idempotency key: the first one posts and is remembered; the same key
  * again returns what was posted, after editing it to this content where the content (or
@@ -66,18 +57,20 @@ async function keyedSend(
   key: string,
   sends: KeyedSends,
 ): Promise<OutboundResult> {
+  // The key is the gateway's; kept per chat, so the same key sent to another chat never edits this chat's messages.
+  const scoped = `${key}\n${JSON.stringify(target)}`;
   // One at a time per key: a gateway back from a restart can resend while the first send is still out.
-  return sends.inTurn(key, async () => {
+  return sends.inTurn(scoped, async () => {
     const mode = a.final === false ? "live" : "final";
     const content = a.content ?? "";
-    const hash = await contentHash(mode, content);
-    const before = sends.get(key);
+    const hash = await sha256Hex(`${mode}\n${content}`);
+    const before = sends.get(scoped);
     const earlier = before ? OutboundResult.safeParse(JSON.parse(before.result)) : null;
     if (before && earlier?.success && before.contentHash === hash) return earlier.data;
-    const known = earlier?.success && adapter.capabilities.edits ? idsOf(earlier.data) : [];
+    const known = earlier?.success && adapter.capabilities.edits ? resultIds(earlier.data) : [];
     const { ids, complete } = await adapter.show(target, content, known, mode);
     const result: OutboundResult = { success: true, message_id: ids[0], message_ids: ids, complete };
-    sends.put(key, { contentHash: hash, result: JSON.stringify(result) });
+    sends.put(scoped, { contentHash: hash, result: JSON.stringify(result) });
     return result;
   });
 }

@@ -73,6 +73,21 @@ describe("a send under an idempotency key is posted once", () => {
     s.ws.close(1000);
   });
 
+  it("the same key sent for another chat posts there and leaves the first chat's message alone", async () => {
+    const s = await gateway();
+    const key = "reply:turn-idem-4";
+    const first = await outbound(s, { op: "send", content: "for chat 1002", idempotency_key: key });
+    const [posts, edits] = [telegram.called("/sendMessage").length, telegram.called("/editMessageText").length];
+    const other = await outbound(s, { op: "send", chat_id: "1001", content: "for chat 1001", idempotency_key: key });
+    expect(other).toMatchObject({ success: true });
+    expect(telegram.called("/sendMessage")).toHaveLength(posts + 1);
+    expect(telegram.called("/sendMessage").at(-1)!.body).toMatchObject({ chat_id: 1001, text: "for chat 1001" });
+    expect(telegram.called("/editMessageText")).toHaveLength(edits);
+    // And back in the first chat, the key still finds its own message.
+    expect(await outbound(s, { op: "send", content: "for chat 1002", idempotency_key: key })).toEqual(first);
+    s.ws.close(1000);
+  });
+
   it("a key longer than 200 characters is refused as a malformed frame, and nothing is posted", async () => {
     const s = await gateway();
     const before = telegram.called("/sendMessage").length;
