@@ -1,12 +1,10 @@
-import { execFile } from "node:child_process";
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { promisify } from "node:util";
 import { inject } from "vitest";
-import { PROJECT_ROOT, wranglerEnv } from "../../cli/local.ts";
+import { PROJECT_ROOT, runWrangler } from "../../cli/local.ts";
 import { BLANK_VARS, writeMigratedD1 } from "./wrangler-dev.ts";
 
 /**
@@ -43,17 +41,8 @@ function workerBundle(): Promise<string> {
     const handed = await fromChecks();
     if (handed) return handed;
     const out = mkdtempSync(path.join(tmpdir(), "worker-bundle-"));
-    const wrangler = path.join(PROJECT_ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-    try {
-      await promisify(execFile)(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", out], {
-        cwd: PROJECT_ROOT,
-        env: wranglerEnv({ ...process.env, WRANGLER_LOG: "error" }),
-        maxBuffer: 64 * 1024 * 1024,
-      });
-    } catch (err) {
-      const e = err as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`wrangler deploy --dry-run failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
-    }
+    const { code, output } = await runWrangler(PROJECT_ROOT, ["deploy", "--dry-run", "--outdir", out], { ...process.env, WRANGLER_LOG: "error" });
+    if (code !== 0) throw new Error(`wrangler deploy --dry-run failed (exit ${code}):\n${output}`);
     return out;
   })();
   return bundle;
@@ -95,6 +84,9 @@ async function wranglersMiniflare(): Promise<MiniflareModule> {
   return (await import(requireFromWrangler.resolve("miniflare"))) as MiniflareModule;
 }
 
+/** The workerd pids already in the run's pid file. */
+const recorded = new Set<string>();
+
 /**
  * Records the workerd processes this process started for the test run's global teardown
  * (`HERMES_E2E_PIDFILE`, test/support/run-dir.ts): miniflare does not name them, and one
@@ -108,12 +100,14 @@ function recordRuntimes(): void {
     const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").split(" ").filter(Boolean);
     const runtimes = children.filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd");
+        return !recorded.has(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd");
       } catch {
         return false;
       }
     });
-    if (runtimes.length > 0) appendFileSync(file, `${runtimes.join("\n")}\n`);
+    if (runtimes.length === 0) return;
+    appendFileSync(file, `${runtimes.join("\n")}\n`);
+    for (const pid of runtimes) recorded.add(pid);
   } catch {
     // not Linux: nothing recorded
   }
