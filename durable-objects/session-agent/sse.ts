@@ -1,4 +1,5 @@
 import { formatSse, type TurnEvent, type TurnOutcome } from "../../workers/agent/index.ts";
+import { nextTask } from "../../workers/retry/index.ts";
 import type { TurnSink } from "../../workers/runtime/index.ts";
 
 const encoder = new TextEncoder();
@@ -11,6 +12,9 @@ const encoder = new TextEncoder();
 export class SseSink implements TurnSink {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   #open = true;
+  #paused = false;
+  #markSent: () => void = () => undefined;
+  readonly #sent = new Promise<void>((resolve) => (this.#markSent = resolve));
 
   constructor(writer: WritableStreamDefaultWriter<Uint8Array>) {
     this.#writer = writer;
@@ -23,12 +27,31 @@ export class SseSink implements TurnSink {
     });
   }
 
-  event(e: TurnEvent): void {
-    if (e.type === "text") this.#send("delta", { text: e.text });
-    else this.#send("tool", { name: e.name, status: e.phase, ...("summary" in e && typeof e.summary === "string" ? { summary: e.summary } : {}) });
+  sent(): void {
+    this.#markSent();
+  }
+
+  /** Resolves once the turn's model request went out or the turn ended, or after `ms`. */
+  async untilSent(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.#sent, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  }
+
+  /** The first delta asks for a task: it goes out before the rest of the reply is parsed and the turn ends. */
+  event(e: TurnEvent): Promise<void> | undefined {
+    if (e.type !== "text") {
+      this.#send("tool", { name: e.name, status: e.phase, ...("summary" in e && typeof e.summary === "string" ? { summary: e.summary } : {}) });
+      return undefined;
+    }
+    this.#send("delta", { text: e.text });
+    if (this.#paused) return undefined;
+    this.#paused = true;
+    return nextTask();
   }
 
   end(o: TurnOutcome): void {
+    this.#markSent();
     if (o.error) this.#send("error", o.error);
     else this.#send("done", { finish_reason: o.finishReason });
     this.#writer.close().catch(() => undefined);

@@ -46,6 +46,8 @@ export const WATCHDOG_MS = 30_000;
  * runs (or waits) longer than this copies what it has so far after this long, then again at its end.
  */
 export const FIRST_COPY_DELAY_MS = 2_000;
+/** How long an API turn's start waits for its model request to go out before answering anyway. */
+export const TURN_SEND_WAIT_MS = 1_000;
 /** A failed copy to D1 is tried again after this long. */
 export const MIRROR_RETRY_MS = 5_000;
 

@@ -33,10 +33,26 @@ afterEach(() => {
 });
 
 describe("OpenAI-compatible streaming client", () => {
+  it("a reply that came in one read: a reader that asks for a pause after the first words gets it before the rest is parsed", async () => {
+    // Before: the whole reply was parsed (and the turn ended) before anything waiting for
+    // I/O could run, so an API caller had the first words 4-5 ms late (bench:turn).
+    const llm = new FakeLlm().then({ kind: "text", chunks: ["Hel", "lo", " there"] });
+    const order: string[] = [];
+    const onText = (t: string): Promise<void> | undefined => {
+      order.push(t);
+      if (order.length > 1) return undefined;
+      setTimeout(() => order.push("(I/O)"), 0);
+      return new Promise((resolve) => setTimeout(resolve, 0));
+    };
+    const res = await model(llm).m.complete({ messages: user, onText });
+    expect(order).toEqual(["Hel", "(I/O)", "lo", " there"]);
+    expect(res.content).toBe("Hello there");
+  });
+
   it("streams text pieces as they arrive and returns the whole reply with usage", async () => {
     const llm = new FakeLlm().then({ kind: "text", chunks: ["Hel", "lo"], usage: { prompt_tokens: 7, completion_tokens: 2 } });
     const pieces: string[] = [];
-    const res = await model(llm).m.complete({ messages: user, onText: (t) => pieces.push(t) });
+    const res = await model(llm).m.complete({ messages: user, onText: (t) => void pieces.push(t) });
     expect(pieces).toEqual(["Hel", "lo"]);
     expect(res).toEqual({ content: "Hello", toolCalls: [], finishReason: "stop", usage: { input: 7, output: 2 } });
     expect(llm.calls[0]!.authorization).toBe("Bearer sk-test");

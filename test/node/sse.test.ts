@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { SseSink } from "../../durable-objects/session-agent/sse.ts";
 import { SseParser, formatSse, parseSse } from "../../workers/agent/index.ts";
 
 describe("server-sent events", () => {
@@ -30,3 +31,59 @@ describe("server-sent events", () => {
     ]);
   });
 });
+
+describe("an API turn's event stream (SseSink)", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const sink = () => {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    return { sink: new SseSink(writable.getWriter()), text: new Response(readable).text() };
+  };
+
+  it("asks the model's stream to pause once, after the first delta, and writes every event", async () => {
+    const { sink: s, text } = sink();
+    const first = s.event({ type: "text", text: "Hel" });
+    expect(first).toBeInstanceOf(Promise);
+    await first;
+    expect(s.event({ type: "text", text: "lo" })).toBeUndefined();
+    expect(s.event({ type: "tool", phase: "start", name: "fetch_url", id: "c1", summary: "fetch_url https://example.org" })).toBeUndefined();
+    s.end({ finishReason: "stop", text: "Hello", usage: { input: 1, output: 1 }, toolCalls: 1 });
+    const events = [...parseSseText(await text)];
+    expect(events.map((e) => e.event)).toEqual(["delta", "delta", "tool", "done"]);
+  });
+
+  it("untilSent: resolves when the model request went out, when the turn ended, or after the wait", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const settled = (p: Promise<void>) => {
+      let done = false;
+      void p.then(() => (done = true));
+      return () => done;
+    };
+    const a = sink().sink;
+    const aDone = settled(a.untilSent(1000));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(aDone()).toBe(false);
+    a.sent();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(aDone()).toBe(true);
+    const b = sink().sink;
+    const bDone = settled(b.untilSent(1000));
+    b.end({ finishReason: "error", text: "", error: { code: "x", message: "y" }, usage: { input: 0, output: 0 }, toolCalls: 0 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(bDone()).toBe(true);
+    const c = sink().sink;
+    const cDone = settled(c.untilSent(1000));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(cDone()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(cDone()).toBe(true);
+  });
+});
+
+function* parseSseText(body: string): Generator<{ event: string; data: string }> {
+  const parser = new SseParser();
+  yield* parser.push(body);
+  yield* parser.end();
+}

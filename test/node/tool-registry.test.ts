@@ -82,7 +82,7 @@ describe("a registry with tool sources", () => {
       tools: registry,
       history: [{ role: "user", content: "search" }],
       append: async (m) => void stored.push(m),
-      onEvent: (e) => events.push(e),
+      onEvent: (e) => void events.push(e),
     });
     expect(out.finishReason).toBe("stop");
     for (const call of llm.calls) {

@@ -214,6 +214,36 @@ export function runtimeContract(makeSql: () => Sql): void {
     expect(next.runtime.deliveries.all()).toEqual([]);
   });
 
+  it("a turn's model request goes out before its user message is stored (a request sent after a write waits for its commit); the message is stored once, before the reply, and the API caller told", async () => {
+    const r = rig(makeSql());
+    const atCall: string[][] = [];
+    const complete = r.model.complete.bind(r.model);
+    r.model.complete = (req) => {
+      atCall.push(said(r));
+      return complete(req);
+    };
+    const whenSent: string[][] = [];
+    const started = r.runtime.start({ content: "hello", origin: "api" }, { event() {}, end() {}, sent: () => void whenSent.push(said(r)) });
+    expect(started.ok).toBe(true);
+    await r.settle();
+    await r.runtime.idle();
+    expect(atCall).toEqual([[]]);
+    expect(r.model.calls[0]!.messages.at(-1)).toEqual({ role: "user", content: "hello" });
+    expect(whenSent).toEqual([["user:hello"]]);
+    expect(said(r)).toEqual(["user:hello", "assistant:echo: hello"]);
+  });
+
+  it("a turn that fails before its model request could go out still stores its user message, once", async () => {
+    const r = rig(makeSql());
+    r.model.complete = () => {
+      throw new Error("the model client broke before sending");
+    };
+    r.runtime.enqueue({ content: "hello", origin: "platform", target, deliveryKey: "tg:broken" });
+    await r.settle();
+    await r.runtime.idle();
+    expect(said(r)).toEqual(["user:hello"]);
+  });
+
   it("a turn's attachments are read before its message is stored (a note each, the model shown them); a re-run after a restart reads nothing again", async () => {
     const note = "[image a.png (image/png, 3 B): the image is attached]";
     const images = [{ type: "image_url" as const, image_url: { url: "data:image/png;base64,AAAA" } }];

@@ -31,7 +31,7 @@ export class ScriptModel implements ChatModel {
     let content = "";
     const [first = "", ...rest] = s.text;
     content += first;
-    if (first) req.onText?.(first);
+    if (first) void req.onText?.(first);
     if (s.hold) {
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));
@@ -43,7 +43,7 @@ export class ScriptModel implements ChatModel {
     }
     for (const piece of rest) {
       content += piece;
-      req.onText?.(piece);
+      void req.onText?.(piece);
     }
     return { content, toolCalls: [], finishReason: "stop", usage: { input: 10, output: content.length } };
   }

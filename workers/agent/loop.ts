@@ -29,7 +29,8 @@ export interface RunTurnOptions {
   history: readonly ChatMessage[];
   /** Persists one new message of this turn, in order, before the turn goes on. */
   append: (message: ChatMessage, usage?: Usage) => Promise<void>;
-  onEvent?: (event: TurnEvent) => void;
+  /** May return a promise to pause a streamed reply's reading until it settles (see ModelRequest.onText). */
+  onEvent?: (event: TurnEvent) => void | Promise<void>;
   signal?: AbortSignal;
   /** fetch for tools (the model has its own). */
   fetch?: typeof fetch;
@@ -41,6 +42,8 @@ export interface RunTurnOptions {
    * transcript itself. Either way the request is repaired.
    */
   prepare?: (transcript: readonly ChatMessage[]) => ChatMessage[];
+  /** Called once, as soon as the first model request is on its way (or failed to start). */
+  onSent?: () => void;
 }
 
 /**
@@ -76,12 +79,15 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
     }
     let result;
     try {
-      result = await model.complete({
+      const call = model.complete({
         messages: [...repairTranscript(opts.prepare ? opts.prepare(transcript) : transcript), ...notes],
         ...(tools ? { tools: tools.schemas() } : {}),
         ...(signal ? { signal } : {}),
         onText: (text) => emit({ type: "text", text }),
       });
+      // A model client sends its request before its first await, so it has left by now.
+      if (step === 0) opts.onSent?.();
+      result = await call;
     } catch (err) {
       const e = err instanceof ProviderError ? err : null;
       const partial = e?.partial ?? "";
@@ -118,7 +124,7 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
       if (signal?.aborted) return stopped();
       toolCalls++;
       const summary = tools.summary(call);
-      emit({ type: "tool", phase: "start", name: call.function.name, id: call.id, summary });
+      await emit({ type: "tool", phase: "start", name: call.function.name, id: call.id, summary });
       let output: string;
       try {
         output = await tools.run(call, { fetch: opts.fetch ?? ((i, init) => fetch(i, init)), ...(signal ? { signal } : {}) });
@@ -127,7 +133,7 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
         throw err;
       }
       await push({ role: "tool", tool_call_id: call.id, name: call.function.name, content: output });
-      emit({ type: "tool", phase: "end", name: call.function.name, id: call.id, summary });
+      await emit({ type: "tool", phase: "end", name: call.function.name, id: call.id, summary });
     }
   }
   const note = `(stopped after ${maxSteps} model calls in one turn)`;

@@ -105,7 +105,7 @@ export class OfflineModel implements ChatModel {
         }
       }
       sent += piece;
-      req.onText?.(piece);
+      await req.onText?.(piece);
     }
     const input = req.messages.reduce((n, m) => n + Math.ceil((m.content?.length ?? 0) / 4), 0);
     return { content: sent, toolCalls: [], finishReason: "stop", usage: { input, output: Math.ceil(sent.length / 4) } };

@@ -185,7 +185,7 @@ export class OpenAiModel implements ChatModel {
           throw new ProviderError("provider_bad_stream", "the model provider sent malformed JSON");
         });
         const text = acc.apply(parsed);
-        if (text) req.onText?.(text);
+        if (text) await req.onText?.(text);
         return;
       }
       if (!res.body) throw new ProviderError("provider_bad_stream", "the model provider sent an empty response");

@@ -123,7 +123,7 @@ export interface ChunkStreamOptions {
   signal: AbortSignal;
   /** Called on each piece of the body (re-arms an idle timer). */
   arm: () => void;
-  onText?: (text: string) => void;
+  onText?: (text: string) => void | Promise<void>;
   /** The ProviderError message for a chunk that is not JSON. */
   malformed: string;
   /** Turns a failure of the stream itself into a ProviderError. */
@@ -143,7 +143,7 @@ export async function readChunkStream(body: ReadableStream<Uint8Array>, acc: Chu
   if (o.signal.aborted) onAbort();
   const decoder = new TextDecoder();
   const parser = new SseParser();
-  const handle = (events: SseEvent[]) => {
+  const handle = async (events: SseEvent[]) => {
     for (const ev of events) {
       if (ev.data === "[DONE]") {
         acc.done = true;
@@ -156,19 +156,23 @@ export async function readChunkStream(body: ReadableStream<Uint8Array>, acc: Chu
         throw new ProviderError("provider_bad_stream", o.malformed);
       }
       const text = acc.apply(chunk);
-      if (text) o.onText?.(text);
+      if (!text) continue;
+      // A provider often sends a whole short reply in one read: a reader that asks for a
+      // pause (see ModelRequest.onText) gets it here, before the rest is parsed.
+      const pause = o.onText?.(text);
+      if (pause) await pause;
     }
   };
   try {
     while (!acc.done && !o.signal.aborted) {
       const { value, done } = await reader.read();
       if (done) {
-        handle(parser.push(decoder.decode()));
-        handle(parser.end());
+        await handle(parser.push(decoder.decode()));
+        await handle(parser.end());
         return;
       }
       o.arm();
-      handle(parser.push(decoder.decode(value, { stream: true })));
+      await handle(parser.push(decoder.decode(value, { stream: true })));
     }
   } catch (err) {
     if (o.signal.aborted) return;

@@ -204,7 +204,7 @@ export class WorkersAiModel implements ChatModel {
       } else {
         // Some models answer with one object even when asked to stream.
         const text = acc.apply(out);
-        if (text) req.onText?.(text);
+        if (text) await req.onText?.(text);
       }
     });
   }

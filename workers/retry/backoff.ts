@@ -53,6 +53,15 @@ export function retryAfterMs(err: unknown): number | undefined {
   return typeof s === "number" && Number.isFinite(s) ? Math.max(0, s * 1000) : undefined;
 }
 
+/**
+ * Resolves in the runtime's next task, after what is waiting for I/O has had its turn: a
+ * stream's chunk written just before goes out instead of waiting behind the work that
+ * follows in the same task (a whole reply that came in one read, say).
+ */
+export function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

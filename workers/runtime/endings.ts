@@ -4,7 +4,7 @@ import type { DeliveryStore } from "./deliveries.ts";
 import { deliverFinal, type DeliveryOutcome } from "./delivery.ts";
 import type { RuntimeHost, TurnResult } from "./host.ts";
 import { userKeyOf, type TurnQueue, type TurnRecord } from "./queue.ts";
-import { ReplyStreamer, type TurnSink } from "./reply.ts";
+import { ReplyStreamer, type StreamEnd, type TurnSink } from "./reply.ts";
 import { replyKey } from "./channel.ts";
 import type { SentStore } from "./sent.ts";
 import type { UsageStore } from "./usage.ts";
@@ -111,6 +111,18 @@ export class TurnEndings {
     } finally {
       this.#delivering--;
     }
+  }
+
+  /**
+   * A streamed turn's end: the turn ends and its reply becomes a pending delivery in one step,
+   * so nothing between can lose the reply. A reply the live updates already show in full needs none.
+   */
+  pendStreamed(rec: TurnRecord, target: ReplyTarget, end: StreamEnd): void {
+    this.#h.sql.transaction(() => {
+      const now = this.#h.clock.now();
+      if (!end.shown) this.#deliveries.put({ turnId: rec.turnId, target, text: end.text, ids: end.ids, attempts: 0, notBefore: end.notBefore, createdAt: now });
+      this.#queue.forget(rec, now);
+    });
   }
 
   /** Ends a turn a dead instance left, whose last words are stored: delivers `text` (editing what it showed) and forgets it. */

@@ -23,7 +23,10 @@ export function toolLine(name: string, summary: string): string {
 /** Where a turn's progress goes while it runs. */
 export interface TurnSink {
   start?(): void;
-  event(e: TurnEvent): void;
+  /** The turn's first model request is on its way, and the turn and its user message are stored. */
+  sent?(): void;
+  /** A promise returned pauses the model's stream until it settles. */
+  event(e: TurnEvent): void | Promise<void>;
   end(outcome: TurnOutcome): unknown;
 }
 

@@ -261,12 +261,15 @@ export class SessionRuntime {
     await this.#execute(again, active, this.#end.sinkFor(again));
   }
 
-  /** Stores the turn's user message (its words, then a note per attachment) unless an earlier attempt did. */
-  #storeUser(rec: TurnRecord, got: TurnAttachments | null = null): void {
-    // Only a turn run before (re-run after a restart) can have stored it.
-    if (rec.attempts > 1 && this.transcript.hasTurnUser(rec.turnId)) return;
-    const content = got ? [rec.content.trim(), got.text].filter(Boolean).join("\n\n") : rec.content;
-    const user: ChatMessage = { role: "user", content };
+  /** The turn's user message (its words, then a note per attachment), or null when an earlier attempt (a re-run's) stored it. */
+  #userMessage(rec: TurnRecord, got: TurnAttachments | null): ChatMessage | null {
+    if (rec.attempts > 1 && this.transcript.hasTurnUser(rec.turnId)) return null;
+    return { role: "user", content: got ? [rec.content.trim(), got.text].filter(Boolean).join("\n\n") : rec.content };
+  }
+
+  /** Stores the turn's user message unless an earlier attempt did. */
+  #storeUser(rec: TurnRecord, got: TurnAttachments | null = null, user = this.#userMessage(rec, got)): void {
+    if (!user) return;
     const id = this.#h.sql.transaction(() => {
       const stored = this.transcript.appendOne({ message: user, turnId: rec.turnId, userKey: userKeyOf(rec), at: this.#h.clock.now() });
       if (got) this.attachments.put(rec.turnId, got.records, this.#h.clock.now());
@@ -286,26 +289,45 @@ export class SessionRuntime {
     }
     let outcome: TurnOutcome;
     sink.start?.();
+    let got: TurnAttachments | null = null;
+    let user: ChatMessage | null = null;
+    let prepared = false;
+    let begun = false;
+    // Once its attachments are read, once: stores the user message and marks the turn started
+    // when its first model request has gone, else before anything else of it is stored or it ends.
+    const begin = () => {
+      if (begun || !prepared) return;
+      begun = true;
+      this.#storeUser(rec, got, user);
+      this.#h.onTurnStart?.(rec);
+      if (!(sink instanceof ReplyStreamer)) sink.sent?.();
+    };
     try {
       // Files an earlier attempt of this turn kept (a first attempt has none).
       const kept = rec.attempts > 1 ? this.attachments.forTurn(rec.turnId) : [];
-      const got = this.#h.attachments ? await this.#h.attachments(rec, kept, active.controller.signal) : null;
-      this.#storeUser(rec, got);
-      this.#h.onTurnStart?.(rec);
+      got = this.#h.attachments ? await this.#h.attachments(rec, kept, active.controller.signal) : null;
+      user = this.#userMessage(rec, got);
+      prepared = true;
       await this.#h.ready?.();
       const model = got ? withAttachments(this.#h.model(), got) : this.#h.model();
       const tools = await this.#h.tools(model, active.controller.signal);
       const prepare = this.#h.prepare;
+      const history = this.history();
       outcome = await runTurn({
         model,
         ...(tools ? { tools } : {}),
         ...(this.#h.fetch ? { fetch: this.#h.fetch } : {}),
-        history: this.history(),
+        history: user ? [...history, user] : history,
+        // The turn's writes go after its first request is on its way: a request sent after
+        // a write waits for that write's commit (the object's output gate), and the
+        // request does not need them. A crash between the two re-runs the turn from its queue row.
+        onSent: begin,
         // Before every model call (tool rounds included), the request within the budget.
         ...(prepare ? { prepare: (transcript: readonly ChatMessage[]) => prepare(transcript, rec, this.historyIds()) } : {}),
         signal: active.controller.signal,
         onEvent: (e) => sink.event(e),
         append: async (m, usage) => {
+          begin();
           const stored = m.role === "assistant" ? { ...m, model: model.id } : m;
           const id = this.transcript.appendOne({
             message: stored,
@@ -325,26 +347,13 @@ export class SessionRuntime {
       outcome = err instanceof ProviderError ? failed(err.code, err.message) : failed("internal", "the turn failed inside the agent runtime");
       this.forgetHistory();
     }
+    begin();
     const tokens = this.#end.recordUsage(rec, outcome);
     let delivery: DeliveryOutcome | null = null;
     const target = rec.target;
     if (sink instanceof ReplyStreamer && target) {
       const end = await sink.end(outcome);
-      // The turn ends and its reply becomes a pending delivery in one step: nothing between
-      // can lose the reply. A reply the live updates already show in full needs none.
-      this.#h.sql.transaction(() => {
-        if (!end.shown)
-          this.deliveries.put({
-            turnId: rec.turnId,
-            target,
-            text: end.text,
-            ids: end.ids,
-            attempts: 0,
-            notBefore: end.notBefore,
-            createdAt: this.#h.clock.now(),
-          });
-        this.queue.forget(rec, this.#h.clock.now());
-      });
+      this.#end.pendStreamed(rec, target, end);
       if (this.#active === active) this.#active = null;
       this.#h.onTurnEnd?.(rec, outcome);
       delivery = end.shown ? { end: "delivered", error: null } : await this.#end.deliver(rec.turnId, target);
