@@ -21,6 +21,35 @@ describe("offline model", () => {
     expect(reply.startsWith("(offline model)\n")).toBe(true);
   });
 
+  it("with no delay, hands on every word in one go unless the reader asks for a pause", async () => {
+    // Regression (found in review): awaiting every word's onText, pause or not, handed a
+    // platform's live reply the words one microtask apart: posted partly, then edited.
+    const m = new OfflineModel({ delayMs: 0 });
+    const words: string[] = [];
+    const whenFirstMicrotaskRan: number[] = [];
+    const res = await m.complete({
+      messages: convo("hello"),
+      onText: (t) => {
+        words.push(t);
+        if (words.length === 1) queueMicrotask(() => whenFirstMicrotaskRan.push(words.length));
+      },
+    });
+    expect(words.length).toBeGreaterThan(3);
+    expect(whenFirstMicrotaskRan).toEqual([words.length]);
+    expect(words.join("")).toBe(res.content);
+    // A reader that asks for a pause after the first word gets it before the second.
+    const paused: string[] = [];
+    await m.complete({
+      messages: convo("hello"),
+      onText: (t): Promise<void> | undefined => {
+        paused.push(t);
+        if (paused.length > 1) return undefined;
+        return new Promise((resolve) => setTimeout(() => (paused.push("(pause)"), resolve()), 0));
+      },
+    });
+    expect(paused[1]).toBe("(pause)");
+  });
+
   it("streams word by word and stops where it is interrupted", async () => {
     const ctrl = new AbortController();
     const pieces: string[] = [];

@@ -16,6 +16,7 @@ export function rig(
     clock?: ManualClock;
     session?: string;
     attachments?: RuntimeHost["attachments"];
+    onTurnStart?: RuntimeHost["onTurnStart"];
   } = {},
 ) {
   const model = opts.model ?? new ScriptModel();
@@ -33,6 +34,7 @@ export function rig(
     channel: () => channel,
     log: (l) => logs.push(l),
     ...(opts.attachments ? { attachments: opts.attachments } : {}),
+    ...(opts.onTurnStart ? { onTurnStart: opts.onTurnStart } : {}),
   };
   const runtime = new SessionRuntime(host);
   const settle = async () => {
@@ -231,6 +233,47 @@ export function runtimeContract(makeSql: () => Sql): void {
     expect(r.model.calls[0]!.messages.at(-1)).toEqual({ role: "user", content: "hello" });
     expect(whenSent).toEqual([["user:hello"]]);
     expect(said(r)).toEqual(["user:hello", "assistant:echo: hello"]);
+  });
+
+  it("a turn is marked started (its watchdog armed) before its attachments are read and its request goes out", async () => {
+    const order: string[] = [];
+    const r = rig(makeSql(), {
+      onTurnStart: () => void order.push("started"),
+      attachments: async () => (order.push("attachments"), null),
+    });
+    const complete = r.model.complete.bind(r.model);
+    r.model.complete = (req) => (order.push("model"), complete(req));
+    r.runtime.enqueue({ content: "hello", origin: "platform", target, deliveryKey: "tg:order" });
+    await r.settle();
+    await r.runtime.idle();
+    expect(order).toEqual(["started", "attachments", "model"]);
+  });
+
+  it("a user message that cannot be stored stops its turn, and the session goes on (nothing left busy)", async () => {
+    const sql = makeSql();
+    let failures = 1;
+    const failing: Sql = {
+      ...sql,
+      exec: (q, ...p) => {
+        if (failures > 0 && q.startsWith("INSERT INTO messages") && p.includes("user")) {
+          failures--;
+          throw new Error("disk I/O error");
+        }
+        return sql.exec(q, ...p);
+      },
+    };
+    const r = rig(failing);
+    const ended: string[] = [];
+    r.runtime.start({ content: "lost", origin: "api" }, { event() {}, end: (o) => void ended.push(o.finishReason) });
+    await r.settle();
+    await r.runtime.idle();
+    expect(r.logs.some((l) => l.includes("its message could not be stored"))).toBe(true);
+    expect(ended).toHaveLength(1);
+    expect(r.runtime.busy).toBe(false);
+    r.runtime.enqueue({ content: "next", origin: "platform", target, deliveryKey: "tg:after" });
+    await r.settle();
+    await r.runtime.idle();
+    expect(said(r).slice(-2)).toEqual(["user:next", "assistant:echo: next"]);
   });
 
   it("a turn that fails before its model request could go out still stores its user message, once", async () => {

@@ -86,7 +86,14 @@ export async function runTurn(opts: RunTurnOptions): Promise<TurnOutcome> {
         onText: (text) => emit({ type: "text", text }),
       });
       // A model client sends its request before its first await, so it has left by now.
-      if (step === 0) opts.onSent?.();
+      if (step === 0) {
+        try {
+          opts.onSent?.();
+        } catch (err) {
+          void call.catch(() => undefined);
+          throw err;
+        }
+      }
       result = await call;
     } catch (err) {
       const e = err instanceof ProviderError ? err : null;

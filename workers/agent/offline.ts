@@ -105,7 +105,9 @@ export class OfflineModel implements ChatModel {
         }
       }
       sent += piece;
-      await req.onText?.(piece);
+      // A reader's pause is honoured; awaiting nothing would hand a platform's live reply each word apart.
+      const pause = req.onText?.(piece);
+      if (pause) await pause;
     }
     const input = req.messages.reduce((n, m) => n + Math.ceil((m.content?.length ?? 0) / 4), 0);
     return { content: sent, toolCalls: [], finishReason: "stop", usage: { input, output: Math.ceil(sent.length / 4) } };

@@ -287,20 +287,25 @@ export class SessionRuntime {
       });
       if (!verdict.ok) return this.#refuse(rec, active, verdict.notice);
     }
+    this.#h.onTurnStart?.(rec);
     let outcome: TurnOutcome;
     sink.start?.();
     let got: TurnAttachments | null = null;
     let user: ChatMessage | null = null;
-    let prepared = false;
-    let begun = false;
-    // Once its attachments are read, once: stores the user message and marks the turn started
-    // when its first model request has gone, else before anything else of it is stored or it ends.
+    let [prepared, begun] = [false, false];
+    // Once its attachments are read: stores the user message once, when its first model request
+    // has gone, else before anything else of the turn is stored or it ends. Never throws: a
+    // message that cannot be stored stops the turn (its request too).
     const begin = () => {
       if (begun || !prepared) return;
       begun = true;
-      this.#storeUser(rec, got, user);
-      this.#h.onTurnStart?.(rec);
-      if (!(sink instanceof ReplyStreamer)) sink.sent?.();
+      try {
+        this.#storeUser(rec, got, user);
+        if (!(sink instanceof ReplyStreamer)) sink.sent?.();
+      } catch (err) {
+        this.#h.log(`turn ${rec.turnId}: its message could not be stored`, err);
+        active.controller.abort(err);
+      }
     };
     try {
       // Files an earlier attempt of this turn kept (a first attempt has none).
@@ -318,9 +323,8 @@ export class SessionRuntime {
         ...(tools ? { tools } : {}),
         ...(this.#h.fetch ? { fetch: this.#h.fetch } : {}),
         history: user ? [...history, user] : history,
-        // The turn's writes go after its first request is on its way: a request sent after
-        // a write waits for that write's commit (the object's output gate), and the
-        // request does not need them. A crash between the two re-runs the turn from its queue row.
+        // The user message is stored once the request has gone (one sent after a write waits for its
+        // commit: the object's output gate). A crash between the two re-runs the turn from its queue row.
         onSent: begin,
         // Before every model call (tool rounds included), the request within the budget.
         ...(prepare ? { prepare: (transcript: readonly ChatMessage[]) => prepare(transcript, rec, this.historyIds()) } : {}),
@@ -329,14 +333,8 @@ export class SessionRuntime {
         append: async (m, usage) => {
           begin();
           const stored = m.role === "assistant" ? { ...m, model: model.id } : m;
-          const id = this.transcript.appendOne({
-            message: stored,
-            turnId: rec.turnId,
-            usage,
-            model: m.role === "assistant" ? model.id : null,
-            userKey: userKeyOf(rec),
-            at: this.#h.clock.now(),
-          });
+          const row = { turnId: rec.turnId, usage, model: m.role === "assistant" ? model.id : null, userKey: userKeyOf(rec), at: this.#h.clock.now() };
+          const id = this.transcript.appendOne({ message: stored, ...row });
           this.#history?.push({ id, message: stored });
           this.#h.onStored?.();
         },
