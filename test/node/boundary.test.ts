@@ -33,7 +33,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   info: [], // workers/platforms/<name>/info.ts and link.ts: what is known of a platform without its adapter, pure
   lazy: [], // workers/lazy.ts and workers/lazy/: modules loaded on first use, uploaded beside the main one
   attachments: ["agent", "lazy"], // reading what people send: downloads, PDFs, speech to text, image parts
-  security: [], // constant-time compares, HMAC
+  security: [], // constant-time compares, HMAC, SHA-256
   version: [],
   log: [], // the logger and errorMessage: import-free, so every layer may use them (EVERYWHERE)
   json: [], // parse JSON and report the first zod issue
@@ -46,7 +46,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   web: ["agent"], // the console's front end, bundled for the browser (workers/console/web/): the SSE parser
   runtime: ["agent", "attachments", "names", "platforms", "retry"], // the one turn runtime (edge and gateway)
   relay: ["names", "platforms", "security"], // frames, tokens: both sides of the relay
-  db: ["attachments", "links", "runtime"],
+  db: ["attachments", "links", "runtime", "security"], // security: link codes are kept as their SHA-256
   conversations: [
     "agent",
     "attachments",

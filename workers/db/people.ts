@@ -1,3 +1,5 @@
+import { sha256Hex } from "../security.ts";
+
 /**
  * Linked identities in D1: which accounts are one person, the one-time `/link` codes, and
  * the throttle on wrong guesses. An account is `<platform>:<user id>` (the same string the
@@ -35,9 +37,8 @@ export function normaliseCode(typed: string): string {
   return typed.toUpperCase().replace(/[^A-Z0-9]/g, "");
 }
 
-async function codeHash(code: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(normaliseCode(code)));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+function codeHash(code: string): Promise<string> {
+  return sha256Hex(normaliseCode(code));
 }
 
 /** A fresh random code, `ABCD-EFGH`. */
