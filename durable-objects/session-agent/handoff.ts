@@ -5,6 +5,7 @@ import { describeHandoffDestination, isPlatformName, PLATFORM_LABEL } from "../.
 import { adapterFor } from "../../workers/platforms/registry.ts";
 import { buildSessionKey } from "../../workers/platforms/session-key.ts";
 import { MissingRowError, type SessionRuntime } from "../../workers/runtime/index.ts";
+import { settledWithin } from "../../workers/retry/index.ts";
 import { handoffJson, type HandoffJson } from "../../workers/db/json.ts";
 import {
   claim,
@@ -116,9 +117,7 @@ export class HandoffRunner {
       const rec = this.#record();
       const left = deadline - this.#h.now();
       if ((rec.handoffState ?? null) !== state || left <= 0) return handoffJson(rec);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([next, new Promise<void>((r) => (timer = setTimeout(r, left)))]);
-      if (timer !== undefined) clearTimeout(timer);
+      await settledWithin(next, left);
     }
   }
 

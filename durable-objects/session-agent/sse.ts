@@ -1,5 +1,5 @@
 import { formatSse, type TurnEvent, type TurnOutcome } from "../../workers/agent/index.ts";
-import { nextTask } from "../../workers/retry/index.ts";
+import { nextTask, settledWithin } from "../../workers/retry/index.ts";
 import type { TurnSink } from "../../workers/runtime/index.ts";
 
 const encoder = new TextEncoder();
@@ -32,10 +32,8 @@ export class SseSink implements TurnSink {
   }
 
   /** Resolves once the turn's model request went out or the turn ended, or after `ms`. */
-  async untilSent(ms: number): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([this.#sent, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-    clearTimeout(timer);
+  untilSent(ms: number): Promise<void> {
+    return settledWithin(this.#sent, ms);
   }
 
   /** The first delta asks for a task: it goes out before the rest of the reply is parsed and the turn ends. */

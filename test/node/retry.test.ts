@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ProviderError, errorForStatus } from "../../workers/agent/errors.ts";
 import { PlatformApiError } from "../../workers/platforms/types.ts";
-import { backoffCeiling, backoffDelay, isOverloaded, isRetryable, parseRetryAfter, retry, retryAfterMs } from "../../workers/retry/index.ts";
+import { backoffCeiling, backoffDelay, isOverloaded, isRetryable, parseRetryAfter, retry, retryAfterMs, settledWithin } from "../../workers/retry/index.ts";
 import type { BackoffPolicy } from "../../workers/retry/index.ts";
 
 const ONE_TO_THIRTY: BackoffPolicy = { baseMs: 1000, capMs: 30_000, jitter: "equal" };
@@ -141,5 +141,41 @@ describe("the retry loop", () => {
     ctrl.abort(new Error("stopped"));
     await expect(p).rejects.toThrow("stopped");
     expect(r.attempts).toEqual([0]);
+  });
+});
+
+describe("settledWithin: a wait for something, at most so long", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const watched = (p: Promise<void>) => {
+    let done = false;
+    void p.then(() => (done = true));
+    return () => done;
+  };
+
+  it("resolves when the promise settles, resolved or rejected, and leaves no timer behind", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const resolved = Promise.withResolvers<void>();
+    const a = watched(settledWithin(resolved.promise, 1000));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(a()).toBe(false);
+    resolved.resolve();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(a()).toBe(true);
+    const b = watched(settledWithin(Promise.reject(new Error("gone")), 1000));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(b()).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("resolves after the time when the promise never settles", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const c = watched(settledWithin(new Promise<void>(() => undefined), 1000));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(c()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(c()).toBe(true);
   });
 });
