@@ -291,13 +291,14 @@ export class SessionRuntime {
     let outcome: TurnOutcome;
     sink.start?.();
     let got: TurnAttachments | null = null;
-    let user: ChatMessage | null = null;
-    let [prepared, begun] = [false, false];
+    // Undefined until the attachments are read; null when an earlier attempt stored it.
+    let user: ChatMessage | null | undefined;
+    let begun = false;
     // Once its attachments are read: stores the user message once, when its first model request
     // has gone, else before anything else of the turn is stored or it ends. Never throws: a
     // message that cannot be stored stops the turn (its request too).
     const begin = () => {
-      if (begun || !prepared) return;
+      if (begun || user === undefined) return;
       begun = true;
       try {
         this.#storeUser(rec, got, user);
@@ -312,7 +313,6 @@ export class SessionRuntime {
       const kept = rec.attempts > 1 ? this.attachments.forTurn(rec.turnId) : [];
       got = this.#h.attachments ? await this.#h.attachments(rec, kept, active.controller.signal) : null;
       user = this.#userMessage(rec, got);
-      prepared = true;
       await this.#h.ready?.();
       const model = got ? withAttachments(this.#h.model(), got) : this.#h.model();
       const tools = await this.#h.tools(model, active.controller.signal);
