@@ -217,6 +217,13 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
+          // Node loads the test files and the code they import itself (its own type stripping:
+          // tsconfig's erasableSyntaxOnly keeps every file strippable), not through Vite's
+          // transform and module runner. Measured with no module cache: the project's 98 files
+          // 17.9 s wall and 30.9 s of CPU through Vite, 11.7 s and 21.5 s natively. Vite-only
+          // features are not available here (import.meta.glob: test/support/corpus.ts reads
+          // the corpus from disk in Node); vi.mock still works through Vitest's module loader.
+          experimental: { viteModuleRunner: false },
           include: ["test/node/**/*.test.ts"],
           setupFiles: ["test/node/setup.ts"],
           // node:sqlite (the gateway's turn runtime) says it is experimental, once per process.
@@ -228,6 +235,8 @@ export default defineConfig({
       {
         test: {
           name: "e2e",
+          // As the node project: Node loads the modules itself.
+          experimental: { viteModuleRunner: false },
           // "log" is wrangler's own default.
           env: { WRANGLER_LOG: CALLER_WRANGLER_LOG ?? "log" },
           environment: "node",

@@ -2,7 +2,8 @@
 /**
  * The webhook corpus in test/corpus: real payloads as the platforms document them and as
  * public bot frameworks recorded them, each with its source and what the Worker must do.
- * Loaded through Vite's glob import, so workerd and Node tests read it the same way.
+ * The workerd project loads it through Vite's glob import (workerd has no file system to read);
+ * the Node projects, whose modules Node loads itself (vitest.config.ts), read it from disk.
  */
 
 /** The platform folders under test/corpus. */
@@ -76,7 +77,22 @@ export function corpusProblems(platform: CorpusPlatform, raw: unknown): string[]
   return problems.length ? problems : bodyProblems(platform, raw);
 }
 
-const files = import.meta.glob<unknown>("../corpus/*/*.json", { eager: true, import: "default" });
+/** Every corpus file's parsed JSON by its path from this folder ("../corpus/<platform>/<name>.json"), as the glob import names them. */
+async function corpusFromDisk(): Promise<Record<string, unknown>> {
+  const { readdirSync, readFileSync } = await import("node:fs");
+  const root = new URL("../corpus/", import.meta.url);
+  const files: Record<string, unknown> = {};
+  for (const platform of readdirSync(root, { withFileTypes: true })) {
+    if (!platform.isDirectory()) continue;
+    for (const name of readdirSync(new URL(`${platform.name}/`, root))) {
+      if (name.endsWith(".json")) files[`../corpus/${platform.name}/${name}`] = JSON.parse(readFileSync(new URL(`${platform.name}/${name}`, root), "utf8"));
+    }
+  }
+  return files;
+}
+
+const files: Record<string, unknown> =
+  navigator.userAgent === "Cloudflare-Workers" ? import.meta.glob<unknown>("../corpus/*/*.json", { eager: true, import: "default" }) : await corpusFromDisk();
 
 /** Every corpus file, checked; throws naming the first file that is not corpus-shaped. */
 export function loadCorpus(): CorpusEntry[] {
