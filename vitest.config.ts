@@ -120,9 +120,10 @@ function lazyModulesFromSource(): Plugin {
  * `server.deps.inline = true`): each is parsed, rewritten for Vite's module runner and sent
  * over a WebSocket. pdf.js (unpdf's serverless build, 1.7 MB in one file) is the largest by
  * far; left to workerd (the plugin's module fallback service reads it from disk and workerd
- * compiles it as an ES module, as it does at the edge), the project's cold run costs about 4 s
- * of CPU less (measured: 27.1-29.6 s against 23.3-25.6 s for `vitest run --project worker`
- * with no module cache). Runs after the plugin's own config hook, which would undo it.
+ * compiles it as an ES module, as it does at the edge), the first PDF read takes under 0.3 s
+ * instead of 1.6 s, and the project's cold run (`vitest run --project worker`, no module
+ * cache) 1-1.2 s less CPU in interleaved runs (27.9 against 28.7 s, 29.4 against 30.6 s; up to
+ * 4 s in runs that were not interleaved). Runs after the plugin's own config hook, which would undo it.
  */
 function pdfjsLoadedByWorkerd(): Plugin {
   return {
@@ -219,8 +220,9 @@ export default defineConfig({
           environment: "node",
           // Node loads the test files and the code they import itself (its own type stripping:
           // tsconfig's erasableSyntaxOnly keeps every file strippable), not through Vite's
-          // transform and module runner. Measured with no module cache: the project's 98 files
-          // 17.9 s wall and 30.9 s of CPU through Vite, 11.7 s and 21.5 s natively. Vite-only
+          // transform and module runner. Measured for the project's 98 files with no Vitest
+          // module cache: 28.2 s of CPU through Vite against 25.0 s natively with Node's compile
+          // cache cold too (16.4 and 13.9 s wall), 30.9 against 21.5 s with it warm. Vite-only
           // features are not available here (import.meta.glob: test/support/corpus.ts reads
           // the corpus from disk in Node); vi.mock still works through Vitest's module loader.
           experimental: { viteModuleRunner: false },
