@@ -7,7 +7,9 @@
  * written to a temp dir in the same run (no code of ours in it): a request that does nothing
  * (`/health`, the baseline), a call to an object already running, a call that makes a new
  * object (and one that also makes a table in it and writes a row), one SQL write, an alarm
- * set, an alarm set and deleted, and a D1 insert. For each: requests per second at
+ * set, an alarm set and deleted, a D1 insert, and the two shapes of a delivery: a running
+ * object that writes a row and calls another running one (an existing chat: Inbox, then
+ * session), and the same with both objects new, each making its table (a new chat). For each: requests per second at
  * `--concurrency` in flight, and the main thread's CPU per request from /proc (Linux), with
  * its difference to `/health`'s and to the plain object call's, measured in the same run
  * (`/health` again at the end: the host's speed drifts).
@@ -42,6 +44,15 @@ export class Probe extends DurableObject {
       sql.exec("INSERT OR REPLACE INTO t VALUES (?, 'b')", String(Math.random()));
     } else if (op === "alarm") {
       await this.ctx.storage.setAlarm(Date.now() + 600000 + Math.floor(Math.random() * 1000));
+    } else if (op === "chain-new") {
+      // A new chat's shape: this new object (its table, a row) hands on to another new one.
+      sql.exec("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v TEXT)");
+      sql.exec("INSERT OR REPLACE INTO t VALUES ('a', 'b')");
+      await this.env.PROBE.getByName(crypto.randomUUID()).run("table");
+    } else if (op.startsWith("chain-existing-")) {
+      // An existing chat's shape: a running object writes a row and hands on to another running one.
+      sql.exec("INSERT OR REPLACE INTO t VALUES ('a', 'b')");
+      await this.env.PROBE.getByName("existing-" + op.slice("chain-existing-".length)).run("sql");
     } else if (op === "alarm-delete") {
       await this.ctx.storage.setAlarm(Date.now() + 600000);
       await this.ctx.storage.deleteAlarm();
@@ -222,14 +233,23 @@ main("bench/object-costs", 300_000, async () => {
   lines.push(await measure(url, group, "call an object: set its alarm", (i) => `/existing?op=alarm&n=${i % EXISTING}`));
   lines.push(await measure(url, group, "call an object: set and delete its alarm", (i) => `/existing?op=alarm-delete&n=${i % EXISTING}`));
   lines.push(await measure(url, group, "one D1 insert", () => "/d1"));
+  const pair = await measure(
+    url,
+    group,
+    "a running object, a row, a running one",
+    (i) => `/existing?op=chain-existing-${(i + 1) % EXISTING}&n=${i % EXISTING}`,
+  );
+  lines.push(pair);
+  const newPair = await measure(url, group, "a new object, a table, a row, a new one", () => "/new?op=chain-new");
+  lines.push(newPair);
   const after = await measure(url, group, "GET /health again", () => "/health");
   lines.push(after);
 
   const health = (lines[0]!.cpuMs + after.cpuMs) / 2;
   const rows = lines.map((f) => {
-    const overCall =
-      f.label.startsWith("call an object:") || f.label.startsWith("call a new") ? `, +${(f.cpuMs - call.cpuMs).toFixed(2)} ms over a plain call` : "";
-    return `${f.label.padEnd(42)} ${f.perSecond.toFixed(0).padStart(5)}/s  ${f.cpuMs.toFixed(2).padStart(5)} ms of the thread (+${(f.cpuMs - health).toFixed(2)} over /health${overCall}; ${(f.cpuMs / health).toFixed(2)}x)`;
+    const overCall = f.label.startsWith("call a") && f !== call ? `, +${(f.cpuMs - call.cpuMs).toFixed(2)} ms over a plain call` : "";
+    const overPair = f === newPair ? `, +${(f.cpuMs - pair.cpuMs).toFixed(2)} ms over the running pair` : "";
+    return `${f.label.padEnd(42)} ${f.perSecond.toFixed(0).padStart(5)}/s  ${f.cpuMs.toFixed(2).padStart(5)} ms of the thread (+${(f.cpuMs - health).toFixed(2)} over /health${overCall}${overPair}; ${(f.cpuMs / health).toFixed(2)}x)`;
   });
   console.log(rows.join("\n"));
   console.log(`/health: ${health.toFixed(2)} ms of the thread per request (the mean of the first and last lines)`);
