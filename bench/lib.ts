@@ -122,14 +122,16 @@ export function writeBenchConfig(): string {
 }
 
 /**
- * A `wrangler dev` for a benchmark, stopped with it: production's Worker, or (`wrapper`)
- * the bench entry, whose `BENCH_*` vars switch on delays and baselines.
+ * A `wrangler dev` for a benchmark, stopped with it: production's Worker, (`wrapper`) the
+ * bench entry, whose `BENCH_*` vars switch on delays and baselines, or (`config`) another
+ * Worker altogether (bench/object-costs' probe).
  */
-export async function benchWorker(vars: Record<string, string>, opts: { wrapper?: boolean } = {}): Promise<DevWorker> {
+export async function benchWorker(vars: Record<string, string>, opts: { wrapper?: boolean; config?: string } = {}): Promise<DevWorker> {
   let forget: () => void = () => undefined;
+  const config = opts.config ?? (opts.wrapper ? writeBenchConfig() : undefined);
   const worker = await within(
     startWorker(vars, {
-      ...(opts.wrapper ? { config: writeBenchConfig() } : {}),
+      ...(config ? { config } : {}),
       onSpawn: (kill) => (forget = own({ stop: async () => kill(), kill })),
     }),
     90_000,

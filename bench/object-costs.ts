@@ -15,14 +15,13 @@
  * (`/health` again at the end: the host's speed drifts).
  * Run: npm run bench:objects [-- --count 2000 --concurrency 50]
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { PROJECT_ROOT } from "../cli/local.ts";
-import { freePort } from "../test/support/http.ts";
-import { fetchWithin, main, own, pool, within } from "./lib.ts";
+import type { DevWorker } from "../test/support/wrangler-dev.ts";
+import { benchWorker, fetchWithin, main, own, pool, workerdCpuMs } from "./lib.ts";
 
 const { values } = parseArgs({ options: { count: { type: "string", default: "2000" }, concurrency: { type: "string", default: "50" } } });
 const COUNT = Number(values.count);
@@ -102,154 +101,72 @@ function writeProbe(dir: string): string {
   return config;
 }
 
-/** wrangler dev on the probe, in its own process group (wrangler and its workerd), stopped with the benchmark. */
-async function startProbe(dir: string): Promise<{ url: string; group: number }> {
-  const [port, inspector] = [await freePort(), await freePort()];
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      path.join(PROJECT_ROOT, "node_modules", "wrangler", "bin", "wrangler.js"),
-      "dev",
-      "--config",
-      writeProbe(dir),
-      "--port",
-      String(port),
-      "--ip",
-      "127.0.0.1",
-      "--inspector-port",
-      String(inspector),
-      "--persist-to",
-      path.join(dir, "state"),
-      "--env-file",
-      "/dev/null",
-      "--show-interactive-dev-session=false",
-    ],
-    {
-      cwd: dir,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, TMPDIR: dir, WRANGLER_SEND_METRICS: "false", WRANGLER_LOG_PATH: dir, FORCE_COLOR: "0", NO_COLOR: "1" },
-    },
-  );
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  const kill = () => {
-    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // gone already
-    }
-  };
-  own({ stop: async () => kill(), kill, output: () => out });
-  if (child.pid === undefined) throw new Error("wrangler dev did not start");
-  const url = `http://127.0.0.1:${port}`;
-  await within(
-    (async () => {
-      for (;;) {
-        if (child.exitCode !== null) throw new Error("wrangler dev exited early");
-        const ok = await fetchWithin(`${url}/health`, {}, 2000).then(
-          (r) => r.ok,
-          () => false,
-        );
-        if (ok) return;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })(),
-    60_000,
-    "starting wrangler dev on the probe",
-  );
-  return { url, group: child.pid };
-}
-
-/**
- * CPU (ms, user + system) the main thread of the group's workerd that runs the isolate has used
- * so far (the one wrangler opened the inspector on; the other is wrangler's proxy in front).
- */
-function mainThreadCpuMs(group: number): number {
-  let ticks = 0;
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "workerd" || Number(f[2]) !== group) continue;
-      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--inspector-addr")) continue;
-      const main = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
-      const m = main.slice(main.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(m[11]) + Number(m[12]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  // USER_HZ is 100 on Linux whatever the kernel's own tick.
-  return ticks * 10;
-}
-
 interface Figure {
   label: string;
   perSecond: number;
   cpuMs: number;
 }
 
-async function measure(base: string, group: number, label: string, pathFor: (i: number) => string, count = COUNT): Promise<Figure> {
-  const cpu0 = mainThreadCpuMs(group);
+/** The main thread of the workerd running the probe's isolate: its CPU so far (ms, /proc). */
+function threadCpuMs(w: DevWorker): number {
+  const ms = workerdCpuMs(w, "isolate");
+  if (ms === null) throw new Error("could not read the workerd thread's CPU from /proc");
+  return ms;
+}
+
+async function measure(w: DevWorker, label: string, pathFor: (i: number) => string, count = COUNT): Promise<Figure> {
+  const cpu0 = threadCpuMs(w);
   const t0 = performance.now();
   await pool(
     Array.from({ length: count }, (_, i) => i),
     CONCURRENCY,
     async (i) => {
-      const res = await fetchWithin(`${base}${pathFor(i)}`);
+      const res = await fetchWithin(`${w.url}${pathFor(i)}`);
       await res.arrayBuffer();
       if (!res.ok) throw new Error(`${label}: HTTP ${res.status}`);
     },
   );
   const seconds = (performance.now() - t0) / 1000;
-  return { label, perSecond: count / seconds, cpuMs: (mainThreadCpuMs(group) - cpu0) / count };
+  return { label, perSecond: count / seconds, cpuMs: (threadCpuMs(w) - cpu0) / count };
 }
 
 main("bench/object-costs", 300_000, async () => {
-  if (process.platform !== "linux") throw new Error("reads each thread's CPU from /proc: Linux only");
+  if (process.platform !== "linux") throw new Error("reads the thread's CPU from /proc: Linux only");
   // bench/lib.ts made TMPDIR memory (/dev/shm) where there is one, as for the other benchmarks' dev servers.
   const dir = mkdtempSync(path.join(tmpdir(), "hermes-edge-object-costs-"));
   own({ stop: async () => rmSync(dir, { recursive: true, force: true }), kill: () => rmSync(dir, { recursive: true, force: true }) });
-  const { url, group } = await startProbe(dir);
+  // The project's settings as blank vars (the probe reads none) and a throwaway local D1: as for every benchmark's dev server.
+  const w = await benchWorker({}, { config: writeProbe(dir) });
   console.log(
     `bench/object-costs: ${COUNT} requests per line, ${CONCURRENCY} in flight, wrangler dev on loopback, storage in ${path.dirname(dir)}; CPU is the main thread of the workerd running the isolate (/proc)`,
   );
   // Warm-up: the dev server's first requests run slower; the D1 table and the existing objects are made here.
-  await fetchWithin(`${url}/d1-setup`);
-  await measure(url, group, "warm-up", () => "/health");
-  await measure(url, group, "warm-up", (i) => `/existing?op=table&n=${i % EXISTING}`, EXISTING * 4);
+  await fetchWithin(`${w.url}/d1-setup`);
+  await measure(w, "warm-up", () => "/health");
+  await measure(w, "warm-up", (i) => `/existing?op=table&n=${i % EXISTING}`, EXISTING * 4);
 
   const lines: Figure[] = [];
-  lines.push(await measure(url, group, "GET /health (nothing)", () => "/health"));
-  const call = await measure(url, group, "call an object already running", (i) => `/existing?n=${i % EXISTING}`);
+  lines.push(await measure(w, "GET /health (nothing)", () => "/health"));
+  const call = await measure(w, "call an object already running", (i) => `/existing?n=${i % EXISTING}`);
   lines.push(call);
-  lines.push(await measure(url, group, "call a new object", () => "/new"));
-  lines.push(await measure(url, group, "call a new object: a table, a row", () => "/new?op=table"));
-  lines.push(await measure(url, group, "call an object: one SQL write", (i) => `/existing?op=sql&n=${i % EXISTING}`));
-  lines.push(await measure(url, group, "call an object: set its alarm", (i) => `/existing?op=alarm&n=${i % EXISTING}`));
-  lines.push(await measure(url, group, "call an object: set and delete its alarm", (i) => `/existing?op=alarm-delete&n=${i % EXISTING}`));
-  lines.push(await measure(url, group, "one D1 insert", () => "/d1"));
-  const pair = await measure(
-    url,
-    group,
-    "a running object, a row, a running one",
-    (i) => `/existing?op=chain-existing-${(i + 1) % EXISTING}&n=${i % EXISTING}`,
-  );
+  lines.push(await measure(w, "call a new object", () => "/new"));
+  lines.push(await measure(w, "call a new object: a table, a row", () => "/new?op=table"));
+  lines.push(await measure(w, "call an object: one SQL write", (i) => `/existing?op=sql&n=${i % EXISTING}`));
+  lines.push(await measure(w, "call an object: set its alarm", (i) => `/existing?op=alarm&n=${i % EXISTING}`));
+  lines.push(await measure(w, "call an object: set and delete its alarm", (i) => `/existing?op=alarm-delete&n=${i % EXISTING}`));
+  lines.push(await measure(w, "one D1 insert", () => "/d1"));
+  const pair = await measure(w, "a running object, a row, a running one", (i) => `/existing?op=chain-existing-${(i + 1) % EXISTING}&n=${i % EXISTING}`);
   lines.push(pair);
-  const newPair = await measure(url, group, "a new object, a table, a row, a new one", () => "/new?op=chain-new");
+  const newPair = await measure(w, "a new object, a table, a row, a new one", () => "/new?op=chain-new");
   lines.push(newPair);
-  const after = await measure(url, group, "GET /health again", () => "/health");
+  const after = await measure(w, "GET /health again", () => "/health");
   lines.push(after);
 
   const health = (lines[0]!.cpuMs + after.cpuMs) / 2;
   const rows = lines.map((f) => {
     const overCall = f.label.startsWith("call a") && f !== call ? `, +${(f.cpuMs - call.cpuMs).toFixed(2)} ms over a plain call` : "";
     const overPair = f === newPair ? `, +${(f.cpuMs - pair.cpuMs).toFixed(2)} ms over the running pair` : "";
-    return `${f.label.padEnd(42)} ${f.perSecond.toFixed(0).padStart(5)}/s  ${f.cpuMs.toFixed(2).padStart(5)} ms of the thread (+${(f.cpuMs - health).toFixed(2)} over /health${overCall}${overPair}; ${(f.cpuMs / health).toFixed(2)}x)`;
+    return `${f.label.padEnd(44)} ${f.perSecond.toFixed(0).padStart(5)}/s  ${f.cpuMs.toFixed(2).padStart(5)} ms of the thread (+${(f.cpuMs - health).toFixed(2)} over /health${overCall}${overPair}; ${(f.cpuMs / health).toFixed(2)}x)`;
   });
   console.log(rows.join("\n"));
   console.log(`/health: ${health.toFixed(2)} ms of the thread per request (the mean of the first and last lines)`);

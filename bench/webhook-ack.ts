@@ -112,6 +112,7 @@ async function prepare(w: DevWorker, f: Fakes, p: Platform, n: number, mode: Mod
       const replies: Array<Promise<number>> = [];
       const t0 = performance.now();
       const cpu0 = workerdCpuMs(w);
+      const thread0 = workerdCpuMs(w, "isolate");
       await pool(deliveries, CONCURRENCY, async (d) => {
         const start = performance.now();
         // A new chat's reply is the first call to it; in an existing one replies queue, so only their count is checked.
@@ -125,8 +126,10 @@ async function prepare(w: DevWorker, f: Fakes, p: Platform, n: number, mode: Mod
       // What the replies leave behind (D1 copies) is part of a delivery's work too.
       await new Promise((r) => setTimeout(r, 500));
       const cpu1 = workerdCpuMs(w);
+      const thread1 = workerdCpuMs(w, "isolate");
       const cpuEach = cpu0 !== null && cpu1 !== null ? (cpu1 - cpu0) / n : null;
-      return { ack, replyTimes, perSecond: n / seconds, allReplied, cpuEach, ...tally(f, deliveries, from) };
+      const threadEach = thread0 !== null && thread1 !== null ? (thread1 - thread0) / n : null;
+      return { ack, replyTimes, perSecond: n / seconds, allReplied, cpuEach, threadEach, ...tally(f, deliveries, from) };
     },
   };
 }
@@ -161,6 +164,12 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
         console.log(
           `${p}, ${mode}: workerd CPU ${r.cpuEach.toFixed(2)} ms per delivery, reply and D1 copy included (${ratio(r.cpuEach, near.cpu)} a /health request just before)`,
         );
+      // Of it, the main thread of the process that runs the isolate: the Worker, every object, miniflare's D1 and SQLite
+      // share it, and at this load it is what a rate is bounded by (docs/benchmarks.md, 6 Dec).
+      if (r.threadEach !== null && near.thread !== null)
+        console.log(
+          `${p}, ${mode}: the runtime's main thread ${r.threadEach.toFixed(2)} ms per delivery (${ratio(r.threadEach, near.thread)} a /health request's ${near.thread.toFixed(2)} ms)`,
+        );
     }
   }
   if (!values.profile && !values.stats) return;
@@ -169,15 +178,17 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
   await counts(f);
 });
 
-/** GET /health, COUNT of them at CONCURRENCY in flight: each one's time, requests/s, and workerd's CPU per request. */
-async function baseline(w: DevWorker): Promise<{ floor: number[]; rate: number; cpu: number | null }> {
+/** GET /health, COUNT of them at CONCURRENCY in flight: each one's time, requests/s, workerd's CPU per request and its runtime's main thread's. */
+async function baseline(w: DevWorker): Promise<{ floor: number[]; rate: number; cpu: number | null; thread: number | null }> {
   const floor: number[] = [];
   const t0 = performance.now();
   const c0 = workerdCpuMs(w);
+  const th0 = workerdCpuMs(w, "isolate");
   await pool(Array.from({ length: COUNT }), CONCURRENCY, async () => void floor.push(await health(w)));
   const rate = COUNT / ((performance.now() - t0) / 1000);
   const c1 = workerdCpuMs(w);
-  return { floor, rate, cpu: c0 !== null && c1 !== null ? (c1 - c0) / COUNT : null };
+  const th1 = workerdCpuMs(w, "isolate");
+  return { floor, rate, cpu: c0 !== null && c1 !== null ? (c1 - c0) / COUNT : null, thread: th0 !== null && th1 !== null ? (th1 - th0) / COUNT : null };
 }
 
 /** CPU profiles of `PROFILE_COUNT` deliveries per platform and mode, attributed per side. */
