@@ -9,10 +9,11 @@
  * object (and one that also makes a table in it and writes a row), one SQL write, an alarm
  * set, an alarm set and deleted, a D1 insert, and the two shapes of a delivery: a running
  * object that writes a row and calls another running one (an existing chat: Inbox, then
- * session), and the same with both objects new, each making its table (a new chat). For each: requests per second at
- * `--concurrency` in flight, and the main thread's CPU per request from /proc (Linux), with
- * its difference to `/health`'s and to the plain object call's, measured in the same run
- * (`/health` again at the end: the host's speed drifts).
+ * session), and the same with both objects new, each making its table (a new chat). For
+ * each: requests per second at `--concurrency` in flight, and the main thread's CPU per
+ * request from /proc (Linux), with its difference to `/health`'s, to the plain object call's
+ * and (the new pair) to the running pair's, measured in the same run (`/health` again at the
+ * end: the host's speed drifts).
  * Run: npm run bench:objects [-- --count 2000 --concurrency 50]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
