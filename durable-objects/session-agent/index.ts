@@ -138,11 +138,18 @@ export class SessionAgent extends DurableObject<Env> {
    * wake the object (at the edge, often a new instance) only to find nothing to do.
    */
   async #rest(): Promise<void> {
+    // Work left (a queued turn, say): the end of the last of it rests, and copies what this turn left.
+    if (this.#working()) return;
     await this.#mirror.flush();
+    if (this.#working() || this.#mirror.pending()) return;
+    await this.#wake.clear();
+  }
+
+  /** A turn runs or waits, a reply waits to be delivered, or a handoff is in flight. */
+  #working(): boolean {
     const rt = this.#runtime;
     const rec = this.#records.get();
-    if (!rt || !rec || rt.executing || rt.hasWork() || inFlight(rec) || this.#handoff?.active || this.#mirror.pending()) return;
-    await this.#wake.clear();
+    return !rt || !rec || rt.executing || rt.hasWork() || inFlight(rec) || this.#handoff?.active === true;
   }
 
   #notify(): void {

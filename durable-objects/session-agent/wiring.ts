@@ -119,7 +119,10 @@ export function wireSession(o: WiringHost): SessionParts {
     onUsage: async (turn, tokens) => budget.settle(turn, tokens),
     onTurnEnd: (_turn, outcome) => {
       o.records().update({ activeTurnId: null, turnStartedAt: null });
-      o.mirror().now();
+      // More turns waiting (a burst of messages): this one's copy goes with a later one's, within
+      // FIRST_COPY_DELAY_MS at the latest: one D1 batch for the burst instead of one per turn.
+      if (o.runtime().queue.all().length > 0) o.mirror().soon();
+      else o.mirror().now();
       o.notify();
       context.afterTurn(outcome);
       o.rest();
