@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SlackAdapter } from "../../workers/platforms/slack/index.ts";
 import { TelegramAdapter } from "../../workers/platforms/telegram/index.ts";
 
@@ -64,6 +64,55 @@ describe("Telegram's bot username", () => {
     await net.release();
     expect(await second).toBe("hermes_bot");
     expect(net.calls()).toBe(2);
+  });
+});
+
+describe("Telegram's bot username, learnt after a webhook (warm)", () => {
+  const me = () => ({ ok: true, result: { id: 1, is_bot: true, first_name: "B", username: "hermes_bot" } });
+
+  it("regression: every webhook of a cold isolate's first burst asked getMe; while one asks, the others do not", async () => {
+    const net = heldFetch("/getMe", me);
+    const adapter = new TelegramAdapter({ token: `1:${unique()}`, webhookSecret: "s", apiRoot: "https://telegram.test", fetch: net.fetch });
+    const burst = Promise.all(Array.from({ length: 5 }, () => adapter.warm()));
+    await net.release(1);
+    await burst;
+    expect(net.calls()).toBe(1);
+    expect(adapter.knownUsername()).toBe("hermes_bot");
+  });
+
+  it("a failed warm-up holds nothing back: the next webhook asks again", async () => {
+    const net = heldFetch("/getMe", me);
+    const adapter = new TelegramAdapter({ token: `1:${unique()}`, webhookSecret: "s", apiRoot: "https://telegram.test", fetch: net.fetch });
+    net.failNext(true);
+    const first = adapter.warm();
+    await net.release();
+    await first;
+    expect(adapter.knownUsername()).toBeNull();
+    net.failNext(false);
+    const second = adapter.warm();
+    await net.release();
+    await second;
+    expect(net.calls()).toBe(2);
+    expect(adapter.knownUsername()).toBe("hermes_bot");
+  });
+
+  it("a warm-up unanswered for 10 s (its request gone) no longer holds the next one back", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const net = heldFetch("/getMe", me);
+      const adapter = new TelegramAdapter({ token: `1:${unique()}`, webhookSecret: "s", apiRoot: "https://telegram.test", fetch: net.fetch });
+      const first = adapter.warm(); // held unanswered
+      for (let i = 0; i < 100_000 && net.calls() < 1; i++) await new Promise((r) => setImmediate(r));
+      await adapter.warm();
+      expect(net.calls()).toBe(1);
+      vi.setSystemTime(Date.now() + 10_001);
+      const next = adapter.warm();
+      await net.release(2);
+      await Promise.all([first, next]);
+      expect(net.calls()).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
