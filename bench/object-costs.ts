@@ -6,8 +6,10 @@
  * thread time it takes. This measures that time per primitive, on a Worker of a few lines
  * written to a temp dir in the same run (no code of ours in it): a request that does nothing
  * (`/health`, the baseline), a call to an object already running, a call that makes a new
- * object (and one that also makes a table in it and writes a row), one SQL write, an alarm
- * set, an alarm set and deleted, a D1 insert, and the two shapes of a delivery: a running
+ * object (and one that also makes a table in it and writes a row), one SQL write, five in
+ * one task (one implicit transaction) and five in five tasks (five commits; beside five tasks
+ * that write nothing), an alarm set, an alarm set and deleted, a D1 insert, and the two
+ * shapes of a delivery: a running
  * object that writes a row and calls another running one (an existing chat: Inbox, then
  * session), and the same with both objects new, each making its table (a new chat). For
  * each: requests per second at `--concurrency` in flight, and the main thread's CPU per
@@ -53,6 +55,17 @@ export class Probe extends DurableObject {
       // An existing chat's shape: a running object writes a row and hands on to another running one.
       sql.exec("INSERT OR REPLACE INTO t VALUES ('a', 'b')");
       await this.env.PROBE.getByName("existing-" + op.slice("chain-existing-".length)).run("sql");
+    } else if (op === "sql5") {
+      for (let i = 0; i < 5; i++) sql.exec("INSERT OR REPLACE INTO t VALUES (?, 'b')", String(Math.random()));
+    } else if (op === "sql5-commits") {
+      // The same five writes, each in a task of its own: five implicit transactions, five commits.
+      for (let i = 0; i < 5; i++) {
+        sql.exec("INSERT OR REPLACE INTO t VALUES (?, 'b')", String(Math.random()));
+        await scheduler.wait(0);
+      }
+    } else if (op === "wait5") {
+      // Five tasks and no writes: what the commits' line pays for the tasks alone.
+      for (let i = 0; i < 5; i++) await scheduler.wait(0);
     } else if (op === "alarm-delete") {
       await this.ctx.storage.setAlarm(Date.now() + 600000);
       await this.ctx.storage.deleteAlarm();
@@ -153,6 +166,9 @@ main("bench/object-costs", 300_000, async () => {
   lines.push(await measure(w, "call a new object", () => "/new"));
   lines.push(await measure(w, "call a new object: a table, a row", () => "/new?op=table"));
   lines.push(await measure(w, "call an object: one SQL write", (i) => `/existing?op=sql&n=${i % EXISTING}`));
+  lines.push(await measure(w, "call an object: five SQL writes, one task", (i) => `/existing?op=sql5&n=${i % EXISTING}`));
+  lines.push(await measure(w, "call an object: five writes, five tasks", (i) => `/existing?op=sql5-commits&n=${i % EXISTING}`));
+  lines.push(await measure(w, "call an object: five tasks, no writes", (i) => `/existing?op=wait5&n=${i % EXISTING}`));
   lines.push(await measure(w, "call an object: set its alarm", (i) => `/existing?op=alarm&n=${i % EXISTING}`));
   lines.push(await measure(w, "call an object: set and delete its alarm", (i) => `/existing?op=alarm-delete&n=${i % EXISTING}`));
   lines.push(await measure(w, "one D1 insert", () => "/d1"));
