@@ -30,8 +30,12 @@ describe("the D1 copy of a session", () => {
     // Counts the session row's copies into D1 (each copy writes it once, in one batch with the transcript rows).
     await env.DB.batch([
       env.DB.prepare("CREATE TABLE IF NOT EXISTS test_copies (n INTEGER NOT NULL)"),
-      env.DB.prepare(`CREATE TRIGGER IF NOT EXISTS test_copies_in AFTER INSERT ON sessions WHEN NEW.session_key = '${KEY(channel)}' BEGIN INSERT INTO test_copies VALUES (1); END`),
-      env.DB.prepare(`CREATE TRIGGER IF NOT EXISTS test_copies_up AFTER UPDATE ON sessions WHEN NEW.session_key = '${KEY(channel)}' BEGIN INSERT INTO test_copies VALUES (1); END`),
+      env.DB.prepare(
+        `CREATE TRIGGER IF NOT EXISTS test_copies_in AFTER INSERT ON sessions WHEN NEW.session_key = '${KEY(channel)}' BEGIN INSERT INTO test_copies VALUES (1); END`,
+      ),
+      env.DB.prepare(
+        `CREATE TRIGGER IF NOT EXISTS test_copies_up AFTER UPDATE ON sessions WHEN NEW.session_key = '${KEY(channel)}' BEGIN INSERT INTO test_copies VALUES (1); END`,
+      ),
     ]);
     try {
       const began = Date.now();
