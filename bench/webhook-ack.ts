@@ -18,9 +18,12 @@
  * deliveries over the inspector port, attributed to the Worker and each Durable Object
  * (bench/profile.ts); then the same deliveries through the bench wrapper entry with
  * BENCH_STATS=1: every SQLite statement each object runs and every remote call each side
- * makes, per delivery (`--stats`: only these counts, without the profiles). `--save-profiles DIR`
+ * makes, per delivery (`--stats`: only these counts, without the profiles). `--ceiling`: then new
+ * chats again through the bench entry with BENCH_NO_INBOX=1 (bench/entries/no-inbox.ts: each
+ * message straight to a new session object, no Inbox), against /health on that dev server: what
+ * a design with one object per new chat could at best reach. `--save-profiles DIR`
  * also writes each profile there as `<platform>-<mode>.cpuprofile`, for Chrome DevTools.
- * Run: npm run bench:webhooks [-- --count 1000 --concurrency 50 --platforms matrix,telegram --profile --profile-count 200 --stats --save-profiles DIR]
+ * Run: npm run bench:webhooks [-- --count 1000 --concurrency 50 --platforms matrix,telegram --profile --profile-count 200 --stats --ceiling --save-profiles DIR]
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -57,6 +60,8 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
     /** Only the statement and remote-call counts of `--profile`, without the CPU profiles. */
     stats: { type: "boolean", default: false },
+    /** New chats again with no Inbox (bench/entries/no-inbox.ts): the one-object ceiling. */
+    ceiling: { type: "boolean", default: false },
     "profile-count": { type: "string", default: "200" },
     platforms: { type: "string", default: PLATFORMS.join(",") },
     "save-profiles": { type: "string" },
@@ -172,11 +177,32 @@ main("bench/webhook-ack", 30 * 60_000, async () => {
         );
     }
   }
-  if (!values.profile && !values.stats) return;
   if (values.profile) await profiles(w, f);
+  if (!values.profile && !values.stats && !values.ceiling) return;
   await w.stop();
-  await counts(f);
+  if (values.stats || values.profile) await counts(f);
+  if (values.ceiling) await ceiling(f);
 });
+
+/** New chats through the bench entry with BENCH_NO_INBOX=1: one object per new chat (not a product: bench/entries/no-inbox.ts). */
+async function ceiling(f: Fakes): Promise<void> {
+  const w = await benchWorker({ ...f.vars, BENCH_NO_INBOX: "1" }, { wrapper: true });
+  console.log(`\nThe one-object ceiling (BENCH_NO_INBOX=1: each message straight to a new session object, no Inbox), ${COUNT} new chats per platform:`);
+  await baseline(w);
+  for (const p of ONLY) {
+    const prepared = await prepare(w, f, p, COUNT, "new chats");
+    const near = await baseline(w);
+    const r = await prepared.run();
+    const thread =
+      r.threadEach !== null && near.thread !== null
+        ? `; the runtime's main thread ${r.threadEach.toFixed(2)} ms per delivery (${ratio(r.threadEach, near.thread)} a /health request's)`
+        : "";
+    console.log(
+      `${p}, no Inbox: ${r.perSecond.toFixed(0)} deliveries/s (${ratio(r.perSecond, near.rate)} the rate of /health just before, ${near.rate.toFixed(0)}/s); lost ${r.lost}${thread}`,
+    );
+  }
+  await w.stop();
+}
 
 /** GET /health, COUNT of them at CONCURRENCY in flight: each one's time, requests/s, workerd's CPU per request and its runtime's main thread's. */
 async function baseline(w: DevWorker): Promise<{ floor: number[]; rate: number; cpu: number | null; thread: number | null }> {

@@ -4,12 +4,15 @@
  * - `BENCH_D1_DELAY_MS` / `BENCH_DO_DELAY_MS`: every D1 and object call delayed (delays.ts);
  * - `BENCH_RELAY_PUSH_URL`: the relay's HTTP-push baseline (push-relay.ts);
  * - `BENCH_HANDOFF_POLL_MS`: the handoff's polling-watcher baseline (polling-handoff.ts);
- * - `BENCH_STATS=1`: storage statements and remote calls counted per side (stats.ts).
+ * - `BENCH_STATS=1`: storage statements and remote calls counted per side (stats.ts);
+ * - `BENCH_NO_INBOX=1`: a message goes from the Worker straight to a new session object, the
+ *   one-object ceiling of a new chat (no-inbox.ts).
  * Run by `wrangler dev` with bench/wrangler.bench.toml, which bench/lib.ts writes from
  * wrangler.toml with `main` pointed here. Never deployed.
  */
 import worker, { Inbox as ProductionInbox } from "../../workers/index.ts";
 import { benchEnv, statsOn } from "./delays.ts";
+import { withoutInbox } from "./no-inbox.ts";
 import { PollingSessionAgent } from "./polling-handoff.ts";
 import { PushRelay } from "./push-relay.ts";
 import { countedState, noteEnv, resetStats, statsJson } from "./stats.ts";
@@ -50,7 +53,7 @@ export default {
       }
       noteEnv("Worker", env);
     }
-    return worker.fetch(request, benchEnv(env, "Worker"), ctx);
+    return worker.fetch(request, withoutInbox(benchEnv(env, "Worker")), ctx);
   },
   scheduled: (controller, env, ctx) => worker.scheduled(controller, benchEnv(env, "Worker"), ctx),
 } satisfies ExportedHandler<Env>;

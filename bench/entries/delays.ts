@@ -18,6 +18,8 @@ export interface BenchVars {
   BENCH_HANDOFF_POLL_MS?: string;
   /** `1`: count storage statements and remote calls per side (see stats.ts). */
   BENCH_STATS?: string;
+  /** `1`: a message goes from the Worker straight to a new session object (see no-inbox.ts). */
+  BENCH_NO_INBOX?: string;
 }
 
 /** Is `BENCH_STATS` on? */
