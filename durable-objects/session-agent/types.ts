@@ -42,8 +42,9 @@ export type HandoffAnswer =
 /** How long a turn may go without the object proving it is alive before recovery kicks in. */
 export const WATCHDOG_MS = 30_000;
 /**
- * A turn's messages and the session row reach D1 in one copy when the turn ends; a turn that
- * runs (or waits) longer than this copies what it has so far after this long, then again at its end.
+ * A turn's messages and the session row reach D1 in one copy when the turn ends (when more
+ * turns wait behind it, with the last of them); a turn, or a burst, that runs (or waits) longer
+ * than this copies what it has so far after this long, then again at its end.
  */
 export const FIRST_COPY_DELAY_MS = 2_000;
 /** How long an API turn's start waits for its model request to go out before answering anyway. */

@@ -120,8 +120,10 @@ export function wireSession(o: WiringHost): SessionParts {
     onTurnEnd: (_turn, outcome) => {
       o.records().update({ activeTurnId: null, turnStartedAt: null });
       // More turns waiting (a burst of messages): this one's copy goes with a later one's, within
-      // FIRST_COPY_DELAY_MS at the latest: one D1 batch for the burst instead of one per turn.
-      if (o.runtime().queue.all().length > 0) o.mirror().soon();
+      // FIRST_COPY_DELAY_MS at the latest: one D1 batch for the burst instead of one per turn. Not
+      // with DAILY_TOKEN_BUDGET set: the next turn's admission reads this one's usage from D1 (the
+      // refusal says "used up" from the usage rows, "busy elsewhere" from reservations alone).
+      if (runtime.queue.all().length > 0 && settings(env).dailyTokenBudget === null) o.mirror().soon();
       else o.mirror().now();
       o.notify();
       context.afterTurn(outcome);

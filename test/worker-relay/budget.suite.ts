@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { sl } from "../support/fixtures.ts";
+import { SLACK_TEST } from "../support/signing.ts";
+import { env } from "../worker/config.ts";
 import { newSession, postTurn, readEvents, deltas } from "../worker/helpers.ts";
-import { settle, toSlack } from "../worker/platform-helpers.ts";
+import { settle, toSlack, untilStartedOnTimers } from "../worker/platform-helpers.ts";
 import { llm, slack } from "../worker/setup.ts";
 
 // This project runs with DAILY_TOKEN_BUDGET=50000 (vitest.config.ts).
@@ -36,5 +38,24 @@ describe("DAILY_TOKEN_BUDGET", () => {
     llm.then({ kind: "text", chunks: ["still answered"], usage: { prompt_tokens: 90_000, completion_tokens: 1 } });
     expect(deltas(await readEvents(await postTurn(id, "cli question")))).toBe("still answered");
     expect(deltas(await readEvents(await postTurn(id, "and another")))).toBe("echo: and another");
+  });
+
+  it("regression: a turn that ended with another waiting left its copy (its usage) to the next turn's end; with a budget, D1 has it before the next turn is admitted", async () => {
+    const channel = "D8311";
+    const first = llm.hold(["cut "], ["never"]);
+    await toSlack(sl.dm("first", "U1021", channel));
+    await untilStartedOnTimers(first);
+    const second = llm.hold(["two "], ["done"]);
+    // BUSY_POLICY=interrupt here: the first turn ends at once, with this one waiting behind it.
+    await toSlack(sl.dm("second", "U1021", channel));
+    await untilStartedOnTimers(second);
+    const inbox = env.INBOX.getByName(`agent:main:slack:dm:${SLACK_TEST.team}:${channel}`);
+    await inbox.idle();
+    const id = (await inbox.session())!;
+    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = ?").bind(id).first<{ n: number }>();
+    expect(rows?.n).toBeGreaterThanOrEqual(1);
+    second.release();
+    await settle();
+    expect(slack.texts(channel).at(-1)).toBe("two done");
   });
 });

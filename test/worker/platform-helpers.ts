@@ -56,6 +56,16 @@ export async function until(done: () => boolean, what: string): Promise<void> {
 /** Waits until a held model stream has started (the turn reached the model). */
 export const untilStarted = (gate: { started: boolean }) => until(() => gate.started, "the model was called");
 
+/**
+ * Waits until a held model stream has started, yielding to timers: where the turn waits on
+ * one first (a held stream before it, released or cancelled: the fake polls its gate every
+ * 2 ms), a loop of RPCs (until()) never lets it run. Up to 5 s.
+ */
+export async function untilStartedOnTimers(gate: { started: boolean }): Promise<void> {
+  for (let i = 0; i < 5_000 && !gate.started; i++) await scheduler.wait(1);
+  if (!gate.started) throw new Error("never happened: the next turn reached the model");
+}
+
 export async function toDiscord(interaction: unknown): Promise<Response> {
   const body = JSON.stringify(interaction);
   return deliver("discord", body, await discordHeaders(body));
