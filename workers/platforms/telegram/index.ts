@@ -65,7 +65,8 @@ const usernames = new Map<string, string>();
  * {@link WARM_STALE_MS} (a call whose request went away) no longer holds the others back.
  */
 const warming = new Map<string, number>();
-const WARM_STALE_MS = 10_000;
+/** Longer than a getMe may take (its timeout): a flag this old belongs to a call that is gone. */
+export const WARM_STALE_MS = PLATFORM_TIMEOUT_MS + 1_000;
 
 /** The bot's user id: the part of the token before the colon. */
 export function botIdFromToken(token: string): number {
