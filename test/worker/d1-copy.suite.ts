@@ -1,3 +1,4 @@
+import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { FIRST_COPY_DELAY_MS } from "../../durable-objects/session-agent/types.ts";
@@ -64,5 +65,26 @@ describe("the D1 copy of a session", () => {
         env.DB.prepare("DROP TABLE IF EXISTS test_copies"),
       ]);
     }
+  });
+
+  it("an object killed mid-burst loses no copy: the instance after it copies the turn that ended before, from its alarm", async () => {
+    const channel = "D7312";
+    const first = llm.hold(["one "], ["done"]);
+    await toSlack(sl.dm("first", "U1002", channel));
+    await untilStarted(first);
+    const second = llm.hold(["two "], ["never"]);
+    await toSlack(sl.dm("second", "U1002", channel));
+    await env.INBOX.getByName(KEY(channel)).idle();
+    const id = (await env.INBOX.getByName(KEY(channel)).session())!;
+    first.release();
+    await untilStartedOnTimers(second);
+    // The first turn's copy waits for the second turn's end, which never comes: the object dies.
+    await abortAllDurableObjects();
+    second.abandon();
+    // The next instance finds the rows not yet in D1 (and the turn the dead one left) and sets its alarm.
+    expect(await runDurableObjectAlarm(env.SESSION_AGENT.getByName(id))).toBe(true);
+    expect(await copied(id)).toBe(4);
+    expect(slack.texts(channel).at(-1)).toBe("echo: second");
+    await settle();
   });
 });
