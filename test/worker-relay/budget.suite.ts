@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { sl } from "../support/fixtures.ts";
 import { SLACK_TEST } from "../support/signing.ts";
-import { env } from "../worker/config.ts";
 import { newSession, postTurn, readEvents, deltas } from "../worker/helpers.ts";
-import { settle, toSlack, untilStartedOnTimers } from "../worker/platform-helpers.ts";
+import { copiedMessages, sessionFor, settle, toSlack, untilStartedOnTimers } from "../worker/platform-helpers.ts";
 import { llm, slack } from "../worker/setup.ts";
 
 // This project runs with DAILY_TOKEN_BUDGET=50000 (vitest.config.ts).
@@ -49,11 +48,8 @@ describe("DAILY_TOKEN_BUDGET", () => {
     // BUSY_POLICY=interrupt here: the first turn ends at once, with this one waiting behind it.
     await toSlack(sl.dm("second", "U1021", channel));
     await untilStartedOnTimers(second);
-    const inbox = env.INBOX.getByName(`agent:main:slack:dm:${SLACK_TEST.team}:${channel}`);
-    await inbox.idle();
-    const id = (await inbox.session())!;
-    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = ?").bind(id).first<{ n: number }>();
-    expect(rows?.n).toBeGreaterThanOrEqual(1);
+    const id = (await sessionFor(`agent:main:slack:dm:${SLACK_TEST.team}:${channel}`))!;
+    expect(await copiedMessages(id)).toBeGreaterThanOrEqual(1);
     second.release();
     await settle();
     expect(slack.texts(channel).at(-1)).toBe("two done");

@@ -5,15 +5,10 @@ import { FIRST_COPY_DELAY_MS } from "../../durable-objects/session-agent/types.t
 import { sl } from "../support/fixtures.ts";
 import { SLACK_TEST } from "../support/signing.ts";
 import { messages } from "./helpers.ts";
-import { sessionFor, settle, toSlack, untilStarted, untilStartedOnTimers } from "./platform-helpers.ts";
+import { copiedMessages, sessionFor, settle, toSlack, untilStarted, untilStartedOnTimers } from "./platform-helpers.ts";
 import { llm, slack } from "./setup.ts";
 
 const KEY = (channel: string) => `agent:main:slack:dm:${SLACK_TEST.team}:${channel}`;
-
-/** D1 rows of a session's transcript. */
-async function copied(sessionId: string): Promise<number> {
-  return (await env.DB.prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = ?").bind(sessionId).first<{ n: number }>())?.n ?? -1;
-}
 
 describe("the D1 copy of a session", () => {
   it("a turn that ends with more waiting leaves its copy to a later one; the burst reaches D1 in one copy, all of it", async () => {
@@ -36,8 +31,7 @@ describe("the D1 copy of a session", () => {
       const second = llm.hold(["two "], ["done"]);
       await toSlack(sl.dm("second", "U1002", channel));
       await toSlack(sl.dm("third", "U1002", channel));
-      await env.INBOX.getByName(KEY(channel)).idle(); // both handed on: waiting in the session
-      const id = (await env.INBOX.getByName(KEY(channel)).session())!;
+      const id = (await sessionFor(KEY(channel)))!; // both handed on: waiting in the session
       first.release();
       await untilStartedOnTimers(second);
       // The first turn has ended, two more behind it: its messages are in the object, not yet
@@ -45,13 +39,13 @@ describe("the D1 copy of a session", () => {
       expect(await messages(id)).toHaveLength(3);
       // Read first, then the clock: the deadline's timer was set after `began`, so a read that
       // ended before began + FIRST_COPY_DELAY_MS ran before any copy it could have started.
-      const midBurst = await copied(id);
+      const midBurst = await copiedMessages(id);
       if (Date.now() - began < FIRST_COPY_DELAY_MS) expect(midBurst).toBe(0);
       second.release();
       await settle();
       expect(slack.texts(channel).filter((t) => t.endsWith(" done") || t.startsWith("echo: "))).toEqual(["one done", "two done", "echo: third"]);
       expect(await sessionFor(KEY(channel))).toBe(id);
-      expect(await copied(id)).toBe(6);
+      expect(await copiedMessages(id)).toBe(6);
       const copies = (await env.DB.prepare("SELECT COUNT(*) AS n FROM test_copies").first<{ n: number }>())?.n;
       // Three turns were three copies. Now one with the last turn, and one more for each full
       // FIRST_COPY_DELAY_MS the burst outlived (a slow host): the deadline's timer is set after
@@ -74,8 +68,7 @@ describe("the D1 copy of a session", () => {
     await untilStarted(first);
     const second = llm.hold(["two "], ["never"]);
     await toSlack(sl.dm("second", "U1002", channel));
-    await env.INBOX.getByName(KEY(channel)).idle();
-    const id = (await env.INBOX.getByName(KEY(channel)).session())!;
+    const id = (await sessionFor(KEY(channel)))!;
     first.release();
     await untilStartedOnTimers(second);
     // The first turn's copy waits for the second turn's end, which never comes: the object dies.
@@ -83,7 +76,7 @@ describe("the D1 copy of a session", () => {
     second.abandon();
     // The next instance finds the rows not yet in D1 (and the turn the dead one left) and sets its alarm.
     expect(await runDurableObjectAlarm(env.SESSION_AGENT.getByName(id))).toBe(true);
-    expect(await copied(id)).toBe(4);
+    expect(await copiedMessages(id)).toBe(4);
     expect(slack.texts(channel).at(-1)).toBe("echo: second");
     await settle();
   });

@@ -125,6 +125,12 @@ export async function sessionFor(key: string): Promise<string | null> {
   return inbox.session();
 }
 
+/** How many of a session's transcript rows D1 holds (its copy). */
+export async function copiedMessages(sessionId: string): Promise<number> {
+  const row = await env.DB.prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = ?").bind(sessionId).first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
 export async function routeOf(key: string): Promise<string | null> {
   const row = await env.DB.prepare("SELECT session_id FROM session_routes WHERE session_key = ?").bind(key).first<{ session_id: string }>();
   return row?.session_id ?? null;
